@@ -1,0 +1,34 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Switchyard",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "RTPWire", targets: ["RTPWire"]),
+        .library(name: "SRTP", targets: ["SRTP"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSRTP",
+            pkgConfig: "libsrtp2",
+            providers: [.apt(["libsrtp2-dev"])]
+        ),
+        .systemLibrary(
+            name: "COpus",
+            pkgConfig: "opus",
+            providers: [.apt(["libopus-dev"])]
+        ),
+        .systemLibrary(
+            name: "CVPX",
+            pkgConfig: "vpx",
+            providers: [.apt(["libvpx-dev"])]
+        ),
+        .target(name: "CSystemShims"),
+        .target(name: "RTPWire"),
+        .target(name: "SRTP", dependencies: ["CSRTP", "RTPWire"]),
+        .testTarget(name: "RTPWireTests", dependencies: ["RTPWire"]),
+        .testTarget(name: "SRTPTests", dependencies: ["SRTP", "RTPWire"]),
+        .testTarget(name: "CLibraryTests", dependencies: ["COpus", "CVPX", "CSystemShims"]),
+    ]
+)

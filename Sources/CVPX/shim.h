@@ -1,0 +1,17 @@
+#ifndef SWITCHYARD_CVPX_SHIM_H
+#define SWITCHYARD_CVPX_SHIM_H
+#include <vpx/vpx_encoder.h>
+#include <vpx/vpx_decoder.h>
+#include <vpx/vp8cx.h>
+#include <vpx/vp8dx.h>
+
+/* vpx_codec_enc_init and vpx_codec_dec_init are function-like macros, which Swift cannot import. */
+static inline vpx_codec_err_t switchyard_vpx_encoder_init(vpx_codec_ctx_t *context,
+                                                          const vpx_codec_enc_cfg_t *config) {
+    return vpx_codec_enc_init(context, vpx_codec_vp8_cx(), config, 0);
+}
+
+static inline vpx_codec_err_t switchyard_vpx_decoder_init(vpx_codec_ctx_t *context) {
+    return vpx_codec_dec_init(context, vpx_codec_vp8_dx(), NULL, 0);
+}
+#endif
