@@ -27,8 +27,9 @@ let package = Package(
         .target(name: "CSystemShims"),
         .target(name: "RTPWire"),
         .target(name: "SRTP", dependencies: ["CSRTP", "RTPWire"]),
-        .testTarget(name: "RTPWireTests", dependencies: ["RTPWire"]),
-        .testTarget(name: "SRTPTests", dependencies: ["SRTP", "RTPWire"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "RTPWireTests", dependencies: ["RTPWire", "TestSupport"]),
+        .testTarget(name: "SRTPTests", dependencies: ["SRTP", "RTPWire", "TestSupport"]),
         .testTarget(name: "CLibraryTests", dependencies: ["COpus", "CVPX", "CSystemShims"]),
     ]
 )

@@ -72,7 +72,7 @@ public struct RTCPReportBlock: Hashable, Sendable, RTCPFixedSizeItem {
 
     /// Writes the block at `offset`, which the caller has checked has room for 24 bytes.
     func write(into bytes: UnsafeMutableRawBufferPointer, at offset: Int) {
-        let clamped = min(max(cumulativeLost, Self.cumulativeLostRange.lowerBound), Self.cumulativeLostRange.upperBound)
+        let clamped = Self.clampCumulativeLost(Int64(cumulativeLost))
         bytes.setUInt32(ssrc, at: offset)
         bytes[offset + 4] = fractionLost
         bytes.setUInt24(UInt32(bitPattern: clamped) & 0xFF_FFFF, at: offset + 5)

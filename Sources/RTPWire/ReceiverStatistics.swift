@@ -178,7 +178,7 @@ public struct ReceiverStatistics: Equatable, Sendable {
     ///   - ssrc: the SSRC of this source, copied into the block.
     ///   - nowNanoseconds: the time the report is sent, on the clock passed to `record`.
     /// - Returns: nil while the source is on probation, since it has no counters yet.
-    public mutating func makeReportBlock(ssrc: UInt32, nowNanoseconds: UInt64) -> ReportBlock? {
+    public mutating func makeReportBlock(ssrc: UInt32, nowNanoseconds: UInt64) -> RTCPReportBlock? {
         guard isValid else { return nil }
         let expected = packetsExpected
         let expectedInterval = expected - expectedPrior
@@ -201,10 +201,10 @@ public struct ReceiverStatistics: Equatable, Sendable {
             delay = 0
         }
 
-        return ReportBlock(
+        return RTCPReportBlock(
             ssrc: ssrc,
             fractionLost: fractionLost,
-            cumulativeLost: ReportBlock.clampCumulativeLost(cumulativeLost),
+            cumulativeLost: RTCPReportBlock.clampCumulativeLost(cumulativeLost),
             extendedHighestSequenceNumber: extendedHighestSequenceNumber,
             jitter: jitter < Double(UInt32.max) ? UInt32(jitter) : UInt32.max,
             lastSenderReport: lastSenderReport,

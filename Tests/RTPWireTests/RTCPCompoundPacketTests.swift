@@ -1,10 +1,11 @@
 import Testing
+import TestSupport
 
 @testable import RTPWire
 
 @Suite struct RTCPCompoundPacketTests {
     // What a browser sends every few seconds: an SR without report blocks, then its CNAME.
-    let senderReportAndCNAME = rtcpHex(
+    let senderReportAndCNAME = hexBytes(
         """
         80 C8 00 06   # SR: V=2,P=0,RC=0; PT=200; 28 bytes -> length 6
         6B 8B 45 67   # SSRC of sender
@@ -55,7 +56,7 @@ import Testing
     }
 
     @Test func skipsUnknownPacketTypes() throws {
-        let bytes = rtcpHex(
+        let bytes = hexBytes(
             """
             80 C9 00 01  00 00 00 01                # RR, RC=0
             80 CC 00 02  00 00 00 01  54 45 53 54   # APP (204), name "TEST": not parsed
@@ -73,7 +74,7 @@ import Testing
     }
 
     @Test func malformedPacketDoesNotHideTheOthers() throws {
-        let bytes = rtcpHex(
+        let bytes = hexBytes(
             """
             80 C9 00 01  00 00 00 01                # RR
             A1 CD 00 04  00 00 00 01  00 00 00 02   # NACK with 2 bytes of padding ...
@@ -129,29 +130,29 @@ import Testing
     }
 
     @Test func truncatedHeaderAfterAPacket() throws {
-        let bytes = rtcpHex("80 C9 00 01  00 00 00 01  80 C9")  // an RR, then half a header
+        let bytes = hexBytes("80 C9 00 01  00 00 00 01  80 C9")  // an RR, then half a header
         #expect(throws: RTCPError.truncatedHeader(offset: 8, available: 2)) { try withRTCPCompound(bytes) { _ in } }
     }
 
     @Test func versionNotTwo() throws {
-        let bytes = rtcpHex("80 C9 00 01  00 00 00 01  41 C9 00 01  00 00 00 01")  // second packet: V=1
+        let bytes = hexBytes("80 C9 00 01  00 00 00 01  41 C9 00 01  00 00 00 01")  // second packet: V=1
         #expect(throws: RTCPError.versionNotTwo(found: 1, offset: 8)) { try withRTCPCompound(bytes) { _ in } }
     }
 
     @Test func lengthPastEnd() throws {
-        let bytes = rtcpHex("81 C9 00 07  00 00 00 01")  // claims 32 bytes, 8 present
+        let bytes = hexBytes("81 C9 00 07  00 00 00 01")  // claims 32 bytes, 8 present
         #expect(throws: RTCPError.lengthPastEnd(offset: 0, declaredBytes: 32, available: 8)) {
             try withRTCPCompound(bytes) { _ in }
         }
     }
 
     @Test func paddingCountZero() throws {
-        let bytes = rtcpHex("A0 C9 00 01  00 00 00 00")  // P=1, last byte 0
+        let bytes = hexBytes("A0 C9 00 01  00 00 00 00")  // P=1, last byte 0
         #expect(throws: RTCPError.paddingCountZero(offset: 0)) { try withRTCPCompound(bytes) { _ in } }
     }
 
     @Test func paddingPastPayload() throws {
-        let bytes = rtcpHex("A0 C9 00 01  00 00 00 09")  // P=1, 9 bytes of padding in a 4-byte body
+        let bytes = hexBytes("A0 C9 00 01  00 00 00 09")  // P=1, 9 bytes of padding in a 4-byte body
         #expect(throws: RTCPError.paddingPastPayload(offset: 0, paddingBytes: 9, available: 4)) {
             try withRTCPCompound(bytes) { _ in }
         }
@@ -195,7 +196,7 @@ import Testing
                 receiveDeltas: RTCPTransportFeedbackTests.goldenDeltas, into: &writer)
             try RTCPBye.write(ssrcs: [1], reason: "done", into: &writer)
         }
-        var generator = RTCPSplitMix64(seed: 0xF022)
+        var generator = SeededGenerator(seed: 0xF022)
         var parsed = 0
         for _ in 0..<20_000 {
             var bytes = seed

@@ -1,10 +1,11 @@
 import Testing
+import TestSupport
 
 @testable import RTPWire
 
 @Suite struct RTCPGenericNACKTests {
     // Losses 65534, 65535, 0, 3 and 20 of media SSRC 2, reported by SSRC 1.
-    let wrapGolden = rtcpHex(
+    let wrapGolden = hexBytes(
         """
         81 CD 00 04   # V=2,P=0,FMT=1 -> 0x81; PT=205; 20 bytes -> length 4
         00 00 00 01   # SSRC of packet sender
@@ -39,7 +40,7 @@ import Testing
     }
 
     @Test func fullBitmaskCoversSeventeen() throws {
-        let bytes = rtcpHex("81 CD 00 03  00 00 00 01  00 00 00 02  00 64 FF FF")  // PID 100, BLP all set
+        let bytes = hexBytes("81 CD 00 03  00 00 00 01  00 00 00 02  00 64 FF FF")  // PID 100, BLP all set
         try withRTCPPacket(bytes) { view throws in
             #expect(Array(try RTCPGenericNACK(view).lostSequenceNumbers) == Array(100...116))
         }
@@ -57,7 +58,7 @@ import Testing
     }
 
     @Test func randomLossesRoundTrip() throws {
-        var generator = RTCPSplitMix64(seed: 0x4E41_434B)
+        var generator = SeededGenerator(seed: 0x4E41_434B)
         for _ in 0..<200 {
             let start = UInt16.random(in: 0...UInt16.max, using: &generator)
             let span = Int.random(in: 1...300, using: &generator)
@@ -77,7 +78,7 @@ import Testing
     }
 
     @Test func itemsNotMultipleOfFour() throws {
-        let bytes = rtcpHex(
+        let bytes = hexBytes(
             """
             A1 CD 00 04   # P=1, FMT=1, 20 bytes
             00 00 00 01   # SSRC of packet sender
@@ -91,7 +92,7 @@ import Testing
     }
 
     @Test func withoutItems() throws {
-        let bytes = rtcpHex("81 CD 00 02  00 00 00 01  00 00 00 02")  // RFC 4585 wants at least one item
+        let bytes = hexBytes("81 CD 00 02  00 00 00 01  00 00 00 02")  // RFC 4585 wants at least one item
         #expect(throws: RTCPError.packetTooShort(kind: .genericNACK, minimumBytes: 16, available: 12)) {
             try withRTCPPacket(bytes) { try RTCPGenericNACK($0) }
         }
@@ -123,7 +124,7 @@ import Testing
 }
 
 @Suite struct RTCPPictureLossIndicationTests {
-    let golden = rtcpHex(
+    let golden = hexBytes(
         """
         81 CE 00 02   # V=2,P=0,FMT=1; PT=206; 12 bytes -> length 2
         00 00 00 01   # SSRC of packet sender
@@ -148,13 +149,13 @@ import Testing
 
     @Test func lengthZero() throws {
         #expect(throws: RTCPError.packetTooShort(kind: .pictureLossIndication, minimumBytes: 12, available: 4)) {
-            try withRTCPPacket(rtcpHex("81 CE 00 00")) { try RTCPPictureLossIndication($0) }
+            try withRTCPPacket(hexBytes("81 CE 00 00")) { try RTCPPictureLossIndication($0) }
         }
     }
 }
 
 @Suite struct RTCPFullIntraRequestTests {
-    let golden = rtcpHex(
+    let golden = hexBytes(
         """
         84 CE 00 06   # V=2,P=0,FMT=4 -> 0x84; PT=206; 28 bytes -> length 6
         AA AA AA AA   # SSRC of packet sender
@@ -186,7 +187,7 @@ import Testing
     }
 
     @Test func itemsNotMultipleOfEight() throws {
-        let bytes = rtcpHex(
+        let bytes = hexBytes(
             """
             84 CE 00 05   # FMT=4, 24 bytes: 12 FCI bytes
             00 00 00 01  00 00 00 00
@@ -199,7 +200,7 @@ import Testing
 
     @Test func withoutItems() throws {
         #expect(throws: RTCPError.packetTooShort(kind: .fullIntraRequest, minimumBytes: 20, available: 12)) {
-            try withRTCPPacket(rtcpHex("84 CE 00 02  00 00 00 01  00 00 00 00")) { try RTCPFullIntraRequest($0) }
+            try withRTCPPacket(hexBytes("84 CE 00 02  00 00 00 01  00 00 00 00")) { try RTCPFullIntraRequest($0) }
         }
         #expect(throws: RTCPError.noItems(kind: .fullIntraRequest)) {
             _ = try RTCPWriter.bytes { writer throws(RTCPError) in
@@ -210,7 +211,7 @@ import Testing
 }
 
 @Suite struct RTCPReceiverEstimatedMaximumBitrateTests {
-    let golden = rtcpHex(
+    let golden = hexBytes(
         """
         8F CE 00 06   # V=2,P=0,FMT=15 -> 0x8F; PT=206; 28 bytes -> length 6
         01 02 03 04   # SSRC of packet sender
@@ -250,7 +251,7 @@ import Testing
     }
 
     @Test func ssrcCountPastEnd() throws {
-        let bytes = rtcpHex(
+        let bytes = hexBytes(
             """
             8F CE 00 05   # FMT=15, 24 bytes: room for one SSRC
             00 00 00 01  00 00 00 00  52 45 4D 42
@@ -263,7 +264,7 @@ import Testing
     }
 
     @Test func bitrateOverflow() throws {
-        let bytes = rtcpHex(
+        let bytes = hexBytes(
             """
             8F CE 00 04   # FMT=15, 20 bytes
             00 00 00 01  00 00 00 00  52 45 4D 42
@@ -275,7 +276,7 @@ import Testing
     }
 
     @Test func otherApplicationFeedbackIsNotREMB() throws {
-        let bytes = rtcpHex("8F CE 00 04  00 00 00 01  00 00 00 00  41 42 43 44  00 00 00 00")  // "ABCD"
+        let bytes = hexBytes("8F CE 00 04  00 00 00 01  00 00 00 00  41 42 43 44  00 00 00 00")  // "ABCD"
         try withRTCPPacket(bytes) { view throws in
             #expect(view.kind == nil)
             #expect(try view.parsed() == nil)
@@ -289,7 +290,7 @@ import Testing
         #expect(
             throws: RTCPError.packetTooShort(kind: .receiverEstimatedMaximumBitrate, minimumBytes: 20, available: 4)
         ) {
-            try withRTCPPacket(rtcpHex("8F CE 00 00")) { try RTCPReceiverEstimatedMaximumBitrate($0) }
+            try withRTCPPacket(hexBytes("8F CE 00 00")) { try RTCPReceiverEstimatedMaximumBitrate($0) }
         }
     }
 

@@ -1,10 +1,11 @@
 import Testing
+import TestSupport
 
 @testable import RTPWire
 
 @Suite struct RTCPReportTests {
     // SR, SSRC 0x12345678, one report block.
-    let senderReportGolden = rtcpHex(
+    let senderReportGolden = hexBytes(
         """
         81 C8 00 0C   # V=2,P=0,RC=1 -> 10 0 00001 = 0x81; PT=200; 52 bytes = 13 words -> length 12
         12 34 56 78   # SSRC of sender
@@ -26,7 +27,7 @@ import Testing
         jitter: 17, lastSenderReport: 0xA23B_4C80, delaySinceLastSenderReport: 0x0001_8000)
 
     // RR whose block reports a negative cumulative loss (more duplicates than losses).
-    let receiverReportGolden = rtcpHex(
+    let receiverReportGolden = hexBytes(
         """
         81 C9 00 07   # V=2,P=0,RC=1; PT=201; 32 bytes = 8 words -> length 7
         00 00 00 01   # SSRC of packet sender
@@ -92,7 +93,7 @@ import Testing
     }
 
     @Test func receiverReportWithoutBlocks() throws {
-        let golden = rtcpHex(
+        let golden = hexBytes(
             """
             80 C9 00 01   # RC=0; PT=201; 8 bytes -> length 1
             DE AD BE EF   # SSRC of packet sender
@@ -120,7 +121,7 @@ import Testing
             try RTCPReceiverReport.write(senderSSRC: 9, reportBlocks: [block], into: &writer)
         }
         // The 24 bits sit after the header (4), sender SSRC (4), block SSRC (4) and fraction (1).
-        #expect(Array(bytes[13..<16]) == rtcpHex(wire))
+        #expect(Array(bytes[13..<16]) == hexBytes(wire))
         try withRTCPPacket(bytes) { view throws in
             #expect(try RTCPReceiverReport(view).reportBlock(at: 0) == block)
         }
@@ -140,7 +141,7 @@ import Testing
     }
 
     @Test func toleratesProfileSpecificExtensions() throws {
-        let bytes = rtcpHex(
+        let bytes = hexBytes(
             """
             80 C9 00 02   # RC=0; 12 bytes
             00 00 00 01   # SSRC of packet sender
@@ -154,7 +155,7 @@ import Testing
     // MARK: Malformed
 
     @Test func receiverReportBlocksPastEnd() throws {
-        let bytes = rtcpHex(
+        let bytes = hexBytes(
             """
             82 C9 00 07   # RC=2 but 32 bytes hold only one block
             00 00 00 01
@@ -166,7 +167,7 @@ import Testing
     }
 
     @Test func senderReportBlocksPastEnd() throws {
-        let bytes = rtcpHex(
+        let bytes = hexBytes(
             """
             81 C8 00 06   # RC=1 but the 28 bytes end with the sender info
             00 00 00 01  00 00 00 00  00 00 00 00  00 00 00 00  00 00 00 00  00 00 00 00
@@ -177,7 +178,7 @@ import Testing
     }
 
     @Test func senderReportWithoutSenderInfo() throws {
-        let bytes = rtcpHex("80 C8 00 01  00 00 00 01")  // length 1: SSRC only, no sender info
+        let bytes = hexBytes("80 C8 00 01  00 00 00 01")  // length 1: SSRC only, no sender info
         #expect(throws: RTCPError.packetTooShort(kind: .senderReport, minimumBytes: 28, available: 8)) {
             try withRTCPPacket(bytes) { try RTCPSenderReport($0) }
         }

@@ -1,9 +1,10 @@
 import Testing
+import TestSupport
 
 @testable import RTPWire
 
 @Suite struct RTCPSourceDescriptionTests {
-    let cnameGolden = rtcpHex(
+    let cnameGolden = hexBytes(
         """
         81 CA 00 05   # V=2,P=0,SC=1; PT=202; 24 bytes = 6 words -> length 5
         12 34 56 78   # chunk 1: SSRC
@@ -49,7 +50,7 @@ import Testing
     }
 
     @Test func skipsOtherItemsAndFindsCNAMEInEachChunk() throws {
-        let bytes = rtcpHex(
+        let bytes = hexBytes(
             """
             83 CA 00 0A   # SC=3; 44 bytes -> length 10
             00 00 00 0A   # chunk 1: SSRC 10
@@ -76,7 +77,7 @@ import Testing
         }
         #expect(
             bytes
-                == rtcpHex(
+                == hexBytes(
                     """
                     82 CA 00 05   # SC=2; 4 + 8 + 12 = 24 bytes -> length 5
                     00 00 00 01  01 01 61 00   # SSRC 1, CNAME "a", null (4+2+1+1 = 8)
@@ -85,7 +86,7 @@ import Testing
     }
 
     @Test func emptyDescriptionIsLegal() throws {
-        try withRTCPPacket(rtcpHex("80 CA 00 00")) { view throws in
+        try withRTCPPacket(hexBytes("80 CA 00 00")) { view throws in
             #expect(Array(try RTCPSourceDescription(view).chunks).isEmpty)
         }
     }
@@ -93,7 +94,7 @@ import Testing
     // MARK: Malformed
 
     @Test func chunkWithoutTerminator() throws {
-        let bytes = rtcpHex(
+        let bytes = hexBytes(
             """
             81 CA 00 02   # SC=1, 12 bytes
             00 00 00 01   # SSRC
@@ -105,7 +106,7 @@ import Testing
     }
 
     @Test func itemPastEnd() throws {
-        let bytes = rtcpHex(
+        let bytes = hexBytes(
             """
             81 CA 00 02   # SC=1, 12 bytes
             00 00 00 01   # SSRC
@@ -117,7 +118,7 @@ import Testing
     }
 
     @Test func itemLengthOctetPastEnd() throws {
-        let bytes = rtcpHex(
+        let bytes = hexBytes(
             """
             A1 CA 00 02   # P=1, SC=1, 12 bytes
             00 00 00 01   # SSRC
@@ -129,7 +130,7 @@ import Testing
     }
 
     @Test func chunkPastEnd() throws {
-        let bytes = rtcpHex(
+        let bytes = hexBytes(
             """
             82 CA 00 02   # SC=2 but only one chunk fits in 12 bytes
             00 00 00 01   # chunk 1: SSRC
@@ -150,7 +151,7 @@ import Testing
 }
 
 @Suite struct RTCPByeTests {
-    let golden = rtcpHex(
+    let golden = hexBytes(
         """
         82 CB 00 03   # V=2,P=0,SC=2; PT=203; 16 bytes -> length 3
         11 11 11 11   # SSRC 1
@@ -175,7 +176,7 @@ import Testing
     }
 
     @Test func reasonIsPaddedWithNulls() throws {
-        let expected = rtcpHex(
+        let expected = hexBytes(
             """
             81 CB 00 03   # SC=1; 4 + 4 + 8 = 16 bytes -> length 3
             00 00 00 2A   # SSRC 42
@@ -192,7 +193,7 @@ import Testing
     }
 
     @Test func withoutReason() throws {
-        let expected = rtcpHex("81 CB 00 01  00 00 00 2A")  // SC=1, 8 bytes, SSRC 42
+        let expected = hexBytes("81 CB 00 01  00 00 00 2A")  // SC=1, 8 bytes, SSRC 42
         let bytes = try RTCPWriter.bytes { writer throws(RTCPError) in
             try RTCPBye.write(ssrcs: CollectionOfOne(42), into: &writer)
         }
@@ -205,14 +206,14 @@ import Testing
     }
 
     @Test func ssrcsPastEnd() throws {
-        let bytes = rtcpHex("83 CB 00 02  00 00 00 01  00 00 00 02")  // SC=3, room for 2
+        let bytes = hexBytes("83 CB 00 02  00 00 00 01  00 00 00 02")  // SC=3, room for 2
         #expect(throws: RTCPError.byeSSRCsPastEnd(count: 3, available: 8)) {
             try withRTCPPacket(bytes) { try RTCPBye($0) }
         }
     }
 
     @Test func reasonPastEnd() throws {
-        let bytes = rtcpHex(
+        let bytes = hexBytes(
             """
             81 CB 00 02   # SC=1, 12 bytes
             00 00 00 01   # SSRC

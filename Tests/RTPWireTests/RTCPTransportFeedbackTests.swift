@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 
 @testable import RTPWire
 
@@ -12,7 +13,7 @@ import Testing
         + [nil, 1, 300, 255, -4, nil, 0]
         + [2, nil, 3, 4, nil, nil, 5, 6, 7, nil, nil, 8, 9, nil]
 
-    let golden = rtcpHex(
+    let golden = hexBytes(
         """
         AF CD 00 0F   # V=2,P=1,FMT=15 -> 10 1 01111 = 0xAF; PT=205; 64 bytes -> length 15
         0A 0B 0C 0D   # SSRC of packet sender
@@ -63,7 +64,7 @@ import Testing
     }
 
     @Test func parsesLargeDeltaRunAcrossTheSequenceWrap() throws {
-        let bytes = rtcpHex(
+        let bytes = hexBytes(
             """
             8F CD 00 06   # P=0, FMT=15; 28 bytes -> length 6
             00 00 00 01  00 00 00 02
@@ -87,7 +88,7 @@ import Testing
     }
 
     @Test func ignoresSymbolsPastTheStatusCountAndZeroPadding() throws {
-        let bytes = rtcpHex(
+        let bytes = hexBytes(
             """
             8F CD 00 05   # P=0, FMT=15; 24 bytes
             00 00 00 01  00 00 00 02
@@ -116,7 +117,7 @@ import Testing
         // Chunks: a one-bit vector for the small delta and the first 13 losses (10 1 0000000000000),
         // a run of the other 7987 losses (0 00 1111100110011), a run of one small (0 01 0...01);
         // then the two deltas.
-        #expect(Array(bytes[20..<28]) == rtcpHex("A000  1F33  2001  07 09"))
+        #expect(Array(bytes[20..<28]) == hexBytes("A000  1F33  2001  07 09"))
         try withRTCPPacket(bytes) { view throws in
             #expect(
                 Array(try RTCPTransportFeedback(view).packetResults) == Self.expectedResults(base: 0, deltas: deltas))
@@ -124,7 +125,7 @@ import Testing
     }
 
     @Test func randomArrivalPatternsRoundTrip() throws {
-        var generator = RTCPSplitMix64(seed: 0x5457_4343)
+        var generator = SeededGenerator(seed: 0x5457_4343)
         for trial in 0..<500 {
             let count = Int.random(in: 1...700, using: &generator)
             let lossRate = Double.random(in: 0...0.6, using: &generator)
@@ -172,14 +173,14 @@ import Testing
     // MARK: Malformed
 
     @Test func statusCountZero() throws {
-        let bytes = rtcpHex("8F CD 00 04  00 00 00 01  00 00 00 02  00 00 00 00  00 00 00 00")
+        let bytes = hexBytes("8F CD 00 04  00 00 00 01  00 00 00 02  00 00 00 00  00 00 00 00")
         #expect(throws: RTCPError.transportCCStatusCountZero) {
             try withRTCPPacket(bytes) { try RTCPTransportFeedback($0) }
         }
     }
 
     @Test func statusCountPastEnd() throws {
-        let bytes = rtcpHex(
+        let bytes = hexBytes(
             """
             8F CD 00 05   # 24 bytes: room for two chunks
             00 00 00 01  00 00 00 02
@@ -194,7 +195,7 @@ import Testing
     }
 
     @Test func reservedSymbol() throws {
-        let bytes = rtcpHex(
+        let bytes = hexBytes(
             """
             8F CD 00 05
             00 00 00 01  00 00 00 02
@@ -209,7 +210,7 @@ import Testing
     }
 
     @Test func deltasPastEnd() throws {
-        let bytes = rtcpHex(
+        let bytes = hexBytes(
             """
             8F CD 00 05
             00 00 00 01  00 00 00 02
@@ -225,7 +226,7 @@ import Testing
 
     @Test func lengthZero() throws {
         #expect(throws: RTCPError.packetTooShort(kind: .transportFeedback, minimumBytes: 20, available: 4)) {
-            try withRTCPPacket(rtcpHex("8F CD 00 00")) { try RTCPTransportFeedback($0) }
+            try withRTCPPacket(hexBytes("8F CD 00 00")) { try RTCPTransportFeedback($0) }
         }
     }
 

@@ -21,7 +21,7 @@ import Testing
     }
 
     /// Makes a report block, failing the test when the source is not valid yet.
-    func report(_ statistics: inout ReceiverStatistics, now: UInt64) throws -> ReceiverStatistics.ReportBlock {
+    func report(_ statistics: inout ReceiverStatistics, now: UInt64) throws -> RTCPReportBlock {
         let block = statistics.makeReportBlock(ssrc: Self.ssrc, nowNanoseconds: now)
         return try #require(block)
     }
@@ -42,7 +42,7 @@ import Testing
         let block = try report(&statistics, now: 7_000_000_000)
         #expect(
             block
-                == ReceiverStatistics.ReportBlock(
+                == RTCPReportBlock(
                     ssrc: Self.ssrc,
                     fractionLost: 0,
                     cumulativeLost: 0,
@@ -221,8 +221,8 @@ import Testing
         let block = try report(&statistics, now: 0)
         #expect(block.cumulativeLost == 0x7F_FFFF)
         #expect(block.extendedHighestSequenceNumber == UInt32(1 + 3_000 * 2_999))
-        #expect(ReceiverStatistics.ReportBlock.clampCumulativeLost(-9_000_000) == -0x80_0000)
-        #expect(ReceiverStatistics.ReportBlock.clampCumulativeLost(-12) == -12)
+        #expect(RTCPReportBlock.clampCumulativeLost(-9_000_000) == -0x80_0000)
+        #expect(RTCPReportBlock.clampCumulativeLost(-12) == -12)
     }
 
     @Test func constantTransitGivesZeroJitterEvenAcrossTimestampWrap() throws {

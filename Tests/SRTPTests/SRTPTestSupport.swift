@@ -1,12 +1,5 @@
 import SRTP
-
-func hexBytes(_ text: String) -> [UInt8] {
-    let digits = text.filter { !$0.isWhitespace }
-    return stride(from: 0, to: digits.count, by: 2).map { offset in
-        let start = digits.index(digits.startIndex, offsetBy: offset)
-        return UInt8(digits[start..<digits.index(start, offsetBy: 2)], radix: 16)!
-    }
-}
+import TestSupport
 
 /// A packet in an aligned buffer with room for any SRTP trailer, the way the media plane holds them.
 struct PacketBuffer {
