@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "RTPWire", targets: ["RTPWire"]),
         .library(name: "SRTP", targets: ["SRTP"]),
+        .library(name: "MediaControl", targets: ["MediaControl"]),
+        .library(name: "MediaRouter", targets: ["MediaRouter"]),
     ],
     targets: [
         .systemLibrary(
@@ -27,9 +29,12 @@ let package = Package(
         .target(name: "CSystemShims"),
         .target(name: "RTPWire"),
         .target(name: "SRTP", dependencies: ["CSRTP", "RTPWire"]),
+        .target(name: "MediaControl"),
+        .target(name: "MediaRouter", dependencies: ["RTPWire", "SRTP", "CSystemShims", "MediaControl"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "RTPWireTests", dependencies: ["RTPWire", "TestSupport"]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP", "RTPWire", "TestSupport"]),
+        .testTarget(name: "MediaRouterTests", dependencies: ["MediaRouter", "MediaControl", "RTPWire", "SRTP", "TestSupport"]),
         .testTarget(name: "CLibraryTests", dependencies: ["COpus", "CVPX", "CSystemShims"]),
     ]
 )

@@ -235,3 +235,38 @@ public struct RTPPacket {
         }
     }
 }
+
+extension RTPPacket {
+    /// Copies this already-validated packet to the start of `destination` and returns a view of the copy,
+    /// without validating again; nil when `destination` is too small. The forwarder copies each packet
+    /// into a per-subscriber buffer this way before rewriting and encrypting it.
+    @inlinable
+    public func copy(into destination: UnsafeMutableRawBufferPointer) -> RTPPacket? {
+        guard length <= destination.count, let target = destination.baseAddress, let source = storage.baseAddress
+        else { return nil }
+        target.copyMemory(from: source, byteCount: length)
+        return RTPPacket(
+            validatedStorage: destination, length: length, headerLength: headerLength, paddingLength: paddingLength)
+    }
+
+    @usableFromInline
+    init(validatedStorage storage: UnsafeMutableRawBufferPointer, length: Int, headerLength: Int, paddingLength: Int) {
+        self.storage = storage
+        self.length = length
+        self.headerLength = headerLength
+        self.paddingLength = paddingLength
+    }
+}
+
+extension RTPPacket {
+    /// Removes the first `count` payload bytes, moving the rest of the payload up: how an RFC 4588
+    /// retransmission sheds its original-sequence-number field. Padding is removed first.
+    public mutating func removeLeadingPayloadBytes(_ count: Int) throws(RTPPacketError) {
+        removePadding()
+        guard count <= payloadLength else {
+            throw .paddingLongerThanPayload(padding: count, available: payloadLength)
+        }
+        storage.moveBytes(from: headerLength + count, to: headerLength, count: payloadLength - count)
+        length -= count
+    }
+}

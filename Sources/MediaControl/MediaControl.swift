@@ -1,0 +1,37 @@
+/// The control surface of the media plane: everything signaling may ask of it. Implementations hop
+/// onto the worker that owns the object and answer asynchronously, so signaling never touches the
+/// packet path. The router could run in another process behind this same protocol.
+public protocol MediaControl: Sendable {
+    /// Media events, for the lifetime of the media plane.
+    var events: AsyncStream<MediaEvent> { get }
+
+    /// Creates the media side of one session, pinned to one worker.
+    func createRouter() async throws(MediaControlError) -> RouterID
+    /// Closes a router and everything in it.
+    func closeRouter(_ router: RouterID) async throws(MediaControlError)
+
+    /// Creates a plain SRTP transport for one client: a local UDP port from the configured range.
+    func createPlainTransport(
+        router: RouterID, options: PlainTransportOptions
+    ) async throws(MediaControlError) -> PlainTransportParameters
+    /// Closes a transport, its producers and its consumers.
+    func closeTransport(_ transport: TransportID) async throws(MediaControlError)
+
+    /// Starts receiving a published track on a transport.
+    func produce(transport: TransportID, options: ProducerOptions) async throws(MediaControlError) -> ProducerID
+    func closeProducer(_ producer: ProducerID) async throws(MediaControlError)
+
+    /// Starts forwarding a producer to a subscriber's transport, paused for `pauseReasons` if any.
+    func consume(
+        transport: TransportID, producer: ProducerID, pauseReasons: Set<ConsumerPauseReason>
+    ) async throws(MediaControlError) -> ConsumerParameters
+    func closeConsumer(_ consumer: ConsumerID) async throws(MediaControlError)
+
+    /// Adds a reason for the consumer not to forward.
+    func pauseConsumer(_ consumer: ConsumerID, reason: ConsumerPauseReason) async throws(MediaControlError)
+    /// Removes a reason; the consumer forwards again, from a key frame for video, once it has none left.
+    func resumeConsumer(_ consumer: ConsumerID, reason: ConsumerPauseReason) async throws(MediaControlError)
+
+    /// A copy of the router's statistics.
+    func statistics(router: RouterID) async throws(MediaControlError) -> RouterStatistics
+}

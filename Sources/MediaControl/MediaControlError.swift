@@ -1,0 +1,17 @@
+/// Why the media plane refused a control request.
+public enum MediaControlError: Error, Equatable, Sendable {
+    case unknownRouter(RouterID)
+    case unknownTransport(TransportID)
+    case unknownProducer(ProducerID)
+    case unknownConsumer(ConsumerID)
+    /// Every port of the configured range is in use.
+    case noFreePort(lowest: UInt16, highest: UInt16)
+    /// The producer and the consumer's transport belong to different routers.
+    case differentRouters(ProducerID, TransportID)
+    /// Another producer on the transport already sends with this SSRC.
+    case ssrcInUse(UInt32)
+    /// A parameter the media plane cannot use; `reason` names it.
+    case invalidParameters(reason: String)
+    /// A system call failed; `call` names it and `errno` is the system's code.
+    case system(call: String, errno: Int32)
+}

@@ -1,0 +1,13 @@
+/// What the media plane tells signaling, through `MediaControl.events`.
+public enum MediaEvent: Equatable, Sendable {
+    /// The transport's remote address is known and a packet from it authenticated.
+    case transportConnected(TransportID, remote: TransportAddress)
+    /// The transport closed; `reason` says why.
+    case transportClosed(TransportID, reason: String)
+    /// The producer sent nothing for the configured idle time.
+    case producerIdle(ProducerID)
+    /// An idle producer sends again.
+    case producerActive(ProducerID)
+    /// A consumer waits for a key frame that the publisher has not sent.
+    case keyFrameNeeded(ProducerID)
+}

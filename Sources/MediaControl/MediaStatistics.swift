@@ -1,0 +1,60 @@
+/// What the router knows about one consumer: what it sent, and what the subscriber reported.
+public struct ConsumerStatistics: Equatable, Sendable {
+    public var consumerID: ConsumerID
+    public var kind: MediaKind
+    public var packetsSent: UInt64 = 0
+    public var bytesSent: UInt64 = 0
+    public var retransmittedPackets: UInt64 = 0
+    /// Cumulative loss from the subscriber's latest receiver report.
+    public var packetsLost: Int64 = 0
+    /// Fraction lost (0–255, of 256) from the latest receiver report.
+    public var fractionLost: UInt8 = 0
+    /// Interarrival jitter from the latest receiver report, in seconds.
+    public var jitterSeconds: Double = 0
+    /// Round-trip time from the latest receiver report that had an LSR, in seconds.
+    public var roundTripTimeSeconds: Double?
+    public var nacksReceived: UInt64 = 0
+    public var keyFrameRequestsReceived: UInt64 = 0
+    public var pauseReasons: Set<ConsumerPauseReason> = []
+
+    public init(consumerID: ConsumerID, kind: MediaKind) {
+        self.consumerID = consumerID
+        self.kind = kind
+    }
+}
+
+/// What the router knows about one producer: what it received from the publisher.
+public struct ProducerStatistics: Equatable, Sendable {
+    public var producerID: ProducerID
+    public var kind: MediaKind
+    public var packetsReceived: UInt64 = 0
+    public var bytesReceived: UInt64 = 0
+    public var packetsLost: Int64 = 0
+    public var fractionLost: UInt8 = 0
+    public var jitterSeconds: Double = 0
+    public var nacksSent: UInt64 = 0
+    public var keyFrameRequestsSent: UInt64 = 0
+
+    public init(producerID: ProducerID, kind: MediaKind) {
+        self.producerID = producerID
+        self.kind = kind
+    }
+}
+
+/// A point-in-time copy of a router's statistics.
+public struct RouterStatistics: Equatable, Sendable {
+    public var routerID: RouterID
+    public var producers: [ProducerStatistics]
+    public var consumers: [ConsumerStatistics]
+    /// Packets dropped, by reason (`authentication`, `malformed`, `unknownSSRC`, `wrongSource`, `oversize`, ...).
+    public var drops: [String: UInt64]
+
+    public init(
+        routerID: RouterID, producers: [ProducerStatistics], consumers: [ConsumerStatistics], drops: [String: UInt64]
+    ) {
+        self.routerID = routerID
+        self.producers = producers
+        self.consumers = consumers
+        self.drops = drops
+    }
+}

@@ -1,0 +1,44 @@
+/// A track a client publishes on its transport.
+public struct ProducerOptions: Equatable, Sendable {
+    public var codec: CodecParameters
+    /// The SSRC the client sends the track with.
+    public var ssrc: UInt32
+    /// The SSRC of its RFC 4588 retransmission stream, when it has one.
+    public var rtxSSRC: UInt32?
+
+    public init(codec: CodecParameters, ssrc: UInt32, rtxSSRC: UInt32? = nil) {
+        self.codec = codec
+        self.ssrc = ssrc
+        self.rtxSSRC = rtxSSRC
+    }
+
+    public var kind: MediaKind { codec.kind }
+}
+
+/// What a subscriber needs to receive a consumer: the SSRC and payload type the router sends with.
+public struct ConsumerParameters: Equatable, Sendable {
+    public var consumerID: ConsumerID
+    public var producerID: ProducerID
+    public var codec: CodecParameters
+    public var ssrc: UInt32
+
+    public init(consumerID: ConsumerID, producerID: ProducerID, codec: CodecParameters, ssrc: UInt32) {
+        self.consumerID = consumerID
+        self.producerID = producerID
+        self.codec = codec
+        self.ssrc = ssrc
+    }
+
+    public var kind: MediaKind { codec.kind }
+}
+
+/// Why a consumer is not forwarding. A consumer forwards only while it has no reason at all, so a
+/// quality resume never overrides a person's choice.
+public enum ConsumerPauseReason: String, Hashable, Sendable, CaseIterable, Codable {
+    /// The subscriber chose not to receive this track (`subscribeToVideo` false).
+    case subscriberChoice
+    /// The publisher stopped sending this track.
+    case publisherChoice
+    /// The audio-fallback policy turned the track off for this subscriber.
+    case quality
+}

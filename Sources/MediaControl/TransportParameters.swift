@@ -1,0 +1,54 @@
+/// A UDP endpoint, as signaling exchanges it.
+public struct TransportAddress: Hashable, Sendable, CustomStringConvertible {
+    /// A dotted-quad IPv4 address.
+    public var host: String
+    public var port: UInt16
+
+    public init(host: String, port: UInt16) {
+        self.host = host
+        self.port = port
+    }
+
+    public var description: String { "\(host):\(port)" }
+}
+
+/// SRTP keying of one direction of a plain transport, as SDES-style parameters: a profile name
+/// (`AEAD_AES_128_GCM`, `AES_CM_128_HMAC_SHA1_80`, ...) and an RFC 4568 `inline:` key parameter.
+public struct SRTPParameters: Equatable, Sendable {
+    public var profile: String
+    public var keyParameter: String
+
+    public init(profile: String, keyParameter: String) {
+        self.profile = profile
+        self.keyParameter = keyParameter
+    }
+}
+
+/// What a client asks for when it creates a plain SRTP transport.
+public struct PlainTransportOptions: Equatable, Sendable {
+    /// The client's address; nil to learn it from the first packet that authenticates.
+    public var remoteAddress: TransportAddress?
+    /// How the client protects what it sends to the router.
+    public var clientSRTP: SRTPParameters
+    /// The profile the router should protect with; nil for the client's profile.
+    public var routerProfile: String?
+
+    public init(remoteAddress: TransportAddress? = nil, clientSRTP: SRTPParameters, routerProfile: String? = nil) {
+        self.remoteAddress = remoteAddress
+        self.clientSRTP = clientSRTP
+        self.routerProfile = routerProfile
+    }
+}
+
+/// What the router answers: where to send, and how the router protects what it sends.
+public struct PlainTransportParameters: Equatable, Sendable {
+    public var transportID: TransportID
+    public var localAddress: TransportAddress
+    public var routerSRTP: SRTPParameters
+
+    public init(transportID: TransportID, localAddress: TransportAddress, routerSRTP: SRTPParameters) {
+        self.transportID = transportID
+        self.localAddress = localAddress
+        self.routerSRTP = routerSRTP
+    }
+}

@@ -1,0 +1,170 @@
+import MediaControl
+import RTPWire
+
+/// One producer forwarded to one subscriber's transport, in a sequence-number and timestamp space of
+/// its own, so pausing and resuming are invisible to the receiver's decoder except as a gap in time.
+///
+/// Confined to its worker's queue.
+final class Consumer {
+    let id: ConsumerID
+    unowned let producer: Producer
+    unowned let transport: PlainTransport
+    let ssrc: UInt32
+    let payloadType: UInt8
+    private(set) var pauseReasons: Set<ConsumerPauseReason>
+    /// Video forwards nothing after a start or resume until a key frame arrives, because the decoder
+    /// could not use the delta frames before it.
+    private(set) var waitingForKeyFrame: Bool
+    private var rewriter: ConsumerSequenceRewriter
+    private(set) var packetsSent: UInt64 = 0
+    private(set) var payloadBytesSent: UInt64 = 0
+    private(set) var bytesSent: UInt64 = 0
+    private(set) var retransmittedPackets: UInt64 = 0
+    private(set) var nacksReceived: UInt64 = 0
+    private(set) var keyFrameRequestsReceived: UInt64 = 0
+    private(set) var lastReportBlock: RTCPReportBlock?
+    private(set) var roundTripTimeSeconds: Double?
+    var lastReportAt: UInt64 = 0
+
+    init(
+        id: ConsumerID, producer: Producer, transport: PlainTransport, pauseReasons: Set<ConsumerPauseReason>,
+        now: UInt64
+    ) {
+        self.id = id
+        self.producer = producer
+        self.transport = transport
+        ssrc = UInt32.random(in: 1...UInt32.max)
+        payloadType = producer.options.codec.payloadType
+        self.pauseReasons = pauseReasons
+        waitingForKeyFrame = producer.kind == .video
+        rewriter = ConsumerSequenceRewriter(clockRate: producer.options.codec.clockRate)
+        if pauseReasons.isEmpty, waitingForKeyFrame { producer.requestKeyFrame(now: now) }
+    }
+
+    var kind: MediaKind { producer.kind }
+    var isForwarding: Bool { pauseReasons.isEmpty }
+
+    /// Forwards one producer packet: copy into a worker send slot, rewrite, protect, queue.
+    @inline(__always)
+    func forward(_ packet: RTPPacket, isKeyFrame: Bool, now: UInt64) {
+        guard pauseReasons.isEmpty else { return }
+        if waitingForKeyFrame {
+            guard isKeyFrame else { return }
+            waitingForKeyFrame = false
+        }
+        guard let mapped = rewriter.rewrite(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, now: now)
+        else { return }
+        if send(packet, sequenceNumber: mapped.sequenceNumber, timestamp: mapped.timestamp) {
+            packetsSent &+= 1
+            payloadBytesSent &+= UInt64(packet.payloadLength)
+        }
+    }
+
+    /// Resends a packet a subscriber NACKed, from the producer's retransmission ring.
+    func retransmit(consumerSequenceNumber: UInt16, now: UInt64) {
+        guard pauseReasons.isEmpty, let buffer = producer.retransmissions,
+            let producerSequenceNumber = rewriter.producerSequenceNumber(forConsumer: consumerSequenceNumber),
+            let stored = buffer.packet(sequenceNumber: producerSequenceNumber, now: now)
+        else { return }
+        let slot = transport.worker.sendSlot()
+        guard stored.count <= slot.buffer.count else {
+            transport.worker.releaseLastSendSlot(slot.index)
+            return
+        }
+        slot.buffer.copyMemory(from: stored)
+        guard let copy = try? RTPPacket(parsing: slot.buffer, length: stored.count) else {
+            transport.worker.releaseLastSendSlot(slot.index)
+            return
+        }
+        let timestamp = rewriter.consumerTimestamp(forProducer: copy.timestamp)
+        rewrite(copy, sequenceNumber: consumerSequenceNumber, timestamp: timestamp)
+        if transport.sendRTP(slot: slot, length: copy.length) { retransmittedPackets &+= 1 }
+    }
+
+    @inline(__always)
+    private func send(_ packet: RTPPacket, sequenceNumber: UInt16, timestamp: UInt32) -> Bool {
+        let slot = transport.worker.sendSlot()
+        guard let copy = packet.copy(into: slot.buffer) else {
+            transport.worker.releaseLastSendSlot(slot.index)
+            return false
+        }
+        rewrite(copy, sequenceNumber: sequenceNumber, timestamp: timestamp)
+        guard transport.sendRTP(slot: slot, length: copy.length) else { return false }
+        bytesSent &+= UInt64(copy.length)
+        return true
+    }
+
+    @inline(__always)
+    private func rewrite(_ copy: RTPPacket, sequenceNumber: UInt16, timestamp: UInt32) {
+        copy.ssrc = ssrc
+        copy.sequenceNumber = sequenceNumber
+        copy.timestamp = timestamp
+        copy.payloadType = payloadType
+    }
+
+    /// Adds a reason not to forward.
+    func pause(_ reason: ConsumerPauseReason) {
+        pauseReasons.insert(reason)
+    }
+
+    /// Removes a reason; when none is left, forwarding restarts seamlessly, from a key frame for video.
+    func resume(_ reason: ConsumerPauseReason, now: UInt64) {
+        guard pauseReasons.remove(reason) != nil, pauseReasons.isEmpty else { return }
+        rewriter.resync()
+        if kind == .video {
+            waitingForKeyFrame = true
+            producer.requestKeyFrame(now: now)
+        }
+    }
+
+    /// The subscriber's PLI or FIR.
+    func keyFrameRequested(now: UInt64) {
+        keyFrameRequestsReceived &+= 1
+        guard pauseReasons.isEmpty else { return }
+        producer.requestKeyFrame(now: now)
+    }
+
+    func nackReceived() {
+        nacksReceived &+= 1
+    }
+
+    /// A report block the subscriber sent about this consumer.
+    func received(_ block: RTCPReportBlock, arrivalCompactNTP: UInt32) {
+        lastReportBlock = block
+        if let roundTrip = block.roundTripTime(arrivalCompactNTP: arrivalCompactNTP) {
+            roundTripTimeSeconds = Double(roundTrip) / 65_536
+        }
+    }
+
+    /// Sends a sender report (and SDES CNAME) whose RTP timestamp matches the rewritten timeline.
+    func sendSenderReport(ntpNow: UInt64, now: UInt64) {
+        guard packetsSent > 0 else { return }
+        let ssrc = ssrc
+        let rtpTimestamp = rewriter.timestamp(at: now)
+        let packets = UInt32(truncatingIfNeeded: packetsSent)
+        let octets = UInt32(truncatingIfNeeded: payloadBytesSent)
+        transport.sendRTCP { writer throws(RTCPError) in
+            try RTCPSenderReport.write(
+                senderSSRC: ssrc, ntpTimestamp: ntpNow, rtpTimestamp: rtpTimestamp, senderPacketCount: packets,
+                senderOctetCount: octets, reportBlocks: EmptyCollection(), into: &writer)
+            try RTCPSourceDescription.write(ssrc: ssrc, cname: Router.canonicalName, into: &writer)
+        }
+    }
+
+    func snapshot() -> ConsumerStatistics {
+        var result = ConsumerStatistics(consumerID: id, kind: kind)
+        result.packetsSent = packetsSent
+        result.bytesSent = bytesSent
+        result.retransmittedPackets = retransmittedPackets
+        result.nacksReceived = nacksReceived
+        result.keyFrameRequestsReceived = keyFrameRequestsReceived
+        result.pauseReasons = pauseReasons
+        if let block = lastReportBlock {
+            result.packetsLost = Int64(block.cumulativeLost)
+            result.fractionLost = block.fractionLost
+            result.jitterSeconds = Double(block.jitter) / Double(producer.options.codec.clockRate)
+        }
+        result.roundTripTimeSeconds = roundTripTimeSeconds
+        return result
+    }
+}

@@ -1,0 +1,159 @@
+import RTPWire
+
+/// Gives one consumer its own RTP sequence-number and timestamp space, so that pausing and resuming
+/// (and later, switching layers) look to the receiver like one continuous stream.
+///
+/// Forwarding happens in runs. A run starts with the first packet forwarded after `resync()` (and
+/// with the very first packet); within a run, outgoing = incoming + a fixed offset, for sequence
+/// numbers and timestamps alike, so reordered packets and retransmissions map consistently. When a
+/// run starts, the offsets are chosen so that:
+/// - the outgoing sequence number is the last outgoing one + 1: the receiver sees no gap, so it
+///   neither NACKs the packets we never meant to send nor counts them as lost;
+/// - the outgoing timestamp is the last outgoing one + the wall time since the last forwarded packet
+///   in clock-rate ticks (at least 1): the receiver's jitter estimate and playout clock see time
+///   advance as it really did, instead of a pause collapsing to nothing.
+///
+/// Packets older than the first packet of the current run are dropped: their outgoing numbers would
+/// fall before the run and collide with the previous run's. So a run should start on the first packet
+/// of a key frame (the caller waits for one after `resync()`).
+///
+/// A jump in the producer's own sequence numbers (a publisher restart) passes through unchanged; the
+/// caller should `resync()` on such an event.
+struct ConsumerSequenceRewriter: Sendable {
+    /// Ticks per second of the consumer's RTP clock (48 000 for Opus, 90 000 for video).
+    let clockRate: UInt32
+
+    /// The outgoing sequence number of the newest packet forwarded (the first packet will get this + 1).
+    private(set) var lastSequenceNumber: UInt16
+    /// The outgoing timestamp of the newest packet forwarded.
+    private(set) var lastTimestamp: UInt32
+    /// Monotonic nanoseconds at which the newest packet was forwarded, nil before the first.
+    private(set) var lastForwardedAt: UInt64?
+    /// Whether the next forwarded packet starts a new run.
+    private(set) var isAwaitingResync = true
+    /// Packets dropped because they predate the current run.
+    private(set) var droppedBeforeRunCount = 0
+
+    private var sequenceNumberOffset: UInt16 = 0
+    private var timestampOffset: UInt32
+    /// Unwraps the producer's sequence numbers of the current run; its `lastUnwrapped` is always the
+    /// newest packet forwarded, because only such packets are unwrapped rather than peeked.
+    private var producerSequence = SequenceNumberUnwrapper()
+    /// The unwrapped producer sequence number that started the current run.
+    private var runStart: Int64 = 0
+
+    /// Creates a rewriter whose first outgoing packet has `initialSequenceNumber` and whose
+    /// timestamps are the producer's plus `timestampOffset` until the first resync.
+    init(clockRate: UInt32, initialSequenceNumber: UInt16, timestampOffset: UInt32) {
+        precondition(clockRate > 0, "clockRate must be positive")
+        self.clockRate = clockRate
+        lastSequenceNumber = initialSequenceNumber &- 1
+        lastTimestamp = timestampOffset
+        self.timestampOffset = timestampOffset
+    }
+
+    /// Creates a rewriter with a random initial sequence number and timestamp offset, as RFC 3550
+    /// section 5.1 asks, drawn from `generator`.
+    init<Generator: RandomNumberGenerator>(clockRate: UInt32, using generator: inout Generator) {
+        self.init(
+            clockRate: clockRate,
+            initialSequenceNumber: UInt16.random(in: .min ... .max, using: &generator),
+            timestampOffset: UInt32.random(in: .min ... .max, using: &generator))
+    }
+
+    /// Creates a rewriter with a random initial sequence number and timestamp offset.
+    init(clockRate: UInt32) {
+        var generator = SystemRandomNumberGenerator()
+        self.init(clockRate: clockRate, using: &generator)
+    }
+
+    /// Starts a new run with the next forwarded packet: call when forwarding restarts (resume after a
+    /// pause), before forwarding the key frame that restarts it.
+    mutating func resync() {
+        isAwaitingResync = true
+    }
+
+    /// The consumer's sequence number and timestamp for a producer packet being forwarded to it, or
+    /// nil when the packet predates the current run and must be dropped.
+    mutating func rewrite(sequenceNumber: UInt16, timestamp: UInt32, now: UInt64) -> (sequenceNumber: UInt16, timestamp: UInt32)? {
+        if isAwaitingResync {
+            return startRun(sequenceNumber: sequenceNumber, timestamp: timestamp, now: now)
+        }
+        let unwrapped = producerSequence.peek(sequenceNumber)
+        guard unwrapped >= runStart else {
+            droppedBeforeRunCount += 1
+            return nil
+        }
+        let outgoing = (sequenceNumber &+ sequenceNumberOffset, timestamp &+ timestampOffset)
+        // Only the newest packet moves the "last" values: a reordered one must not pull them back,
+        // or the next resync would reuse sequence numbers and sender reports would run behind.
+        if unwrapped > producerSequence.lastUnwrapped ?? .min {
+            _ = producerSequence.unwrap(sequenceNumber)
+            lastSequenceNumber = outgoing.0
+            lastTimestamp = outgoing.1
+            lastForwardedAt = now
+        }
+        return outgoing
+    }
+
+    /// The producer's sequence number for a sequence number a subscriber NACKed, or nil when the
+    /// subscriber asks for a packet outside the current run (before it, or never forwarded).
+    func producerSequenceNumber(forConsumer sequenceNumber: UInt16) -> UInt16? {
+        // Until a new run starts, the previous run's mapping is still the one the subscriber saw.
+        guard let newest = producerSequence.lastUnwrapped else { return nil }
+        let producer = sequenceNumber &- sequenceNumberOffset
+        let unwrapped = producerSequence.peek(producer)
+        guard unwrapped >= runStart, unwrapped <= newest else { return nil }
+        return producer
+    }
+
+    /// The consumer's timestamp for a producer timestamp under the current run's offset, for a
+    /// retransmission whose sequence number `producerSequenceNumber(forConsumer:)` found in the run.
+    func consumerTimestamp(forProducer timestamp: UInt32) -> UInt32 {
+        timestamp &+ timestampOffset
+    }
+
+    /// The outgoing RTP timestamp that corresponds to `now`, extrapolated from the newest forwarded
+    /// packet at the clock rate; pairs with the NTP time of `now` in a sender report. Before the first
+    /// packet it is `lastTimestamp`, but no sender report should be sent before anything was.
+    func timestamp(at now: UInt64) -> UInt32 {
+        guard let forwardedAt = lastForwardedAt else { return lastTimestamp }
+        return lastTimestamp &+ ticks(from: forwardedAt, to: now)
+    }
+
+    // MARK: - Private
+
+    private mutating func startRun(sequenceNumber: UInt16, timestamp: UInt32, now: UInt64) -> (sequenceNumber: UInt16, timestamp: UInt32) {
+        let outgoingSequenceNumber = lastSequenceNumber &+ 1
+        let outgoingTimestamp: UInt32
+        if let forwardedAt = lastForwardedAt {
+            // At least one tick, so the receiver never sees two frames with the same timestamp.
+            outgoingTimestamp = lastTimestamp &+ max(1, ticks(from: forwardedAt, to: now))
+            timestampOffset = outgoingTimestamp &- timestamp
+        } else {
+            // The first run keeps the offset given at init (random by default).
+            outgoingTimestamp = timestamp &+ timestampOffset
+        }
+        sequenceNumberOffset = outgoingSequenceNumber &- sequenceNumber
+        producerSequence = SequenceNumberUnwrapper()
+        runStart = producerSequence.unwrap(sequenceNumber)
+        isAwaitingResync = false
+        lastSequenceNumber = outgoingSequenceNumber
+        lastTimestamp = outgoingTimestamp
+        lastForwardedAt = now
+        return (outgoingSequenceNumber, outgoingTimestamp)
+    }
+
+    /// Clock-rate ticks in the wall time from `start` to `end`, rounded to the nearest tick and
+    /// truncated to 32 bits (RTP timestamps wrap). Whole seconds and the remainder are converted
+    /// apart so that the product cannot overflow however long the pause.
+    private func ticks(from start: UInt64, to end: UInt64) -> UInt32 {
+        guard end > start else { return 0 }
+        let nanoseconds = end - start
+        let perSecond: UInt64 = 1_000_000_000
+        let rate = UInt64(clockRate)
+        let whole = (nanoseconds / perSecond) &* rate
+        let fraction = ((nanoseconds % perSecond) * rate + perSecond / 2) / perSecond
+        return UInt32(truncatingIfNeeded: whole &+ fraction)
+    }
+}

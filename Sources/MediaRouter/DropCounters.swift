@@ -1,0 +1,44 @@
+/// Packets a router dropped, one counter per reason, so an operator can tell an attack from a bug
+/// from a bad network.
+public struct DropCounters: Equatable, Sendable {
+    /// SRTP or SRTCP authentication failed (wrong key, tampering, corruption).
+    public var authentication: UInt64 = 0
+    /// SRTP replay protection refused the packet (a duplicate or one older than the window).
+    public var replay: UInt64 = 0
+    /// Not a well-formed RTP or RTCP packet.
+    public var malformed: UInt64 = 0
+    /// From an address other than the transport's remote address.
+    public var wrongSource: UInt64 = 0
+    /// An RTP packet whose SSRC no producer of the transport uses.
+    public var unknownSSRC: UInt64 = 0
+    /// Longer than 1500 bytes.
+    public var oversize: UInt64 = 0
+    /// Neither RTP nor RTCP (STUN or DTLS on a plain transport).
+    public var notRTP: UInt64 = 0
+    /// The kernel refused a send (socket buffer full).
+    public var sendFailed: UInt64 = 0
+
+    public init() {}
+
+    /// The counters by name, for statistics and metrics.
+    public var byReason: [String: UInt64] {
+        [
+            "authentication": authentication, "replay": replay, "malformed": malformed,
+            "wrongSource": wrongSource, "unknownSSRC": unknownSSRC, "oversize": oversize, "notRTP": notRTP,
+            "sendFailed": sendFailed,
+        ]
+    }
+
+    static func + (lhs: DropCounters, rhs: DropCounters) -> DropCounters {
+        var sum = DropCounters()
+        sum.authentication = lhs.authentication + rhs.authentication
+        sum.replay = lhs.replay + rhs.replay
+        sum.malformed = lhs.malformed + rhs.malformed
+        sum.wrongSource = lhs.wrongSource + rhs.wrongSource
+        sum.unknownSSRC = lhs.unknownSSRC + rhs.unknownSSRC
+        sum.oversize = lhs.oversize + rhs.oversize
+        sum.notRTP = lhs.notRTP + rhs.notRTP
+        sum.sendFailed = lhs.sendFailed + rhs.sendFailed
+        return sum
+    }
+}

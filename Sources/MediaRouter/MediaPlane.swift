@@ -1,0 +1,351 @@
+import Dispatch
+import MediaControl
+import SRTP
+import Synchronization
+
+/// The media plane: workers, and the `MediaControl` surface signaling drives it through. Each request
+/// finds the worker that owns its object in a registry and hops onto that worker's queue; the packet
+/// path itself never touches the registry.
+public final class MediaPlane: MediaControl {
+    public let events: AsyncStream<MediaEvent>
+    public let configuration: MediaRouterConfiguration
+    private let eventContinuation: AsyncStream<MediaEvent>.Continuation
+    private let workers: [Worker]
+    private let registry = Mutex(Registry())
+
+    /// Where each object lives. Only the control path reads or writes it.
+    private struct Registry {
+        var nextID: UInt64 = 1
+        var nextWorker = 0
+        var nextPort: UInt16 = 0
+        var routers: [RouterID: Int] = [:]
+        var transports: [TransportID: RouterID] = [:]
+        var producers: [ProducerID: RouterID] = [:]
+        var consumers: [ConsumerID: RouterID] = [:]
+
+        mutating func makeID() -> UInt64 {
+            defer { nextID += 1 }
+            return nextID
+        }
+    }
+
+    public init(configuration: MediaRouterConfiguration) throws(MediaControlError) {
+        guard configuration.workerCount >= 1 else {
+            throw .invalidParameters(reason: "workerCount must be at least 1, not \(configuration.workerCount)")
+        }
+        guard IPv4Address(configuration.listenAddress) != nil else {
+            throw .invalidParameters(reason: "listenAddress \"\(configuration.listenAddress)\" is not an IPv4 address")
+        }
+        self.configuration = configuration
+        let (events, continuation) = AsyncStream.makeStream(of: MediaEvent.self, bufferingPolicy: .bufferingNewest(4096))
+        self.events = events
+        eventContinuation = continuation
+        workers = (0..<configuration.workerCount).map {
+            Worker(index: $0, configuration: configuration, events: continuation)
+        }
+        for worker in workers {
+            worker.queue.sync { worker.start() }
+        }
+    }
+
+    /// Stops every worker and closes every router.
+    public func shutdown() {
+        for worker in workers {
+            worker.queue.sync {
+                for router in worker.routers.values { router.close() }
+                worker.routers.removeAll()
+                worker.stop()
+            }
+        }
+        eventContinuation.finish()
+    }
+
+    public func createRouter() async throws(MediaControlError) -> RouterID {
+        let (id, workerIndex) = registry.withLock { registry in
+            let id = RouterID(rawValue: registry.makeID())
+            let workerIndex = registry.nextWorker
+            registry.nextWorker = (workerIndex + 1) % workers.count
+            registry.routers[id] = workerIndex
+            return (id, workerIndex)
+        }
+        let worker = workers[workerIndex]
+        await onQueue(of: worker) { worker.routers[id] = Router(id: id, worker: worker) }
+        return id
+    }
+
+    public func closeRouter(_ routerID: RouterID) async throws(MediaControlError) {
+        let worker = try self.worker(of: routerID)
+        registry.withLock { registry in
+            registry.routers[routerID] = nil
+            registry.transports = registry.transports.filter { $0.value != routerID }
+            registry.producers = registry.producers.filter { $0.value != routerID }
+            registry.consumers = registry.consumers.filter { $0.value != routerID }
+        }
+        await onQueue(of: worker) {
+            worker.routers.removeValue(forKey: routerID)?.close()
+        }
+    }
+
+    public func createPlainTransport(
+        router routerID: RouterID, options: PlainTransportOptions
+    ) async throws(MediaControlError) -> PlainTransportParameters {
+        let worker = try self.worker(of: routerID)
+        let clientProfile = try Self.profile(named: options.clientSRTP.profile)
+        let routerProfile = try options.routerProfile.map { name throws(MediaControlError) in try Self.profile(named: name) }
+            ?? clientProfile
+        let clientKeys: SRTPKeyMaterial
+        do throws(SRTPError) {
+            clientKeys = try SRTPKeyMaterial(profile: clientProfile, sdesKeyParameter: options.clientSRTP.keyParameter)
+        } catch {
+            throw .invalidParameters(reason: "clientSRTP.keyParameter: \(error)")
+        }
+        var remote: IPv4Address?
+        if let address = options.remoteAddress {
+            guard let parsed = IPv4Address(address.host, port: address.port) else {
+                throw .invalidParameters(reason: "remoteAddress host \"\(address.host)\" is not an IPv4 address")
+            }
+            remote = parsed
+        }
+        let routerKeys = SRTPKeyMaterial.random(profile: routerProfile)
+        let configuration = configuration
+        let (id, startPort) = registry.withLock { registry in
+            let id = TransportID(rawValue: registry.makeID())
+            registry.transports[id] = routerID
+            let start = registry.nextPort == 0 ? configuration.portRange.lowerBound : registry.nextPort
+            return (id, start)
+        }
+        let result: Result<UInt16, MediaControlError> = await onQueue(of: worker) { () -> Result<UInt16, MediaControlError> in
+            guard let router = worker.routers[routerID] else { return .failure(.unknownRouter(routerID)) }
+            do throws(MediaControlError) {
+                let socket = try UDPSocket(
+                    address: configuration.listenAddress, portRange: configuration.portRange, startingAt: startPort)
+                let inbound: SRTPSession
+                let outbound: SRTPSession
+                do throws(SRTPError) {
+                    inbound = try SRTPSession(
+                        keyMaterial: clientKeys, direction: .inbound, replayWindowSize: configuration.replayWindowSize)
+                    outbound = try SRTPSession(keyMaterial: routerKeys, direction: .outbound)
+                } catch {
+                    throw .invalidParameters(reason: "SRTP: \(error)")
+                }
+                let transport = PlainTransport(
+                    id: id, socket: socket, worker: worker, router: router, remote: remote, inbound: inbound,
+                    outbound: outbound)
+                router.transports[id] = transport
+                transport.start()
+                return .success(socket.localPort)
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case .success(let port):
+            registry.withLock { registry in
+                registry.nextPort = port == configuration.portRange.upperBound ? configuration.portRange.lowerBound : port + 1
+            }
+            return PlainTransportParameters(
+                transportID: id,
+                localAddress: TransportAddress(host: configuration.announcedAddress ?? configuration.listenAddress, port: port),
+                routerSRTP: SRTPParameters(profile: routerProfile.rawValue, keyParameter: routerKeys.sdesKeyParameter))
+        case .failure(let error):
+            _ = registry.withLock { $0.transports.removeValue(forKey: id) }
+            throw error
+        }
+    }
+
+    public func closeTransport(_ transportID: TransportID) async throws(MediaControlError) {
+        let (routerID, worker) = try locate(transportID)
+        let closed: (producers: [ProducerID], consumers: [ConsumerID]) = await onQueue(of: worker) {
+            guard let router = worker.routers[routerID], let transport = router.transports.removeValue(forKey: transportID)
+            else { return ([], []) }
+            var producerIDs: [ProducerID] = []
+            var consumerIDs: [ConsumerID] = []
+            for producer in router.producers.values where producer.transport === transport {
+                producerIDs.append(producer.id)
+                consumerIDs += Self.removeProducer(producer, from: router)
+            }
+            for consumer in router.consumers.values where consumer.transport === transport {
+                consumerIDs.append(consumer.id)
+                Self.removeConsumer(consumer, from: router)
+            }
+            transport.close()
+            worker.events.yield(.transportClosed(transportID, reason: "closed"))
+            return (producerIDs, consumerIDs)
+        }
+        registry.withLock { registry in
+            registry.transports[transportID] = nil
+            for id in closed.producers { registry.producers[id] = nil }
+            for id in closed.consumers { registry.consumers[id] = nil }
+        }
+    }
+
+    public func produce(transport transportID: TransportID, options: ProducerOptions) async throws(MediaControlError)
+        -> ProducerID
+    {
+        let (routerID, worker) = try locate(transportID)
+        let id = registry.withLock { registry in
+            let id = ProducerID(rawValue: registry.makeID())
+            registry.producers[id] = routerID
+            return id
+        }
+        let configuration = configuration
+        let result: Result<Void, MediaControlError> = await onQueue(of: worker) {
+            guard let router = worker.routers[routerID], let transport = router.transports[transportID] else {
+                return .failure(.unknownTransport(transportID))
+            }
+            for ssrc in [options.ssrc] + (options.rtxSSRC.map { [$0] } ?? []) where transport.producersBySSRC[ssrc] != nil {
+                return .failure(.ssrcInUse(ssrc))
+            }
+            let producer = Producer(id: id, options: options, transport: transport, configuration: configuration)
+            router.producers[id] = producer
+            transport.register(producer)
+            return .success(())
+        }
+        if case .failure(let error) = result {
+            _ = registry.withLock { $0.producers.removeValue(forKey: id) }
+            throw error
+        }
+        return id
+    }
+
+    public func closeProducer(_ producerID: ProducerID) async throws(MediaControlError) {
+        let (routerID, worker) = try locate(producerID)
+        let closedConsumers: [ConsumerID] = await onQueue(of: worker) {
+            guard let router = worker.routers[routerID], let producer = router.producers[producerID] else { return [] }
+            return Self.removeProducer(producer, from: router)
+        }
+        registry.withLock { registry in
+            registry.producers[producerID] = nil
+            for id in closedConsumers { registry.consumers[id] = nil }
+        }
+    }
+
+    public func consume(
+        transport transportID: TransportID, producer producerID: ProducerID, pauseReasons: Set<ConsumerPauseReason>
+    ) async throws(MediaControlError) -> ConsumerParameters {
+        let (routerID, worker) = try locate(transportID)
+        let producerRouter = try locate(producerID).0
+        guard producerRouter == routerID else { throw .differentRouters(producerID, transportID) }
+        let id = registry.withLock { registry in
+            let id = ConsumerID(rawValue: registry.makeID())
+            registry.consumers[id] = routerID
+            return id
+        }
+        let result: Result<ConsumerParameters, MediaControlError> = await onQueue(of: worker) {
+            guard let router = worker.routers[routerID], let transport = router.transports[transportID] else {
+                return .failure(.unknownTransport(transportID))
+            }
+            guard let producer = router.producers[producerID] else { return .failure(.unknownProducer(producerID)) }
+            let consumer = Consumer(
+                id: id, producer: producer, transport: transport, pauseReasons: pauseReasons,
+                now: MediaClock.monotonicNow())
+            router.consumers[id] = consumer
+            transport.register(consumer)
+            producer.add(consumer)
+            worker.flush()
+            return .success(
+                ConsumerParameters(consumerID: id, producerID: producerID, codec: producer.options.codec, ssrc: consumer.ssrc))
+        }
+        switch result {
+        case .success(let parameters):
+            return parameters
+        case .failure(let error):
+            _ = registry.withLock { $0.consumers.removeValue(forKey: id) }
+            throw error
+        }
+    }
+
+    public func closeConsumer(_ consumerID: ConsumerID) async throws(MediaControlError) {
+        let (routerID, worker) = try locate(consumerID)
+        await onQueue(of: worker) {
+            guard let router = worker.routers[routerID], let consumer = router.consumers[consumerID] else { return }
+            Self.removeConsumer(consumer, from: router)
+        }
+        _ = registry.withLock { $0.consumers.removeValue(forKey: consumerID) }
+    }
+
+    public func pauseConsumer(_ consumerID: ConsumerID, reason: ConsumerPauseReason) async throws(MediaControlError) {
+        try await withConsumer(consumerID) { consumer in consumer.pause(reason) }
+    }
+
+    public func resumeConsumer(_ consumerID: ConsumerID, reason: ConsumerPauseReason) async throws(MediaControlError) {
+        try await withConsumer(consumerID) { consumer in consumer.resume(reason, now: MediaClock.monotonicNow()) }
+    }
+
+    public func statistics(router routerID: RouterID) async throws(MediaControlError) -> RouterStatistics {
+        let worker = try self.worker(of: routerID)
+        let statistics: RouterStatistics? = await onQueue(of: worker) { worker.routers[routerID]?.statistics() }
+        guard let statistics else { throw .unknownRouter(routerID) }
+        return statistics
+    }
+
+    // MARK: - Helpers
+
+    private static func removeProducer(_ producer: Producer, from router: Router) -> [ConsumerID] {
+        let consumers = producer.consumers
+        for consumer in consumers { removeConsumer(consumer, from: router) }
+        producer.transport.unregister(producer)
+        router.producers[producer.id] = nil
+        return consumers.map(\.id)
+    }
+
+    private static func removeConsumer(_ consumer: Consumer, from router: Router) {
+        consumer.producer.remove(consumer)
+        consumer.transport.unregister(consumer)
+        router.consumers[consumer.id] = nil
+    }
+
+    private func withConsumer(_ consumerID: ConsumerID, _ body: @escaping (Consumer) -> Void) async throws(MediaControlError) {
+        let (routerID, worker) = try locate(consumerID)
+        let found: Bool = await onQueue(of: worker) {
+            guard let consumer = worker.routers[routerID]?.consumers[consumerID] else { return false }
+            body(consumer)
+            worker.flush()
+            return true
+        }
+        guard found else { throw .unknownConsumer(consumerID) }
+    }
+
+    private static func profile(named name: String) throws(MediaControlError) -> SRTPProfile {
+        guard let profile = SRTPProfile(rawValue: name) else {
+            let known = SRTPProfile.allCases.map(\.rawValue).joined(separator: ", ")
+            throw .invalidParameters(reason: "unknown SRTP profile \"\(name)\"; expected one of \(known)")
+        }
+        return profile
+    }
+
+    private func worker(of routerID: RouterID) throws(MediaControlError) -> Worker {
+        guard let index = registry.withLock({ $0.routers[routerID] }) else { throw .unknownRouter(routerID) }
+        return workers[index]
+    }
+
+    private func locate(_ id: TransportID) throws(MediaControlError) -> (RouterID, Worker) {
+        guard let routerID = registry.withLock({ $0.transports[id] }) else { throw .unknownTransport(id) }
+        return (routerID, try worker(of: routerID))
+    }
+
+    private func locate(_ id: ProducerID) throws(MediaControlError) -> (RouterID, Worker) {
+        guard let routerID = registry.withLock({ $0.producers[id] }) else { throw .unknownProducer(id) }
+        return (routerID, try worker(of: routerID))
+    }
+
+    private func locate(_ id: ConsumerID) throws(MediaControlError) -> (RouterID, Worker) {
+        guard let routerID = registry.withLock({ $0.consumers[id] }) else { throw .unknownConsumer(id) }
+        return (routerID, try worker(of: routerID))
+    }
+
+    /// Runs `body` on the worker's queue and returns its result to the caller's task.
+    private func onQueue<Result: Sendable>(of worker: Worker, _ body: @escaping () -> Result) async -> Result {
+        await withCheckedContinuation { continuation in
+            let work = UncheckedSendableBox(body)
+            worker.queue.async { continuation.resume(returning: work.value()) }
+        }
+    }
+}
+
+/// Carries a closure that touches worker-confined objects onto that worker's queue. The objects are
+/// only ever used there, which is what makes the hop safe.
+private struct UncheckedSendableBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,45 @@
+import MediaControl
+
+/// How the media plane runs: its workers, its ports, and the timers of its recovery logic.
+public struct MediaRouterConfiguration: Equatable, Sendable {
+    /// Worker threads; each owns the routers pinned to it.
+    public var workerCount: Int
+    /// The IPv4 address media sockets bind to.
+    public var listenAddress: String
+    /// The address announced to clients, when it differs from `listenAddress` (behind NAT).
+    public var announcedAddress: String?
+    /// Local ports for transports, inclusive.
+    public var portRange: ClosedRange<UInt16>
+    /// Packets of the SRTP replay window of inbound sessions.
+    public var replayWindowSize: Int
+    /// Packets kept per video producer for retransmission; a power of two.
+    public var retransmissionBufferPackets: Int
+    /// Least time between two key-frame requests sent to one publisher.
+    public var keyFrameRequestInterval: Duration
+    /// Time between sender reports to subscribers and receiver reports to publishers.
+    public var reportInterval: Duration
+    /// Time without packets after which a producer counts as idle.
+    public var producerIdleTimeout: Duration
+
+    public init(
+        workerCount: Int = 2,
+        listenAddress: String = "127.0.0.1",
+        announcedAddress: String? = nil,
+        portRange: ClosedRange<UInt16> = 40_000...40_999,
+        replayWindowSize: Int = 1024,
+        retransmissionBufferPackets: Int = 1024,
+        keyFrameRequestInterval: Duration = .milliseconds(1000),
+        reportInterval: Duration = .milliseconds(1000),
+        producerIdleTimeout: Duration = .seconds(5)
+    ) {
+        self.workerCount = workerCount
+        self.listenAddress = listenAddress
+        self.announcedAddress = announcedAddress
+        self.portRange = portRange
+        self.replayWindowSize = replayWindowSize
+        self.retransmissionBufferPackets = retransmissionBufferPackets
+        self.keyFrameRequestInterval = keyFrameRequestInterval
+        self.reportInterval = reportInterval
+        self.producerIdleTimeout = producerIdleTimeout
+    }
+}

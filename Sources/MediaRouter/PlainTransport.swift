@@ -1,0 +1,180 @@
+import CSystemShims
+import Dispatch
+import MediaControl
+import RTPWire
+import SRTP
+
+/// One client's network path: a UDP port of its own carrying RTP and RTCP multiplexed (RFC 5761),
+/// SRTP in each direction with SDES-style keys, and the client's address, given up front or learned
+/// from the first packet that authenticates.
+///
+/// The router sees a transport only through `handleDatagram` (in) and `send` (out); a WebRTC transport
+/// adds ICE and DTLS in front of the same two and shares a socket by demultiplexing on the remote
+/// address, without changing the router.
+///
+/// Confined to its worker's queue.
+final class PlainTransport {
+    static let maximumPacketBytes = 1500
+
+    let id: TransportID
+    let socket: UDPSocket
+    unowned let worker: Worker
+    weak var router: Router?
+    private(set) var remote: IPv4Address?
+    var isConnected: Bool { remote != nil }
+    private let inbound: SRTPSession
+    let outbound: SRTPSession
+    private var readSource: DispatchSourceRead?
+
+    /// Producers of this transport by the SSRCs they send with (their RTX SSRC included).
+    private(set) var producersBySSRC: [UInt32: Producer] = [:]
+    /// Consumers of this transport by the SSRC the router sends them with.
+    private(set) var consumersBySSRC: [UInt32: Consumer] = [:]
+
+    /// Indices of the worker's send slots queued for this transport; the worker flushes them.
+    let pendingSends: UnsafeMutablePointer<UInt16>
+    var pendingSendCount = 0
+
+    init(
+        id: TransportID, socket: UDPSocket, worker: Worker, router: Router, remote: IPv4Address?,
+        inbound: SRTPSession, outbound: SRTPSession
+    ) {
+        self.id = id
+        self.socket = socket
+        self.worker = worker
+        self.router = router
+        self.remote = remote
+        self.inbound = inbound
+        self.outbound = outbound
+        pendingSends = .allocate(capacity: Worker.sendArenaSlots)
+    }
+
+    deinit {
+        pendingSends.deallocate()
+    }
+
+    /// Starts reading the socket on the worker's queue.
+    func start() {
+        let source = DispatchSource.makeReadSource(fileDescriptor: socket.descriptor, queue: worker.queue)
+        source.setEventHandler { [unowned self, unowned worker] in worker.drain(self) }
+        source.resume()
+        readSource = source
+    }
+
+    /// Stops reading; the socket closes when the last reference goes.
+    func close() {
+        readSource?.cancel()
+        readSource = nil
+        producersBySSRC.removeAll()
+        consumersBySSRC.removeAll()
+    }
+
+    func register(_ producer: Producer) {
+        producersBySSRC[producer.ssrc] = producer
+        if let rtx = producer.rtxSSRC { producersBySSRC[rtx] = producer }
+    }
+
+    func unregister(_ producer: Producer) {
+        producersBySSRC[producer.ssrc] = nil
+        if let rtx = producer.rtxSSRC { producersBySSRC[rtx] = nil }
+    }
+
+    func register(_ consumer: Consumer) { consumersBySSRC[consumer.ssrc] = consumer }
+    func unregister(_ consumer: Consumer) { consumersBySSRC[consumer.ssrc] = nil }
+
+    /// Handles one received datagram inline: checks, unprotects, and hands it to a producer (RTP) or to
+    /// the RTCP handling of the router.
+    func handleDatagram(_ slot: UnsafeMutablePointer<switchyard_datagram_slot>, now: UInt64) {
+        guard let router else { return }
+        let length = slot.pointee.length
+        guard length <= Self.maximumPacketBytes else {
+            router.drops.oversize += 1
+            return
+        }
+        if let remote, !remote.matches(slot) {
+            router.drops.wrongSource += 1
+            return
+        }
+        let buffer = UnsafeMutableRawBufferPointer(start: slot.pointee.buffer, count: slot.pointee.capacity)
+        // RFC 7983 / RFC 5761: RTP and RTCP start with 128...191; RTCP packet types 192...223 put the
+        // second byte's low seven bits in 64...95.
+        guard length >= 4, buffer[0] >= 128, buffer[0] <= 191 else {
+            router.drops.notRTP += 1
+            return
+        }
+        let isRTCP = (64...95).contains(buffer[1] & 0x7F)
+        let plainLength: Int
+        do throws(SRTPError) {
+            plainLength = isRTCP ? try inbound.unprotectRTCP(buffer, length: length) : try inbound.unprotectRTP(buffer, length: length)
+        } catch {
+            router.countDrop(error)
+            return
+        }
+        if remote == nil, let source = IPv4Address(slot: slot.pointee) {
+            remote = source
+            worker.events.yield(.transportConnected(id, remote: source.transportAddress))
+        }
+        if isRTCP {
+            router.handleRTCP(UnsafeRawBufferPointer(rebasing: buffer[0..<plainLength]), from: self, now: now)
+        } else {
+            receiveRTP(buffer, length: plainLength, router: router, now: now)
+        }
+    }
+
+    private func receiveRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int, router: Router, now: UInt64) {
+        let packet: RTPPacket
+        do throws(RTPPacketError) {
+            packet = try RTPPacket(parsing: buffer, length: length)
+        } catch {
+            router.drops.malformed += 1
+            return
+        }
+        guard let producer = producersBySSRC[packet.ssrc] else {
+            router.drops.unknownSSRC += 1
+            return
+        }
+        producer.receive(packet, now: now)
+    }
+
+    /// Protects the RTP packet in `slot` (written by the caller) and queues it. Returns false when
+    /// there is no remote address yet or protection failed.
+    @inline(__always)
+    func sendRTP(slot: (index: Int, buffer: UnsafeMutableRawBufferPointer), length: Int) -> Bool {
+        guard remote != nil else {
+            worker.releaseLastSendSlot(slot.index)
+            return false
+        }
+        do throws(SRTPError) {
+            let protectedLength = try outbound.protectRTP(slot.buffer, length: length)
+            worker.enqueue(slot: slot.index, length: protectedLength, on: self)
+            return true
+        } catch {
+            worker.releaseLastSendSlot(slot.index)
+            router?.drops.sendFailed += 1
+            return false
+        }
+    }
+
+    /// Builds an RTCP compound packet with `build`, protects it and queues it.
+    func sendRTCP(_ build: (inout RTCPWriter) throws(RTCPError) -> Void) {
+        guard remote != nil else { return }
+        let slot = worker.sendSlot()
+        var writer = RTCPWriter(into: UnsafeMutableRawBufferPointer(rebasing: slot.buffer[0..<(Worker.sendSlotBytes - 64)]))
+        do throws(RTCPError) {
+            try build(&writer)
+        } catch {
+            worker.releaseLastSendSlot(slot.index)
+            return
+        }
+        guard writer.offset > 0 else {
+            worker.releaseLastSendSlot(slot.index)
+            return
+        }
+        do throws(SRTPError) {
+            let protectedLength = try outbound.protectRTCP(slot.buffer, length: writer.offset)
+            worker.enqueue(slot: slot.index, length: protectedLength, on: self)
+        } catch {
+            worker.releaseLastSendSlot(slot.index)
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import MediaControl
+import RTPWire
+import SRTP
+
+/// The media side of one session, pinned to one worker. It only routes: transports bring packets in,
+/// producers hand them to consumers, and RTCP from subscribers reaches the consumer it is about.
+///
+/// Confined to its worker's queue.
+final class Router {
+    /// The CNAME the router's own RTCP carries.
+    static let canonicalName = "switchyard"
+
+    let id: RouterID
+    unowned let worker: Worker
+    var transports: [TransportID: PlainTransport] = [:]
+    var producers: [ProducerID: Producer] = [:]
+    var consumers: [ConsumerID: Consumer] = [:]
+    var drops = DropCounters()
+    private var lastSenderReportsAt: UInt64 = 0
+
+    init(id: RouterID, worker: Worker) {
+        self.id = id
+        self.worker = worker
+    }
+
+    func countDrop(_ error: SRTPError) {
+        switch error {
+        case .authenticationFailed: drops.authentication += 1
+        case .replayed, .tooOld: drops.replay += 1
+        default: drops.malformed += 1
+        }
+    }
+
+    /// Handles an unprotected RTCP compound packet from `transport`.
+    func handleRTCP(_ bytes: UnsafeRawBufferPointer, from transport: PlainTransport, now: UInt64) {
+        let compound: RTCPCompoundPacket
+        do throws(RTCPError) {
+            compound = try RTCPCompoundPacket(parsing: bytes)
+        } catch {
+            drops.malformed += 1
+            return
+        }
+        for packet in compound {
+            switch packet {
+            case .senderReport(let report):
+                if let producer = transport.producersBySSRC[report.senderSSRC] {
+                    producer.receivedSenderReport(ntpTimestamp: report.ntpTimestamp, now: now)
+                }
+                receivedReportBlocks(report.reportBlocks, on: transport)
+            case .receiverReport(let report):
+                receivedReportBlocks(report.reportBlocks, on: transport)
+            case .genericNACK(let nack):
+                guard let consumer = transport.consumersBySSRC[nack.mediaSSRC] else { continue }
+                consumer.nackReceived()
+                nack.forEachLostSequenceNumber { sequenceNumber in
+                    consumer.retransmit(consumerSequenceNumber: sequenceNumber, now: now)
+                }
+            case .pictureLossIndication(let request):
+                transport.consumersBySSRC[request.mediaSSRC]?.keyFrameRequested(now: now)
+            case .fullIntraRequest(let request):
+                for item in request.items {
+                    transport.consumersBySSRC[item.ssrc]?.keyFrameRequested(now: now)
+                }
+            case .malformed:
+                drops.malformed += 1
+            case .sourceDescription, .bye, .receiverEstimatedMaximumBitrate, .transportFeedback:
+                continue
+            }
+        }
+    }
+
+    private func receivedReportBlocks(_ blocks: some Sequence<RTCPReportBlock>, on transport: PlainTransport) {
+        var arrival: UInt32?
+        for block in blocks {
+            guard let consumer = transport.consumersBySSRC[block.ssrc] else { continue }
+            let compact = arrival ?? ReceiverStatistics.compactNTP(fromNTPTimestamp: MediaClock.ntpNow())
+            arrival = compact
+            consumer.received(block, arrivalCompactNTP: compact)
+        }
+    }
+
+    /// Timer work for every producer and consumer.
+    func tick(now: UInt64) {
+        let configuration = worker.configuration
+        let reportInterval = UInt64(configuration.reportInterval.nanoseconds)
+        let idleTimeout = UInt64(configuration.producerIdleTimeout.nanoseconds)
+        for producer in producers.values {
+            producer.tick(now: now, reportInterval: reportInterval, idleTimeout: idleTimeout)
+        }
+        if now - lastSenderReportsAt >= reportInterval {
+            lastSenderReportsAt = now
+            let ntpNow = MediaClock.ntpNow()
+            for consumer in consumers.values where consumer.isForwarding {
+                consumer.sendSenderReport(ntpNow: ntpNow, now: now)
+            }
+        }
+    }
+
+    /// Closes everything: transports stop reading and release their sockets when the last reference goes.
+    func close() {
+        for transport in transports.values { transport.close() }
+        consumers.removeAll()
+        producers.removeAll()
+        transports.removeAll()
+    }
+
+    func statistics() -> RouterStatistics {
+        RouterStatistics(
+            routerID: id,
+            producers: producers.values.map { $0.snapshot() }.sorted { $0.producerID.rawValue < $1.producerID.rawValue },
+            consumers: consumers.values.map { $0.snapshot() }.sorted { $0.consumerID.rawValue < $1.consumerID.rawValue },
+            drops: drops.byReason)
+    }
+}

@@ -1,0 +1,162 @@
+import CSystemShims
+import Dispatch
+import Glibc
+import MediaControl
+
+/// One thread of the media plane: a serial queue that owns its sockets, the routers pinned to it, and
+/// the preallocated buffers every packet passes through.
+///
+/// Confined to `queue`: every method but `init` runs on it (checked in debug builds). That confinement,
+/// not a lock, is what makes handing it to the control path (`@unchecked Sendable`) safe.
+final class Worker: @unchecked Sendable {
+    /// Datagrams one receive call drains.
+    static let receiveBatch = 64
+    static let receiveSlotBytes = 2048
+    /// Outgoing packets buffered before a flush; a read event flushes when it ends.
+    static let sendArenaSlots = 2048
+    /// Room for a 1500-byte packet plus any SRTP trailer.
+    static let sendSlotBytes = 1536
+    static let tickInterval: DispatchTimeInterval = .milliseconds(20)
+
+    let index: Int
+    let queue: DispatchQueue
+    let configuration: MediaRouterConfiguration
+    let events: AsyncStream<MediaEvent>.Continuation
+
+    private let receiveSlots: UnsafeMutablePointer<switchyard_datagram_slot>
+    private let receiveArena: UnsafeMutableRawPointer
+    private let sendSlots: UnsafeMutablePointer<switchyard_datagram_slot>
+    private let sendArena: UnsafeMutableRawPointer
+    private let scratchSlots: UnsafeMutablePointer<switchyard_datagram_slot>
+    private var sendSlotsUsed = 0
+    private var dirtyTransports: ContiguousArray<PlainTransport>
+    private var timer: DispatchSourceTimer?
+
+    var routers: [RouterID: Router] = [:]
+
+    init(index: Int, configuration: MediaRouterConfiguration, events: AsyncStream<MediaEvent>.Continuation) {
+        self.index = index
+        self.configuration = configuration
+        self.events = events
+        queue = DispatchQueue(label: "switchyard.worker.\(index)", qos: .userInteractive)
+        receiveSlots = .allocate(capacity: Self.receiveBatch)
+        receiveSlots.initialize(repeating: switchyard_datagram_slot(), count: Self.receiveBatch)
+        receiveArena = .allocate(byteCount: Self.receiveBatch * Self.receiveSlotBytes, alignment: 64)
+        for slot in 0..<Self.receiveBatch {
+            receiveSlots[slot].buffer = receiveArena + slot * Self.receiveSlotBytes
+            receiveSlots[slot].capacity = Self.receiveSlotBytes
+        }
+        sendSlots = .allocate(capacity: Self.sendArenaSlots)
+        sendSlots.initialize(repeating: switchyard_datagram_slot(), count: Self.sendArenaSlots)
+        sendArena = .allocate(byteCount: Self.sendArenaSlots * Self.sendSlotBytes, alignment: 64)
+        for slot in 0..<Self.sendArenaSlots {
+            sendSlots[slot].buffer = sendArena + slot * Self.sendSlotBytes
+            sendSlots[slot].capacity = Self.sendSlotBytes
+        }
+        scratchSlots = .allocate(capacity: Int(SWITCHYARD_MAX_BATCH))
+        scratchSlots.initialize(repeating: switchyard_datagram_slot(), count: Int(SWITCHYARD_MAX_BATCH))
+        dirtyTransports = []
+        dirtyTransports.reserveCapacity(Self.sendArenaSlots)
+    }
+
+    deinit {
+        timer?.cancel()
+        receiveSlots.deallocate()
+        receiveArena.deallocate()
+        sendSlots.deallocate()
+        sendArena.deallocate()
+        scratchSlots.deallocate()
+    }
+
+    /// Starts the worker's timer, which drives NACK retries, key-frame requests and RTCP reports.
+    func start() {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + Self.tickInterval, repeating: Self.tickInterval, leeway: .milliseconds(2))
+        timer.setEventHandler { [unowned self] in tick() }
+        timer.resume()
+        self.timer = timer
+    }
+
+    func stop() {
+        timer?.cancel()
+        timer = nil
+    }
+
+    private func tick() {
+        let now = MediaClock.monotonicNow()
+        for router in routers.values {
+            router.tick(now: now)
+        }
+        flush()
+    }
+
+    /// Drains a transport's socket and handles every datagram inline, then flushes what it produced.
+    func drain(_ transport: PlainTransport) {
+        assertOnQueue()
+        for _ in 0..<64 {
+            let received = switchyard_recv_batch(transport.socket.descriptor, receiveSlots, UInt32(Self.receiveBatch))
+            guard received > 0 else { break }
+            let now = MediaClock.monotonicNow()
+            for slot in 0..<Int(received) {
+                transport.handleDatagram(receiveSlots + slot, now: now)
+            }
+            if received < Self.receiveBatch { break }
+        }
+        flush()
+    }
+
+    /// A send slot for `transport`, filled by the caller and queued with `enqueue`. Flushes first when the
+    /// arena is full.
+    @inline(__always)
+    func sendSlot() -> (index: Int, buffer: UnsafeMutableRawBufferPointer) {
+        if sendSlotsUsed == Self.sendArenaSlots { flush() }
+        let index = sendSlotsUsed
+        sendSlotsUsed += 1
+        return (index, UnsafeMutableRawBufferPointer(start: sendSlots[index].buffer, count: Self.sendSlotBytes))
+    }
+
+    /// Gives back the most recent slot unused (protection failed).
+    @inline(__always)
+    func releaseLastSendSlot(_ index: Int) {
+        if index == sendSlotsUsed - 1 { sendSlotsUsed -= 1 }
+    }
+
+    /// Queues a filled slot of `length` bytes to go out of `transport`'s socket to its remote address.
+    @inline(__always)
+    func enqueue(slot index: Int, length: Int, on transport: PlainTransport) {
+        let slot = sendSlots + index
+        slot.pointee.length = length
+        transport.remote!.write(into: slot)
+        if transport.pendingSendCount == 0 { dirtyTransports.append(transport) }
+        transport.pendingSends[transport.pendingSendCount] = UInt16(index)
+        transport.pendingSendCount += 1
+    }
+
+    /// Sends everything queued, one `sendmmsg` per transport and per 64 packets.
+    func flush() {
+        for transport in dirtyTransports {
+            var sent = 0
+            let pending = transport.pendingSendCount
+            while sent < pending {
+                let chunk = min(Int(SWITCHYARD_MAX_BATCH), pending - sent)
+                for offset in 0..<chunk {
+                    scratchSlots[offset] = sendSlots[Int(transport.pendingSends[sent + offset])]
+                }
+                let result = switchyard_send_batch(transport.socket.descriptor, scratchSlots, UInt32(chunk))
+                let accepted = max(0, Int(result))
+                if accepted < chunk { transport.router?.drops.sendFailed += UInt64(chunk - accepted) }
+                sent += chunk
+            }
+            transport.pendingSendCount = 0
+        }
+        dirtyTransports.removeAll(keepingCapacity: true)
+        sendSlotsUsed = 0
+    }
+
+    @inline(__always)
+    func assertOnQueue() {
+        #if DEBUG
+            dispatchPrecondition(condition: .onQueue(queue))
+        #endif
+    }
+}

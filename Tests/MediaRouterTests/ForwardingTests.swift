@@ -1,0 +1,230 @@
+import MediaControl
+import RTPWire
+import SRTP
+import Testing
+
+@testable import MediaRouter
+
+/// End to end over real UDP on 127.0.0.1 with real SRTP: a publisher, subscribers, the media plane.
+@Suite(.serialized) struct ForwardingTests {
+    static let videoSSRC: UInt32 = 0x1111_0001
+    static let vp8 = CodecParameters(name: .vp8, payloadType: 96)
+
+    /// A router with one publishing peer and `subscriberCount` subscribing peers, consumers created.
+    struct Session {
+        let plane: MediaPlane
+        let router: RouterID
+        let publisher: TestPeer
+        let publisherTransport: TransportID
+        let producer: ProducerID
+        let subscribers: [TestPeer]
+        let consumers: [ConsumerParameters]
+        let subscriberTransports: [TransportID]
+
+        static func make(subscriberCount: Int, portBase: UInt16, keyFrameInterval: Duration = .milliseconds(500)) async throws -> Session {
+            let plane = try MediaPlane(
+                configuration: MediaRouterConfiguration(
+                    workerCount: 1, portRange: portBase...(portBase + 99), keyFrameRequestInterval: keyFrameInterval,
+                    reportInterval: .seconds(30)))
+            let router = try await plane.createRouter()
+            let publisher = try TestPeer()
+            let publisherParameters = try await plane.createPlainTransport(
+                router: router, options: PlainTransportOptions(clientSRTP: publisher.srtpParameters))
+            try publisher.connect(to: publisherParameters)
+            let producer = try await plane.produce(
+                transport: publisherParameters.transportID, options: ProducerOptions(codec: vp8, ssrc: videoSSRC))
+            var subscribers: [TestPeer] = []
+            var consumers: [ConsumerParameters] = []
+            var transports: [TransportID] = []
+            for _ in 0..<subscriberCount {
+                let peer = try TestPeer()
+                let parameters = try await plane.createPlainTransport(
+                    router: router,
+                    options: PlainTransportOptions(remoteAddress: peer.address, clientSRTP: peer.srtpParameters))
+                try peer.connect(to: parameters)
+                consumers.append(try await plane.consume(transport: parameters.transportID, producer: producer, pauseReasons: []))
+                subscribers.append(peer)
+                transports.append(parameters.transportID)
+            }
+            return Session(
+                plane: plane, router: router, publisher: publisher, publisherTransport: publisherParameters.transportID,
+                producer: producer, subscribers: subscribers, consumers: consumers, subscriberTransports: transports)
+        }
+
+        func publish(from first: Int, count: Int, keyFrameAt: Set<Int> = []) throws {
+            for index in first..<(first + count) {
+                try publisher.sendRTP(
+                    payloadType: 96, sequenceNumber: UInt16(truncatingIfNeeded: 65_500 + index),
+                    timestamp: UInt32(3000 * index), ssrc: ForwardingTests.videoSSRC,
+                    payload: VP8TestPayload.make(index: index, keyFrame: keyFrameAt.contains(index)))
+            }
+        }
+    }
+
+    @Test func oneToTwentyDeliversIdenticalPayloadsWithContinuousSequenceNumbers() async throws {
+        let session = try await Session.make(subscriberCount: 20, portBase: 41_000)
+        defer { session.plane.shutdown() }
+        try session.publish(from: 0, count: 60, keyFrameAt: [0])
+        for (subscriber, consumer) in zip(session.subscribers, session.consumers) {
+            let packets = subscriber.receiveRTP(count: 60)
+            #expect(packets.count == 60)
+            for (index, packet) in packets.enumerated() {
+                #expect(packet.ssrc == consumer.ssrc)
+                #expect(packet.payload == VP8TestPayload.make(index: index, keyFrame: index == 0))
+                if index > 0 {
+                    #expect(packet.sequenceNumber == packets[index - 1].sequenceNumber &+ 1)
+                    #expect(packet.timestamp &- packets[index - 1].timestamp == 3000)
+                }
+            }
+        }
+        let statistics = try await session.plane.statistics(router: session.router)
+        #expect(statistics.producers.first?.packetsReceived == 60)
+        #expect(statistics.consumers.allSatisfy { $0.packetsSent == 60 })
+    }
+
+    @Test func videoWaitsForAKeyFrameAndPauseResumeLeavesNoSequenceGap() async throws {
+        let session = try await Session.make(subscriberCount: 2, portBase: 41_100)
+        defer { session.plane.shutdown() }
+        let paused = session.subscribers[0]
+        let clean = session.subscribers[1]
+        // Delta frames before any key frame reach nobody.
+        try session.publish(from: 0, count: 5)
+        try session.publish(from: 5, count: 10, keyFrameAt: [5])
+        let before = paused.receiveRTP(count: 10)
+        #expect(before.count == 10)
+        #expect(before.first?.payload == VP8TestPayload.make(index: 5, keyFrame: true))
+
+        try await session.plane.pauseConsumer(session.consumers[0].consumerID, reason: .subscriberChoice)
+        try session.publish(from: 15, count: 10)
+        try await session.plane.resumeConsumer(session.consumers[0].consumerID, reason: .subscriberChoice)
+        // Resuming asked the publisher for a key frame; delta frames before it are not forwarded.
+        #expect(pictureLossIndications(in: session.publisher.receiveRTCP(for: 300)) >= 1)
+        try session.publish(from: 25, count: 5)
+        try session.publish(from: 30, count: 5, keyFrameAt: [30])
+        let after = paused.receiveRTP(count: 5)
+        #expect(after.count == 5)
+        #expect(after.first?.payload == VP8TestPayload.make(index: 30, keyFrame: true))
+        #expect(after.first?.sequenceNumber == before.last!.sequenceNumber &+ 1)
+        #expect(after.map(\.sequenceNumber) == (0..<5).map { before.last!.sequenceNumber &+ 1 &+ UInt16($0) })
+        // Time went on across the pause, so the timestamp advanced.
+        #expect(after.first!.timestamp &- before.last!.timestamp > 0)
+        // The subscriber that never paused received everything from the first key frame on.
+        #expect(clean.receiveRTP(count: 30).count == 30)
+    }
+
+    @Test func aLostPacketIsRecoveredThroughNack() async throws {
+        let session = try await Session.make(subscriberCount: 1, portBase: 41_200)
+        defer { session.plane.shutdown() }
+        let subscriber = session.subscribers[0]
+        try session.publish(from: 0, count: 10, keyFrameAt: [0])
+        // Packet 4 is lost on the way: the subscriber never unprotects it, and asks for it.
+        var received = subscriber.receiveRTP(count: 4)
+        #expect(subscriber.discardNext())
+        received += subscriber.receiveRTP(count: 5)
+        #expect(received.count == 9)
+        let missing = received[3].sequenceNumber &+ 1
+        #expect(received[4].sequenceNumber == missing &+ 1)
+        let consumerSSRC = session.consumers[0].ssrc
+        try subscriber.sendRTCP { writer throws(RTCPError) in
+            try RTCPReceiverReport.write(senderSSRC: 0x5555, reportBlocks: EmptyCollection(), into: &writer)
+            try RTCPGenericNACK.write(
+                senderSSRC: 0x5555, mediaSSRC: consumerSSRC, lostSequenceNumbers: [missing], into: &writer)
+        }
+        let retransmitted = subscriber.receiveRTP(count: 1)
+        #expect(retransmitted.count == 1)
+        #expect(retransmitted.first?.sequenceNumber == missing)
+        #expect(retransmitted.first?.timestamp == received[3].timestamp &+ 3000)
+        #expect(retransmitted.first?.payload == VP8TestPayload.make(index: 4, keyFrame: false))
+        let statistics = try await session.plane.statistics(router: session.router)
+        #expect(statistics.consumers.first?.retransmittedPackets == 1)
+    }
+
+    @Test func subscriberKeyFrameRequestsReachThePublisherOncePerThrottleWindow() async throws {
+        let session = try await Session.make(subscriberCount: 20, portBase: 41_300, keyFrameInterval: .seconds(2))
+        defer { session.plane.shutdown() }
+        try session.publish(from: 0, count: 3, keyFrameAt: [0])
+        for subscriber in session.subscribers { _ = subscriber.receiveRTP(count: 3) }
+        // The consumers' own start-up requests went out before the publisher's address was known.
+        _ = session.publisher.receiveRTCP(for: 100)
+        for (subscriber, consumer) in zip(session.subscribers, session.consumers) {
+            try subscriber.sendRTCP { writer throws(RTCPError) in
+                try RTCPReceiverReport.write(senderSSRC: 0x7777, reportBlocks: EmptyCollection(), into: &writer)
+                try RTCPPictureLossIndication.write(senderSSRC: 0x7777, mediaSSRC: consumer.ssrc, into: &writer)
+            }
+        }
+        #expect(pictureLossIndications(in: session.publisher.receiveRTCP(for: 500)) == 1)
+        let statistics = try await session.plane.statistics(router: session.router)
+        #expect(statistics.consumers.reduce(0) { $0 + $1.keyFrameRequestsReceived } == 20)
+    }
+
+    @Test func spoofedSourcesAndBadTagsAreDroppedAndCounted() async throws {
+        let session = try await Session.make(subscriberCount: 1, portBase: 41_400)
+        defer { session.plane.shutdown() }
+        try session.publish(from: 0, count: 5, keyFrameAt: [0])
+        #expect(session.subscribers[0].receiveRTP(count: 5).count == 5)
+        // A tampered tag from the real publisher.
+        try session.publisher.sendRTP(
+            payloadType: 96, sequenceNumber: 10, timestamp: 1, ssrc: Self.videoSSRC,
+            payload: VP8TestPayload.make(index: 99, keyFrame: false), tamper: true)
+        // Valid SRTP (the publisher's keys) from another address.
+        let impostor = try TestPeer()
+        impostor.routerPort = session.publisher.routerPort
+        var storage = [UInt8](repeating: 0, count: 1100)
+        let keys = session.publisher.keys
+        let length = try storage.withUnsafeMutableBytes { buffer in
+            let packet = try VP8TestPayload.make(index: 100, keyFrame: true).withUnsafeBytes { payload in
+                try RTPPacket(writingInto: buffer, payloadType: 96, sequenceNumber: 11, timestamp: 2, ssrc: Self.videoSSRC, payload: payload)
+            }
+            return try SRTPSession(keyMaterial: keys, direction: .outbound).protectRTP(buffer, length: packet.length)
+        }
+        impostor.sendRaw(Array(storage.prefix(length)))
+        // Garbage, and an oversize datagram.
+        session.publisher.sendRaw([0x00, 0x01, 0x02])
+        session.publisher.sendRaw([UInt8](repeating: 0x80, count: 1600))
+        // Forwarding goes on for everyone.
+        try session.publish(from: 5, count: 5)
+        #expect(session.subscribers[0].receiveRTP(count: 5).count == 5)
+        let drops = try await session.plane.statistics(router: session.router).drops
+        #expect(drops["authentication"] == 1)
+        #expect(drops["wrongSource"] == 1)
+        #expect(drops["notRTP"] == 1)
+        #expect(drops["oversize"] == 1)
+    }
+
+    @Test func closingARouterInTrafficReleasesItsPorts() async throws {
+        let session = try await Session.make(subscriberCount: 5, portBase: 41_500)
+        defer { session.plane.shutdown() }
+        try session.publish(from: 0, count: 20, keyFrameAt: [0])
+        try await session.plane.closeRouter(session.router)
+        try session.publish(from: 20, count: 20)
+        await #expect(throws: MediaControlError.unknownRouter(session.router)) {
+            _ = try await session.plane.statistics(router: session.router)
+        }
+        // Every port of the range binds again: the transports' sockets are closed.
+        let socket = try UDPSocket(address: "127.0.0.1", portRange: 41_500...41_505, startingAt: 41_500)
+        #expect(socket.localPort == 41_500)
+        let router = try await session.plane.createRouter()
+        let reused = try await session.plane.createPlainTransport(
+            router: router, options: PlainTransportOptions(clientSRTP: session.publisher.srtpParameters))
+        #expect((41_500...41_599).contains(reused.localAddress.port))
+    }
+
+    @Test func controlErrorsNameWhatIsWrong() async throws {
+        let plane = try MediaPlane(configuration: MediaRouterConfiguration(workerCount: 1, portRange: 41_600...41_601))
+        defer { plane.shutdown() }
+        let router = try await plane.createRouter()
+        let peer = try TestPeer()
+        await #expect(throws: MediaControlError.invalidParameters(reason: "unknown SRTP profile \"ROT13\"; expected one of AEAD_AES_128_GCM, AEAD_AES_256_GCM, AES_CM_128_HMAC_SHA1_80, AES_CM_128_HMAC_SHA1_32")) {
+            _ = try await plane.createPlainTransport(
+                router: router, options: PlainTransportOptions(clientSRTP: SRTPParameters(profile: "ROT13", keyParameter: "inline:x")))
+        }
+        _ = try await plane.createPlainTransport(router: router, options: PlainTransportOptions(clientSRTP: peer.srtpParameters))
+        _ = try await plane.createPlainTransport(router: router, options: PlainTransportOptions(clientSRTP: peer.srtpParameters))
+        await #expect(throws: MediaControlError.noFreePort(lowest: 41_600, highest: 41_601)) {
+            _ = try await plane.createPlainTransport(router: router, options: PlainTransportOptions(clientSRTP: peer.srtpParameters))
+        }
+        await #expect(throws: MediaControlError.unknownProducer(ProducerID(rawValue: 999))) {
+            _ = try await plane.closeProducer(ProducerID(rawValue: 999))
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import Glibc
+import MediaControl
+import RTPWire
+import SRTP
+
+/// A client of a plain SRTP transport for tests: its own UDP socket on 127.0.0.1, SRTP in both
+/// directions, and helpers to send RTP and RTCP and to read what the router sends.
+final class TestPeer {
+    let descriptor: Int32
+    let port: UInt16
+    let keys: SRTPKeyMaterial
+    private let outbound: SRTPSession
+    private var inbound: SRTPSession?
+    var routerPort: UInt16 = 0
+
+    init(profile: SRTPProfile = .aeadAES128GCM) throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        self.descriptor = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        port = UInt16(bigEndian: address.sin_port)
+        var bufferSize: Int32 = 4 << 20
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &bufferSize, socklen_t(MemoryLayout<Int32>.size))
+        keys = SRTPKeyMaterial.random(profile: profile)
+        outbound = try SRTPSession(keyMaterial: keys, direction: .outbound)
+        setReceiveTimeout(milliseconds: 1000)
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    var srtpParameters: SRTPParameters {
+        SRTPParameters(profile: keys.profile.rawValue, keyParameter: keys.sdesKeyParameter)
+    }
+
+    var address: TransportAddress { TransportAddress(host: "127.0.0.1", port: port) }
+
+    /// Takes the router's answer: where to send, and the keys to unprotect what it sends.
+    func connect(to parameters: PlainTransportParameters) throws {
+        routerPort = parameters.localAddress.port
+        let profile = SRTPProfile(rawValue: parameters.routerSRTP.profile)!
+        inbound = try SRTPSession(
+            keyMaterial: SRTPKeyMaterial(profile: profile, sdesKeyParameter: parameters.routerSRTP.keyParameter),
+            direction: .inbound)
+    }
+
+    func setReceiveTimeout(milliseconds: Int) {
+        var timeout = timeval(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Protects and sends an RTP packet.
+    func sendRTP(payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, payload: [UInt8], tamper: Bool = false) throws {
+        var storage = [UInt8](repeating: 0, count: payload.count + 64)
+        let length = try storage.withUnsafeMutableBytes { buffer in
+            let packet = try payload.withUnsafeBytes { payloadBytes in
+                try RTPPacket(
+                    writingInto: buffer, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp,
+                    ssrc: ssrc, payload: payloadBytes)
+            }
+            return try outbound.protectRTP(buffer, length: packet.length)
+        }
+        if tamper { storage[length - 1] ^= 0xFF }
+        sendRaw(Array(storage.prefix(length)))
+    }
+
+    /// Builds, protects and sends an RTCP compound packet.
+    func sendRTCP(_ build: (inout RTCPWriter) throws(RTCPError) -> Void) throws {
+        var storage = try RTCPWriter.bytes(build)
+        let plainLength = storage.count
+        storage += [UInt8](repeating: 0, count: 64)
+        let length = try storage.withUnsafeMutableBytes { try outbound.protectRTCP($0, length: plainLength) }
+        sendRaw(Array(storage.prefix(length)))
+    }
+
+    func sendRaw(_ bytes: [UInt8], toPort: UInt16? = nil) {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        address.sin_port = (toPort ?? routerPort).bigEndian
+        _ = bytes.withUnsafeBytes { raw in
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(descriptor, raw.baseAddress, raw.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
+    }
+
+    enum Received {
+        case rtp(sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, payloadType: UInt8, payload: [UInt8])
+        case rtcp([UInt8])
+    }
+
+    /// Reads and throws away the next datagram without unprotecting it, as if the network lost it.
+    @discardableResult
+    func discardNext() -> Bool {
+        var storage = [UInt8](repeating: 0, count: 2048)
+        return storage.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) } > 0
+    }
+
+    /// The next packet the router sent, unprotected; nil after the receive timeout.
+    func receive() -> Received? {
+        var storage = [UInt8](repeating: 0, count: 2048)
+        let received = storage.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        guard received > 0, let inbound else { return nil }
+        let isRTCP = (64...95).contains(storage[1] & 0x7F)
+        return storage.withUnsafeMutableBytes { buffer -> Received? in
+            if isRTCP {
+                guard let length = try? inbound.unprotectRTCP(buffer, length: received) else { return nil }
+                return .rtcp(Array(buffer.prefix(length)))
+            }
+            guard let length = try? inbound.unprotectRTP(buffer, length: received),
+                let packet = try? RTPPacket(parsing: buffer, length: length)
+            else { return nil }
+            return .rtp(
+                sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, ssrc: packet.ssrc,
+                payloadType: packet.payloadType, payload: Array(packet.payload))
+        }
+    }
+
+    /// RTP packets until `count` arrived or the timeout passes, skipping RTCP.
+    func receiveRTP(count: Int) -> [(sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, payload: [UInt8])] {
+        var packets: [(sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, payload: [UInt8])] = []
+        while packets.count < count, let next = receive() {
+            if case .rtp(let sequenceNumber, let timestamp, let ssrc, _, let payload) = next {
+                packets.append((sequenceNumber, timestamp, ssrc, payload))
+            }
+        }
+        return packets
+    }
+
+    /// RTCP compounds received until the timeout passes.
+    func receiveRTCP(for milliseconds: Int) -> [[UInt8]] {
+        setReceiveTimeout(milliseconds: milliseconds)
+        defer { setReceiveTimeout(milliseconds: 1000) }
+        var compounds: [[UInt8]] = []
+        while let next = receive() {
+            if case .rtcp(let bytes) = next { compounds.append(bytes) }
+        }
+        return compounds
+    }
+}
+
+/// VP8 payloads for tests: a descriptor with S=1, PID=0, and a payload header whose P bit says key
+/// frame or not, followed by a pattern that identifies the packet.
+enum VP8TestPayload {
+    static func make(index: Int, keyFrame: Bool, size: Int = 1000) -> [UInt8] {
+        var payload: [UInt8] = [0x10, keyFrame ? 0x00 : 0x01]
+        payload += (0..<(size - 2)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }
+        return payload
+    }
+}
+
+/// Counts the PLIs in RTCP compounds.
+func pictureLossIndications(in compounds: [[UInt8]]) -> Int {
+    compounds.reduce(0) { count, bytes in
+        count + bytes.withUnsafeBytes { raw in
+            guard let compound = try? RTCPCompoundPacket(parsing: raw) else { return 0 }
+            return compound.reduce(0) { count, packet in
+                if case .pictureLossIndication = packet { return count + 1 }
+                return count
+            }
+        }
+    }
+}
