@@ -7,62 +7,10 @@ import Testing
 
 /// End to end over real UDP on 127.0.0.1 with real SRTP: a publisher, subscribers, the media plane.
 @Suite(.serialized) struct ForwardingTests {
-    static let videoSSRC: UInt32 = 0x1111_0001
-    static let vp8 = CodecParameters(name: .vp8, payloadType: 96)
-
-    /// A router with one publishing peer and `subscriberCount` subscribing peers, consumers created.
-    struct Session {
-        let plane: MediaPlane
-        let router: RouterID
-        let publisher: TestPeer
-        let publisherTransport: TransportID
-        let producer: ProducerID
-        let subscribers: [TestPeer]
-        let consumers: [ConsumerParameters]
-        let subscriberTransports: [TransportID]
-
-        static func make(subscriberCount: Int, portBase: UInt16, keyFrameInterval: Duration = .milliseconds(500)) async throws -> Session {
-            let plane = try MediaPlane(
-                configuration: MediaRouterConfiguration(
-                    workerCount: 1, portRange: portBase...(portBase + 99), keyFrameRequestInterval: keyFrameInterval,
-                    reportInterval: .seconds(30)))
-            let router = try await plane.createRouter()
-            let publisher = try TestPeer()
-            let publisherParameters = try await plane.createPlainTransport(
-                router: router, options: PlainTransportOptions(clientSRTP: publisher.srtpParameters))
-            try publisher.connect(to: publisherParameters)
-            let producer = try await plane.produce(
-                transport: publisherParameters.transportID, options: ProducerOptions(codec: vp8, ssrc: videoSSRC))
-            var subscribers: [TestPeer] = []
-            var consumers: [ConsumerParameters] = []
-            var transports: [TransportID] = []
-            for _ in 0..<subscriberCount {
-                let peer = try TestPeer()
-                let parameters = try await plane.createPlainTransport(
-                    router: router,
-                    options: PlainTransportOptions(remoteAddress: peer.address, clientSRTP: peer.srtpParameters))
-                try peer.connect(to: parameters)
-                consumers.append(try await plane.consume(transport: parameters.transportID, producer: producer, pauseReasons: []))
-                subscribers.append(peer)
-                transports.append(parameters.transportID)
-            }
-            return Session(
-                plane: plane, router: router, publisher: publisher, publisherTransport: publisherParameters.transportID,
-                producer: producer, subscribers: subscribers, consumers: consumers, subscriberTransports: transports)
-        }
-
-        func publish(from first: Int, count: Int, keyFrameAt: Set<Int> = []) throws {
-            for index in first..<(first + count) {
-                try publisher.sendRTP(
-                    payloadType: 96, sequenceNumber: UInt16(truncatingIfNeeded: 65_500 + index),
-                    timestamp: UInt32(3000 * index), ssrc: ForwardingTests.videoSSRC,
-                    payload: VP8TestPayload.make(index: index, keyFrame: keyFrameAt.contains(index)))
-            }
-        }
-    }
+    static let videoSSRC = RoutedSession.videoSSRC
 
     @Test func oneToTwentyDeliversIdenticalPayloadsWithContinuousSequenceNumbers() async throws {
-        let session = try await Session.make(subscriberCount: 20, portBase: 41_000)
+        let session = try await RoutedSession.make(subscriberCount: 20, portBase: 41_000)
         defer { session.plane.shutdown() }
         try session.publish(from: 0, count: 60, keyFrameAt: [0])
         for (subscriber, consumer) in zip(session.subscribers, session.consumers) {
@@ -83,7 +31,7 @@ import Testing
     }
 
     @Test func videoWaitsForAKeyFrameAndPauseResumeLeavesNoSequenceGap() async throws {
-        let session = try await Session.make(subscriberCount: 2, portBase: 41_100)
+        let session = try await RoutedSession.make(subscriberCount: 2, portBase: 41_100)
         defer { session.plane.shutdown() }
         let paused = session.subscribers[0]
         let clean = session.subscribers[1]
@@ -113,7 +61,7 @@ import Testing
     }
 
     @Test func aLostPacketIsRecoveredThroughNack() async throws {
-        let session = try await Session.make(subscriberCount: 1, portBase: 41_200)
+        let session = try await RoutedSession.make(subscriberCount: 1, portBase: 41_200)
         defer { session.plane.shutdown() }
         let subscriber = session.subscribers[0]
         try session.publish(from: 0, count: 10, keyFrameAt: [0])
@@ -140,7 +88,7 @@ import Testing
     }
 
     @Test func subscriberKeyFrameRequestsReachThePublisherOncePerThrottleWindow() async throws {
-        let session = try await Session.make(subscriberCount: 20, portBase: 41_300, keyFrameInterval: .seconds(2))
+        let session = try await RoutedSession.make(subscriberCount: 20, portBase: 41_300, keyFrameInterval: .seconds(2))
         defer { session.plane.shutdown() }
         try session.publish(from: 0, count: 3, keyFrameAt: [0])
         for subscriber in session.subscribers { _ = subscriber.receiveRTP(count: 3) }
@@ -158,7 +106,7 @@ import Testing
     }
 
     @Test func spoofedSourcesAndBadTagsAreDroppedAndCounted() async throws {
-        let session = try await Session.make(subscriberCount: 1, portBase: 41_400)
+        let session = try await RoutedSession.make(subscriberCount: 1, portBase: 41_400)
         defer { session.plane.shutdown() }
         try session.publish(from: 0, count: 5, keyFrameAt: [0])
         #expect(session.subscribers[0].receiveRTP(count: 5).count == 5)
@@ -192,7 +140,7 @@ import Testing
     }
 
     @Test func closingARouterInTrafficReleasesItsPorts() async throws {
-        let session = try await Session.make(subscriberCount: 5, portBase: 41_500)
+        let session = try await RoutedSession.make(subscriberCount: 5, portBase: 41_500)
         defer { session.plane.shutdown() }
         try session.publish(from: 0, count: 20, keyFrameAt: [0])
         try await session.plane.closeRouter(session.router)

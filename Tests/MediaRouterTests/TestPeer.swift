@@ -128,10 +128,11 @@ final class TestPeer {
         }
     }
 
-    /// RTP packets until `count` arrived or the timeout passes, skipping RTCP.
+    /// RTP packets until `count` arrived or two seconds pass, skipping RTCP.
     func receiveRTP(count: Int) -> [(sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, payload: [UInt8])] {
         var packets: [(sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, payload: [UInt8])] = []
-        while packets.count < count, let next = receive() {
+        let deadline = monotonicMilliseconds() + 2000
+        while packets.count < count, monotonicMilliseconds() < deadline, let next = receive() {
             if case .rtp(let sequenceNumber, let timestamp, let ssrc, _, let payload) = next {
                 packets.append((sequenceNumber, timestamp, ssrc, payload))
             }
@@ -139,15 +140,23 @@ final class TestPeer {
         return packets
     }
 
-    /// RTCP compounds received until the timeout passes.
+    /// RTCP compounds received within the next `milliseconds`.
     func receiveRTCP(for milliseconds: Int) -> [[UInt8]] {
-        setReceiveTimeout(milliseconds: milliseconds)
+        let deadline = monotonicMilliseconds() + milliseconds
         defer { setReceiveTimeout(milliseconds: 1000) }
         var compounds: [[UInt8]] = []
-        while let next = receive() {
+        while case let remaining = deadline - monotonicMilliseconds(), remaining > 0 {
+            setReceiveTimeout(milliseconds: remaining)
+            guard let next = receive() else { break }
             if case .rtcp(let bytes) = next { compounds.append(bytes) }
         }
         return compounds
+    }
+
+    private func monotonicMilliseconds() -> Int {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return time.tv_sec * 1000 + time.tv_nsec / 1_000_000
     }
 }
 
