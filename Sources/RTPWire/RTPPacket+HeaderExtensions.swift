@@ -149,6 +149,8 @@ extension RTPPacket {
             if location.valueLength == valueLength {
                 return UnsafeMutableRawBufferPointer(rebasing: storage[location.valueOffset..<location.end])
             }
+            // Refuse before removing anything, so a failed change leaves the packet as it was.
+            if let form = extensionForm { try Self.checkCarriable(id: id, length: valueLength, form: form) }
             removeExtensionElement(id: id)
         }
         let valueOffset: Int

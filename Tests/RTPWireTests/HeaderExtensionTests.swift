@@ -124,6 +124,20 @@ private let bareHeaderWithExtensionBit = "90 60 00 01 00 00 00 02 00 00 00 03"
         }
     }
 
+    @Test func aRefusedResizeLeavesTheElement() throws {
+        let start = "90 60 00 01 00 00 00 02 00 00 00 03 be de 00 01 10 61 00 00 99"
+        var refusal: RTPPacketError?
+        let bytes = try mutate(start) { packet throws(RTPPacketError) in
+            do throws(RTPPacketError) {
+                try packet.setMid(String(repeating: "m", count: 17), id: 1)
+            } catch {
+                refusal = error
+            }
+        }
+        #expect(refusal == .extensionLengthOutOfRange(length: 17, form: .oneByte))
+        #expect(bytes == hexBytes(start))
+    }
+
     @Test func refusesToGrowPastTheBuffer() {
         #expect(throws: RTPPacketError.noRoom(needed: 25, capacity: 20)) {
             _ = try mutate(bareHeader + " 01 02 03 04 05", tailRoom: 3) { packet throws(RTPPacketError) in
