@@ -8,6 +8,6 @@ public enum MediaEvent: Equatable, Sendable {
     case producerIdle(ProducerID)
     /// An idle producer sends again.
     case producerActive(ProducerID)
-    /// A consumer waits for a key frame that the publisher has not sent.
+    /// The router asked the publisher for a key frame (a subscriber started, resumed or lost one).
     case keyFrameNeeded(ProducerID)
 }

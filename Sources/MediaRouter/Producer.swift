@@ -137,6 +137,7 @@ final class Producer {
 
     private func sendPictureLossIndication() {
         keyFrameRequestsSent &+= 1
+        transport.worker.events.yield(.keyFrameNeeded(id))
         let senderSSRC = feedbackSSRC
         let mediaSSRC = options.ssrc
         transport.sendRTCP { writer throws(RTCPError) in
