@@ -34,7 +34,8 @@ run: deps
 	fi
 
 bench: deps
-	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
+	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark --skip-target ForwardingBenchmark
+	cd Benchmarks && $(SWIFT) run -c release ForwardingBenchmark
 
 fuzz: deps
 	./Fuzz/run.sh

@@ -19,6 +19,34 @@ let package = Package(
             ],
             path: "Benchmarks/WireBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
-        )
+        ),
+        // The loopback forwarding benchmark of the media plane: a plain executable, not a package-benchmark
+        // suite (`make bench` runs it with `swift run -c release ForwardingBenchmark` and passes
+        // `--skip-target ForwardingBenchmark` to the plugin, which would otherwise pick up every executable
+        // under Benchmarks/).
+        .executableTarget(
+            name: "ForwardingBenchmark",
+            dependencies: [
+                "AllocationCounter",
+                .product(name: "MediaRouter", package: "Switchyard"),
+                .product(name: "MediaControl", package: "Switchyard"),
+                .product(name: "RTPWire", package: "Switchyard"),
+                .product(name: "SRTP", package: "Switchyard"),
+            ],
+            path: "Benchmarks/ForwardingBenchmark"
+        ),
+        // The minimal C forwarder (recvmmsg, unprotect, per-subscriber protect, sendmmsg) under the same load,
+        // for a same-machine ceiling: `swift run -c release CReferenceForwarder`.
+        .executableTarget(
+            name: "CReferenceForwarder",
+            path: "Benchmarks/CReferenceForwarder",
+            linkerSettings: [.linkedLibrary("srtp2")]
+        ),
+        // Counting malloc / calloc / realloc / aligned allocations by defining them in the executable and
+        // forwarding to glibc's __libc_* entry points; linked into ForwardingBenchmark only.
+        .target(
+            name: "AllocationCounter",
+            path: "Benchmarks/AllocationCounter"
+        ),
     ]
 )
