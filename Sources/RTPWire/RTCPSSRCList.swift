@@ -1,21 +1,10 @@
 /// A list of 32-bit SSRCs in a packet body (BYE, REMB), read as they are accessed.
-public struct RTCPSSRCList: RandomAccessCollection {
-    let bytes: UnsafeRawBufferPointer
-    let start: Int
-    /// How many entries the packet carries.
-    public let count: Int
+public typealias RTCPSSRCList = RTCPItemList<UInt32>
 
-    init(bytes: UnsafeRawBufferPointer, start: Int, count: Int) {
-        self.bytes = bytes
-        self.start = start
-        self.count = count
-    }
+extension UInt32: RTCPFixedSizeItem {
+    public static var wireByteCount: Int { 4 }
 
-    public var startIndex: Int { 0 }
-    public var endIndex: Int { count }
-
-    public subscript(position: Int) -> UInt32 {
-        precondition(position >= 0 && position < count, "SSRC index out of range")
-        return bytes.uint32(at: start + position * 4)
+    public init(rtcpBytes bytes: UnsafeRawBufferPointer, at offset: Int) {
+        self = bytes.uint32(at: offset)
     }
 }
