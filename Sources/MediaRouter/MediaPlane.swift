@@ -10,7 +10,7 @@ public final class MediaPlane: MediaControl {
     public let events: AsyncStream<MediaEvent>
     public let configuration: MediaRouterConfiguration
     private let eventContinuation: AsyncStream<MediaEvent>.Continuation
-    private let workers: [Worker]
+    let workers: [Worker]
     private let registry = Mutex(Registry())
 
     /// Where each object lives. Only the control path reads or writes it.
