@@ -384,23 +384,7 @@ enum RTPWireFuzzer {
             }
             read(view)
             for kind in RTCPPacketKind.allCases {
-                let packet: RTCPPacket
-                do throws(RTCPError) {
-                    switch kind {
-                    case .senderReport: packet = .senderReport(try RTCPSenderReport(view))
-                    case .receiverReport: packet = .receiverReport(try RTCPReceiverReport(view))
-                    case .sourceDescription: packet = .sourceDescription(try RTCPSourceDescription(view))
-                    case .bye: packet = .bye(try RTCPBye(view))
-                    case .genericNACK: packet = .genericNACK(try RTCPGenericNACK(view))
-                    case .pictureLossIndication: packet = .pictureLossIndication(try RTCPPictureLossIndication(view))
-                    case .fullIntraRequest: packet = .fullIntraRequest(try RTCPFullIntraRequest(view))
-                    case .receiverEstimatedMaximumBitrate:
-                        packet = .receiverEstimatedMaximumBitrate(try RTCPReceiverEstimatedMaximumBitrate(view))
-                    case .transportFeedback: packet = .transportFeedback(try RTCPTransportFeedback(view))
-                    }
-                } catch {
-                    continue
-                }
+                guard let packet = try? view.parsed(as: kind) else { continue }
                 read(packet)
             }
         }

@@ -28,17 +28,4 @@ public struct DropCounters: Equatable, Sendable {
             "sendFailed": sendFailed,
         ]
     }
-
-    static func + (lhs: DropCounters, rhs: DropCounters) -> DropCounters {
-        var sum = DropCounters()
-        sum.authentication = lhs.authentication + rhs.authentication
-        sum.replay = lhs.replay + rhs.replay
-        sum.malformed = lhs.malformed + rhs.malformed
-        sum.wrongSource = lhs.wrongSource + rhs.wrongSource
-        sum.unknownSSRC = lhs.unknownSSRC + rhs.unknownSSRC
-        sum.oversize = lhs.oversize + rhs.oversize
-        sum.notRTP = lhs.notRTP + rhs.notRTP
-        sum.sendFailed = lhs.sendFailed + rhs.sendFailed
-        return sum
-    }
 }

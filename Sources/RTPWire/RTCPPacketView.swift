@@ -91,6 +91,12 @@ public struct RTCPPacketView {
     /// The typed view of this packet, or nil when it is of a kind this module does not parse.
     public func parsed() throws(RTCPError) -> RTCPPacket? {
         guard let kind else { return nil }
+        return try parsed(as: kind)
+    }
+
+    /// This packet through the typed view of `kind`, whatever its header says; the view's checks
+    /// reject a packet of another kind. Robustness tests force every packet through every view.
+    public func parsed(as kind: RTCPPacketKind) throws(RTCPError) -> RTCPPacket {
         switch kind {
         case .senderReport: return .senderReport(try RTCPSenderReport(self))
         case .receiverReport: return .receiverReport(try RTCPReceiverReport(self))
@@ -102,6 +108,16 @@ public struct RTCPPacketView {
         case .receiverEstimatedMaximumBitrate:
             return .receiverEstimatedMaximumBitrate(try RTCPReceiverEstimatedMaximumBitrate(self))
         case .transportFeedback: return .transportFeedback(try RTCPTransportFeedback(self))
+        }
+    }
+
+    /// Checks that this SR or RR is of `kind` and that its RC report blocks fit after `fixedByteCount`.
+    func validateReportBlocks(as kind: RTCPPacketKind, fixedByteCount: Int) throws(RTCPError) {
+        try validate(as: kind)
+        let count = Int(count)
+        let available = byteCountWithoutPadding - fixedByteCount
+        guard count * RTCPReportBlock.wireByteCount <= available else {
+            throw .reportBlocksPastEnd(kind: kind, count: count, available: available)
         }
     }
 

@@ -25,12 +25,7 @@ public struct RTCPReceiverReport {
 
     /// Checks that `packet` is an RR whose report blocks fit.
     public init(_ packet: RTCPPacketView) throws(RTCPError) {
-        try packet.validate(as: .receiverReport)
-        let count = Int(packet.count)
-        let available = packet.byteCountWithoutPadding - Self.fixedByteCount
-        guard count * RTCPReportBlock.wireByteCount <= available else {
-            throw .reportBlocksPastEnd(kind: .receiverReport, count: count, available: available)
-        }
+        try packet.validateReportBlocks(as: .receiverReport, fixedByteCount: Self.fixedByteCount)
         self.packet = packet
     }
 

@@ -34,12 +34,7 @@ public struct RTCPSenderReport {
 
     /// Checks that `packet` is an SR whose report blocks fit.
     public init(_ packet: RTCPPacketView) throws(RTCPError) {
-        try packet.validate(as: .senderReport)
-        let count = Int(packet.count)
-        let available = packet.byteCountWithoutPadding - Self.fixedByteCount
-        guard count * RTCPReportBlock.wireByteCount <= available else {
-            throw .reportBlocksPastEnd(kind: .senderReport, count: count, available: available)
-        }
+        try packet.validateReportBlocks(as: .senderReport, fixedByteCount: Self.fixedByteCount)
         self.packet = packet
     }
 

@@ -245,19 +245,7 @@ import TestSupport
     /// Forces `view` through the typed view of `kind`, reading everything on success.
     static func parse(_ view: RTCPPacketView, as kind: RTCPPacketKind) -> RTCPError? {
         do throws(RTCPError) {
-            let packet: RTCPPacket
-            switch kind {
-            case .senderReport: packet = .senderReport(try RTCPSenderReport(view))
-            case .receiverReport: packet = .receiverReport(try RTCPReceiverReport(view))
-            case .sourceDescription: packet = .sourceDescription(try RTCPSourceDescription(view))
-            case .bye: packet = .bye(try RTCPBye(view))
-            case .genericNACK: packet = .genericNACK(try RTCPGenericNACK(view))
-            case .pictureLossIndication: packet = .pictureLossIndication(try RTCPPictureLossIndication(view))
-            case .fullIntraRequest: packet = .fullIntraRequest(try RTCPFullIntraRequest(view))
-            case .receiverEstimatedMaximumBitrate:
-                packet = .receiverEstimatedMaximumBitrate(try RTCPReceiverEstimatedMaximumBitrate(view))
-            case .transportFeedback: packet = .transportFeedback(try RTCPTransportFeedback(view))
-            }
+            let packet = try view.parsed(as: kind)
             readEverything(packet)
             return nil
         } catch {

@@ -70,9 +70,13 @@ static int loopback_socket(uint16_t *port) {
     return descriptor;
 }
 
-static srtp_t make_session(int outbound) {
-    uint8_t key[32];
-    getrandom(key, sizeof key, 0);
+/// A session with `key` (random when NULL) in one direction; outbound sessions may repeat packets.
+static srtp_t make_session(const uint8_t *key, int outbound) {
+    uint8_t random_key[32];
+    if (key == NULL) {
+        getrandom(random_key, sizeof random_key, 0);
+        key = random_key;
+    }
     srtp_policy_t policy;
     memset(&policy, 0, sizeof policy);
     if (use_gcm) {
@@ -83,17 +87,11 @@ static srtp_t make_session(int outbound) {
         srtp_crypto_policy_set_rtcp_default(&policy.rtcp);
     }
     policy.ssrc.type = outbound ? ssrc_any_outbound : ssrc_any_inbound;
-    policy.key = key;
+    policy.key = (unsigned char *)key;
     policy.window_size = 1024;
     policy.allow_repeat_tx = outbound;
     srtp_t session;
     if (srtp_create(&session, &policy) != srtp_err_status_ok) { fprintf(stderr, "srtp_create failed\n"); exit(1); }
-    return session;
-}
-
-static srtp_t create_session(srtp_policy_t *policy) {
-    srtp_t session;
-    if (srtp_create(&session, policy) != srtp_err_status_ok) { fprintf(stderr, "srtp_create failed\n"); exit(1); }
     return session;
 }
 
@@ -212,31 +210,18 @@ static void run(const profile_case *profile, double window) {
     struct sockaddr_in router = loopback(router_port);
     connect(publisher_socket, (struct sockaddr *)&router, sizeof router);
 
-    // The publisher and the forwarder share the publisher's key: one policy, two sessions.
+    // The publisher and the forwarder share the publisher's key.
     uint8_t key[32];
     getrandom(key, sizeof key, 0);
-    srtp_policy_t policy;
-    memset(&policy, 0, sizeof policy);
-    if (use_gcm) {
-        srtp_crypto_policy_set_aes_gcm_128_16_auth(&policy.rtp);
-        srtp_crypto_policy_set_aes_gcm_128_16_auth(&policy.rtcp);
-    } else {
-        srtp_crypto_policy_set_rtp_default(&policy.rtp);
-        srtp_crypto_policy_set_rtcp_default(&policy.rtcp);
-    }
-    policy.key = key;
-    policy.window_size = 1024;
-    policy.ssrc.type = ssrc_any_inbound;
-    inbound_session = create_session(&policy);
-    policy.ssrc.type = ssrc_any_outbound;
-    srtp_t publisher_session = create_session(&policy);
+    inbound_session = make_session(key, 0);
+    srtp_t publisher_session = make_session(key, 1);
 
     for (int index = 0; index < subscriber_count; index++) {
         uint16_t port;
         subscriber_in[index] = loopback_socket(&port);
         subscriber_out[index] = loopback_socket(NULL);
         subscriber_address[index] = loopback(port);
-        outbound_session[index] = make_session(1);
+        outbound_session[index] = make_session(NULL, 1);
     }
 
     packets = aligned_alloc(64, (size_t)packet_count * packet_stride);
