@@ -9,6 +9,21 @@ let package = Package(
         .library(name: "SRTP", targets: ["SRTP"]),
         .library(name: "MediaControl", targets: ["MediaControl"]),
         .library(name: "MediaRouter", targets: ["MediaRouter"]),
+        .library(name: "SignalingProtocol", targets: ["SignalingProtocol"]),
+        .library(name: "Signaling", targets: ["Signaling"]),
+        .library(name: "SwitchyardServer", targets: ["SwitchyardServer"]),
+        .executable(name: "switchyard", targets: ["switchyard"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         .systemLibrary(
@@ -31,10 +46,60 @@ let package = Package(
         .target(name: "SRTP", dependencies: ["CSRTP", "RTPWire"]),
         .target(name: "MediaControl"),
         .target(name: "MediaRouter", dependencies: ["RTPWire", "SRTP", "CSystemShims", "MediaControl"]),
+        .target(name: "SignalingProtocol"),
+        .target(
+            name: "Signaling",
+            dependencies: [
+                "SignalingProtocol", "MediaControl",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+        .target(
+            name: "SwitchyardServer",
+            dependencies: [
+                "Signaling", "SignalingProtocol", "MediaControl", "MediaRouter", "SRTP",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "switchyard",
+            dependencies: [
+                "SwitchyardServer", "Signaling", "SignalingProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "RTPWireTests", dependencies: ["RTPWire", "TestSupport"]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP", "RTPWire", "TestSupport"]),
         .testTarget(name: "MediaRouterTests", dependencies: ["MediaRouter", "MediaControl", "RTPWire", "SRTP", "TestSupport"]),
         .testTarget(name: "CLibraryTests", dependencies: ["COpus", "CVPX", "CSystemShims"]),
+        .testTarget(name: "SignalingProtocolTests", dependencies: ["SignalingProtocol"]),
+        .testTarget(
+            name: "SignalingTests",
+            dependencies: ["Signaling", "SignalingProtocol", "MediaControl", .product(name: "JWTKit", package: "jwt-kit")]
+        ),
+        .testTarget(
+            name: "SwitchyardServerTests",
+            dependencies: [
+                "SwitchyardServer", "Signaling", "SignalingProtocol", "MediaControl", "RTPWire", "SRTP", "TestSupport",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
     ]
 )

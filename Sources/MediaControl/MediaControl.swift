@@ -34,4 +34,7 @@ public protocol MediaControl: Sendable {
 
     /// A copy of the router's statistics.
     func statistics(router: RouterID) async throws(MediaControlError) -> RouterStatistics
+
+    /// Object counts and traffic totals of the whole media plane.
+    func planeStatistics() async -> MediaPlaneStatistics
 }

@@ -58,3 +58,20 @@ public struct RouterStatistics: Equatable, Sendable {
         self.drops = drops
     }
 }
+
+/// Totals of the whole media plane since it started, for metrics: counters only grow, and include
+/// routers that have closed.
+public struct MediaPlaneStatistics: Equatable, Sendable {
+    public var routers = 0
+    public var transports = 0
+    public var producers = 0
+    public var consumers = 0
+    public var packetsReceived: UInt64 = 0
+    public var bytesReceived: UInt64 = 0
+    public var packetsSent: UInt64 = 0
+    public var bytesSent: UInt64 = 0
+    /// Packets dropped, by reason, as in `RouterStatistics.drops`.
+    public var drops: [String: UInt64] = [:]
+
+    public init() {}
+}

@@ -20,6 +20,18 @@ public struct DropCounters: Equatable, Sendable {
 
     public init() {}
 
+    /// Adds another set of counters, to keep the drops of closed routers in the plane's totals.
+    mutating func add(_ other: DropCounters) {
+        authentication += other.authentication
+        replay += other.replay
+        malformed += other.malformed
+        wrongSource += other.wrongSource
+        unknownSSRC += other.unknownSSRC
+        oversize += other.oversize
+        notRTP += other.notRTP
+        sendFailed += other.sendFailed
+    }
+
     /// The counters by name, for statistics and metrics.
     public var byReason: [String: UInt64] {
         [

@@ -82,7 +82,7 @@ public final class MediaPlane: MediaControl {
             registry.consumers = registry.consumers.filter { $0.value != routerID }
         }
         await onQueue(of: worker) {
-            worker.routers.removeValue(forKey: routerID)?.close()
+            worker.closeRouter(routerID)
         }
     }
 
@@ -277,6 +277,18 @@ public final class MediaPlane: MediaControl {
         let statistics: RouterStatistics? = await onQueue(of: worker) { worker.routers[routerID]?.statistics() }
         guard let statistics else { throw .unknownRouter(routerID) }
         return statistics
+    }
+
+    public func planeStatistics() async -> MediaPlaneStatistics {
+        var totals = MediaPlaneStatistics()
+        for worker in workers {
+            totals = await onQueue(of: worker) { [totals] in
+                var totals = totals
+                worker.addStatistics(to: &totals)
+                return totals
+            }
+        }
+        return totals
     }
 
     // MARK: - Helpers

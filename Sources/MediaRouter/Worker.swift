@@ -33,6 +33,13 @@ final class Worker: @unchecked Sendable {
     private var timer: DispatchSourceTimer?
 
     var routers: [RouterID: Router] = [:]
+    /// Datagrams and bytes through this worker's sockets since it started.
+    private(set) var packetsReceived: UInt64 = 0
+    private(set) var bytesReceived: UInt64 = 0
+    private(set) var packetsSent: UInt64 = 0
+    private(set) var bytesSent: UInt64 = 0
+    /// Drops of routers that have closed, so the plane's totals never go down.
+    private var closedRouterDrops = DropCounters()
 
     init(index: Int, configuration: MediaRouterConfiguration, events: AsyncStream<MediaEvent>.Continuation) {
         self.index = index
@@ -97,7 +104,9 @@ final class Worker: @unchecked Sendable {
             let received = switchyard_recv_batch(transport.socket.descriptor, receiveSlots, UInt32(Self.receiveBatch))
             guard received > 0 else { break }
             let now = MediaClock.monotonicNow()
+            packetsReceived &+= UInt64(received)
             for slot in 0..<Int(received) {
+                bytesReceived &+= UInt64(receiveSlots[slot].length)
                 transport.handleDatagram(receiveSlots + slot, now: now)
             }
             if received < Self.receiveBatch { break }
@@ -144,6 +153,8 @@ final class Worker: @unchecked Sendable {
                 }
                 let result = switchyard_send_batch(transport.socket.descriptor, scratchSlots, UInt32(chunk))
                 let accepted = max(0, Int(result))
+                packetsSent &+= UInt64(accepted)
+                for offset in 0..<accepted { bytesSent &+= UInt64(scratchSlots[offset].length) }
                 if accepted < chunk { transport.router?.drops.sendFailed += UInt64(chunk - accepted) }
                 sent += chunk
             }
@@ -151,6 +162,30 @@ final class Worker: @unchecked Sendable {
         }
         dirtyTransports.removeAll(keepingCapacity: true)
         sendSlotsUsed = 0
+    }
+
+    /// Closes a router and keeps its drop counts.
+    func closeRouter(_ id: RouterID) {
+        guard let router = routers.removeValue(forKey: id) else { return }
+        closedRouterDrops.add(router.drops)
+        router.close()
+    }
+
+    /// This worker's share of the plane's statistics.
+    func addStatistics(to totals: inout MediaPlaneStatistics) {
+        var drops = closedRouterDrops
+        for router in routers.values {
+            drops.add(router.drops)
+            totals.transports += router.transports.count
+            totals.producers += router.producers.count
+            totals.consumers += router.consumers.count
+        }
+        totals.routers += routers.count
+        totals.packetsReceived += packetsReceived
+        totals.bytesReceived += bytesReceived
+        totals.packetsSent += packetsSent
+        totals.bytesSent += bytesSent
+        totals.drops.merge(drops.byReason, uniquingKeysWith: +)
     }
 
     @inline(__always)

@@ -1,0 +1,194 @@
+import Foundation
+import HummingbirdWebSocket
+import Logging
+import SignalingProtocol
+
+private let processStart = ContinuousClock.now
+
+/// Runs one client's WebSocket: decodes each message, answers every request in order, writes the
+/// events the directory sends, enforces the connect timeout and the rate limit, and removes the
+/// connection from its session when the socket goes away.
+public struct ClientSessionHandler: Sendable {
+    let directory: SessionDirectory
+    let tokens: TokenAuthority
+    let configuration: SignalingConfiguration
+    let wallClock: @Sendable () -> Date
+    let monotonicClock: @Sendable () -> Duration
+
+    public init(
+        directory: SessionDirectory, tokens: TokenAuthority, configuration: SignalingConfiguration,
+        wallClock: @escaping @Sendable () -> Date = Date.init,
+        monotonicClock: (@Sendable () -> Duration)? = nil
+    ) {
+        self.directory = directory
+        self.tokens = tokens
+        self.configuration = configuration
+        self.wallClock = wallClock
+        self.monotonicClock = monotonicClock ?? { processStart.duration(to: .now) }
+    }
+
+    /// Where this client is, once `connect` succeeded.
+    private struct Identity {
+        var sessionId: String
+        var connectionId: String
+    }
+
+    public func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger) async {
+        let outbox = ClientOutbox()
+        let connectTimeout = configuration.connectTimeout
+        let timeout = Task {
+            try await Task.sleep(for: connectTimeout)
+            outbox.close(.connectTimeout, message: "no connect request within \(connectTimeout)")
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await Self.write(outbox, to: outbound) }
+            var identity: Identity?
+            var limiter = MessageRateLimiter(
+                rate: configuration.messagesPerSecond, burst: configuration.messageBurst,
+                violationsBeforeDisconnect: configuration.rateViolationsBeforeDisconnect)
+            do {
+                reading: for try await message in inbound.messages(maxSize: configuration.maximumMessageBytes) {
+                    switch limiter.admit(now: monotonicClock()) {
+                    case .accept:
+                        break
+                    case .refuse:
+                        outbox.send(.error(id: nil, SignalingError(.rateLimited, "more than \(configuration.messagesPerSecond) messages per second; slow down")))
+                        continue reading
+                    case .disconnect:
+                        let reason = "kept sending over \(configuration.messagesPerSecond) messages per second"
+                        if let identity {
+                            await directory.disconnect(
+                                sessionId: identity.sessionId, connectionId: identity.connectionId, reason: .forceDisconnected,
+                                closing: (.rateLimitExceeded, reason))
+                        } else {
+                            outbox.close(.rateLimitExceeded, message: reason)
+                        }
+                        break reading
+                    }
+                    guard case .text(let text) = message else {
+                        outbox.send(.error(id: nil, SignalingError(.malformedMessage, "binary messages are not accepted; send JSON text")))
+                        continue reading
+                    }
+                    switch ClientMessage.decode(Data(text.utf8)) {
+                    case .failure(let rejection):
+                        outbox.send(.error(id: rejection.id, rejection.error))
+                    case .success(let request):
+                        let leaving = await handle(request, identity: &identity, outbox: outbox, logger: logger)
+                        if identity != nil { timeout.cancel() }
+                        if leaving { break reading }
+                    }
+                }
+            } catch {
+                logger.debug("websocket ended", metadata: ["error": "\(error)"])
+            }
+            timeout.cancel()
+            if let identity {
+                await directory.disconnect(sessionId: identity.sessionId, connectionId: identity.connectionId, reason: .networkDisconnected)
+            }
+            outbox.finish()
+            await group.waitForAll()
+        }
+    }
+
+    /// Writes messages until the outbox ends, then closes the socket with a code that matches the
+    /// last word it sent.
+    private static func write(_ outbox: ClientOutbox, to outbound: WebSocketOutboundWriter) async {
+        var lastWord: SessionDisconnectedReason?
+        for await message in outbox.messages {
+            if case .event(.sessionDisconnected(let disconnection)) = message {
+                lastWord = disconnection.reason
+            }
+            do {
+                try await outbound.write(.text(String(decoding: message.encoded(), as: UTF8.self)))
+            } catch {
+                return
+            }
+        }
+        switch lastWord {
+        case .serverShutdown: try? await outbound.close(.goingAway, reason: "server shutdown")
+        case .rateLimitExceeded, .connectTimeout: try? await outbound.close(.policyViolation, reason: lastWord?.rawValue)
+        case .clientDisconnected, .forceDisconnected, nil: try? await outbound.close(.normalClosure, reason: nil)
+        }
+    }
+
+    /// Answers one request. Returns true when the client is leaving.
+    private func handle(_ message: ClientMessage, identity: inout Identity?, outbox: ClientOutbox, logger: Logger) async -> Bool {
+        let id = message.id
+        guard let current = identity else {
+            guard case .connect(let parameters) = message.request else {
+                outbox.send(.error(id: id, SignalingError(.notConnected, "the first request must be connect")))
+                return false
+            }
+            do throws(SignalingError) {
+                let grant = try await verify(parameters)
+                let result = try await directory.connect(grant: grant, outbox: outbox)
+                identity = Identity(sessionId: grant.sessionId, connectionId: result.connection.connectionId)
+                outbox.send(.reply(id: id, .connect(result)))
+            } catch {
+                outbox.send(.error(id: id, error))
+            }
+            return false
+        }
+        let sessionId = current.sessionId
+        let connectionId = current.connectionId
+        do throws(SignalingError) {
+            let result: RequestResult
+            switch message.request {
+            case .connect:
+                throw SignalingError(.alreadyConnected, "this WebSocket is already connected as \(connectionId)")
+            case .publish(let parameters):
+                result = .publish(try await directory.publish(sessionId: sessionId, connectionId: connectionId, parameters: parameters))
+            case .unpublish(let reference):
+                try await directory.unpublish(sessionId: sessionId, connectionId: connectionId, streamId: reference.streamId)
+                result = .empty(.unpublish)
+            case .updateStream(let update):
+                try await directory.updateStream(sessionId: sessionId, connectionId: connectionId, update: update)
+                result = .empty(.updateStream)
+            case .subscribe(let parameters):
+                result = .subscribe(try await directory.subscribe(sessionId: sessionId, connectionId: connectionId, parameters: parameters))
+            case .unsubscribe(let reference):
+                try await directory.unsubscribe(sessionId: sessionId, connectionId: connectionId, subscriberId: reference.subscriberId)
+                result = .empty(.unsubscribe)
+            case .updateSubscriber(let update):
+                try await directory.updateSubscriber(sessionId: sessionId, connectionId: connectionId, update: update)
+                result = .empty(.updateSubscriber)
+            case .signal(let parameters):
+                try await directory.signal(sessionId: sessionId, from: .connection(connectionId), parameters: parameters)
+                result = .empty(.signal)
+            case .getStats(let reference):
+                result = .getStats(try await directory.statistics(sessionId: sessionId, connectionId: connectionId, subscriberId: reference.subscriberId))
+            case .forceDisconnect(let reference):
+                try await directory.forceDisconnect(sessionId: sessionId, by: .connection(connectionId), connectionId: reference.connectionId)
+                result = .empty(.forceDisconnect)
+            case .forceUnpublish(let reference):
+                try await directory.forceUnpublish(sessionId: sessionId, by: .connection(connectionId), streamId: reference.streamId)
+                result = .empty(.forceUnpublish)
+            case .disconnect:
+                outbox.send(.reply(id: id, .empty(.disconnect)))
+                await directory.disconnect(
+                    sessionId: sessionId, connectionId: connectionId, reason: .clientDisconnected,
+                    closing: (.clientDisconnected, "disconnected at the client's request"))
+                identity = nil
+                return true
+            }
+            outbox.send(.reply(id: id, result))
+        } catch {
+            outbox.send(.error(id: id, error))
+        }
+        return false
+    }
+
+    private func verify(_ parameters: ConnectParameters) async throws(SignalingError) -> ClientGrant {
+        let grant: ClientGrant
+        do {
+            grant = try await tokens.verifyClientToken(parameters.token, now: wallClock())
+        } catch {
+            throw SignalingError(error.code, error.description)
+        }
+        guard grant.sessionId == parameters.sessionId else {
+            let error = TokenError.wrongSession(tokenSession: grant.sessionId, requested: parameters.sessionId)
+            throw SignalingError(error.code, error.description)
+        }
+        return grant
+    }
+}

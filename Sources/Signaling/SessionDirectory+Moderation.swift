@@ -1,0 +1,65 @@
+import SignalingProtocol
+
+extension SessionDirectory {
+    /// Who asks: a connection (its role decides) or the app's backend through REST.
+    public enum Requester: Equatable, Sendable {
+        case connection(String)
+        case application
+    }
+
+    /// Delivers a signal to one connection or, without `to`, to every connection (the sender too).
+    /// The sender's identity is its connection, whatever the message says.
+    public func signal(sessionId: String, from requester: Requester, parameters: SignalParameters) throws(SignalingError) {
+        var sender: String?
+        if case .connection(let connectionId) = requester {
+            let connection = try connection(connectionId, in: sessionId)
+            guard connection.role.canSignal else {
+                throw SignalingError(.forbidden, "role \(connection.role.rawValue) cannot signal")
+            }
+            sender = connectionId
+        }
+        try SignalRules.validate(type: parameters.type, data: parameters.data)
+        guard let session = sessions[sessionId] else { throw SignalingError(.notFound, "no session \(sessionId)") }
+        let delivery = SessionEvent.signal(SignalDelivery(from: sender, type: parameters.type, data: parameters.data))
+        if let target = parameters.to {
+            guard let connection = session.connections[target] else {
+                throw SignalingError(.notFound, "no connection \(target) in this session")
+            }
+            connection.outbox.send(delivery)
+        } else {
+            session.broadcast(delivery)
+        }
+    }
+
+    /// Removes a connection from the session; it is told why, the others see `forceDisconnected`.
+    public func forceDisconnect(sessionId: String, by requester: Requester, connectionId target: String) async throws(SignalingError) {
+        try authorizeModeration(requester, in: sessionId, action: "force disconnect")
+        guard sessions[sessionId]?.connections[target] != nil else {
+            throw SignalingError(.notFound, "no connection \(target) in session \(sessionId)")
+        }
+        await disconnect(
+            sessionId: sessionId, connectionId: target, reason: .forceDisconnected,
+            closing: (.forceDisconnected, requester == .application ? "disconnected by the application" : "disconnected by a moderator"))
+    }
+
+    /// Ends someone's stream; everyone, its publisher included, sees `streamDestroyed` with
+    /// `forceUnpublished`.
+    public func forceUnpublish(sessionId: String, by requester: Requester, streamId: String) async throws(SignalingError) {
+        try authorizeModeration(requester, in: sessionId, action: "force unpublish")
+        guard sessions[sessionId]?.streams[streamId] != nil else {
+            throw SignalingError(.notFound, "no stream \(streamId) in session \(sessionId)")
+        }
+        let transports = removeStream(sessionId: sessionId, streamId: streamId, reason: .forceUnpublished, notifyPublisher: true)
+        await closeTransports(transports)
+    }
+
+    private func authorizeModeration(_ requester: Requester, in sessionId: String, action: String) throws(SignalingError) {
+        guard sessions[sessionId] != nil else { throw SignalingError(.notFound, "no session \(sessionId)") }
+        if case .connection(let connectionId) = requester {
+            let connection = try connection(connectionId, in: sessionId)
+            guard connection.role.canModerate else {
+                throw SignalingError(.forbidden, "role \(connection.role.rawValue) cannot \(action); only a moderator can")
+            }
+        }
+    }
+}

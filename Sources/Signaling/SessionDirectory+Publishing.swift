@@ -1,0 +1,207 @@
+import MediaControl
+import SignalingProtocol
+
+extension SessionDirectory {
+    /// Longest stream name, in characters.
+    static let maximumStreamNameCharacters = 256
+
+    /// Starts a stream: a plain transport for the publisher, a producer per track, and
+    /// `streamCreated` to every other connection.
+    public func publish(sessionId: String, connectionId: String, parameters: PublishParameters) async throws(SignalingError) -> PublishResult {
+        let connection = try connection(connectionId, in: sessionId)
+        guard connection.role.canPublish else {
+            throw SignalingError(.forbidden, "role \(connection.role.rawValue) cannot publish")
+        }
+        guard connection.streamIds.count < limits.streamsPerConnection else {
+            throw SignalingError(.limitReached, "this connection already publishes \(limits.streamsPerConnection) streams")
+        }
+        try Self.validate(parameters)
+        let routerID = try await router(of: sessionId)
+        let transport: PlainTransportParameters
+        do {
+            transport = try await media.createPlainTransport(router: routerID, options: Self.transportOptions(parameters.transport))
+        } catch {
+            throw Self.mediaError(error)
+        }
+        var audio: PublishedTrack?
+        var video: PublishedTrack?
+        do {
+            if let track = parameters.audio {
+                audio = PublishedTrack(description: track, producerID: try await media.produce(transport: transport.transportID, options: Self.producerOptions(track)))
+            }
+            if let track = parameters.video {
+                video = PublishedTrack(description: track, producerID: try await media.produce(transport: transport.transportID, options: Self.producerOptions(track)))
+            }
+        } catch {
+            await closeTransports([transport.transportID])
+            throw Self.mediaError(error)
+        }
+        guard let current = sessions[sessionId]?.connections[connectionId] else {
+            await closeTransports([transport.transportID])
+            throw SignalingError(.notConnected, "this connection left the session while publishing")
+        }
+        let videoType = parameters.videoType ?? .camera
+        let info = StreamInfo(
+            streamId: SessionIdentifier.make(prefix: "st_"), connection: current.info, creationTime: nowMilliseconds,
+            name: parameters.name ?? "", hasAudio: audio != nil && parameters.publishAudio != false,
+            hasVideo: video != nil && parameters.publishVideo != false, videoDimensions: parameters.videoDimensions,
+            videoType: videoType)
+        let fallback = AudioFallbackSettings(
+            subscriberAudioFallbackEnabled: parameters.audioFallback?.subscriberAudioFallbackEnabled ?? (videoType == .camera),
+            publisherAudioFallbackEnabled: parameters.audioFallback?.publisherAudioFallbackEnabled ?? false)
+        sessions[sessionId]!.streams[info.streamId] = StreamState(
+            info: info, publisherConnectionId: connectionId, transportID: transport.transportID, audio: audio, video: video,
+            audioFallback: fallback)
+        sessions[sessionId]!.connections[connectionId]!.streamIds.insert(info.streamId)
+        sessions[sessionId]!.broadcast(.streamCreated(StreamEvent(stream: info)), excluding: connectionId)
+        logger.info("stream created", metadata: ["session": "\(sessionId)", "stream": "\(info.streamId)", "connection": "\(connectionId)"])
+        return PublishResult(stream: info, transport: Self.answer(transport))
+    }
+
+    /// Ends one of the connection's own streams.
+    public func unpublish(sessionId: String, connectionId: String, streamId: String) async throws(SignalingError) {
+        _ = try ownedStream(streamId, by: connectionId, in: sessionId)
+        let transports = removeStream(sessionId: sessionId, streamId: streamId, reason: .clientDisconnected, notifyPublisher: false)
+        await closeTransports(transports)
+    }
+
+    /// The publisher turns audio or video on or off, or reports new dimensions: every connection hears
+    /// `streamPropertyChanged`, and subscribers whose video goes off or on hear why.
+    public func updateStream(sessionId: String, connectionId: String, update: StreamUpdate) async throws(SignalingError) {
+        let stream = try ownedStream(update.streamId, by: connectionId, in: sessionId)
+        if update.publishVideo == true, stream.video == nil {
+            throw SignalingError(.invalidParams, "publishVideo: stream \(update.streamId) has no video track")
+        }
+        if update.publishAudio == true, stream.audio == nil {
+            throw SignalingError(.invalidParams, "publishAudio: stream \(update.streamId) has no audio track")
+        }
+        var consumerChanges: [(ConsumerID, pause: Bool)] = []
+        if let publishAudio = update.publishAudio, publishAudio != stream.info.hasAudio {
+            changeProperty(.hasAudio, of: update.streamId, in: sessionId, old: .flag(!publishAudio), new: .flag(publishAudio)) {
+                $0.hasAudio = publishAudio
+            }
+            for subscriber in subscribers(of: stream, in: sessionId) {
+                if let audio = subscriber.audio { consumerChanges.append((audio.consumerID, !publishAudio)) }
+            }
+        }
+        if let publishVideo = update.publishVideo, publishVideo != stream.info.hasVideo {
+            changeProperty(.hasVideo, of: update.streamId, in: sessionId, old: .flag(!publishVideo), new: .flag(publishVideo)) {
+                $0.hasVideo = publishVideo
+            }
+            for subscriber in subscribers(of: stream, in: sessionId) {
+                guard let video = subscriber.video else { continue }
+                consumerChanges.append((video.consumerID, !publishVideo))
+                if subscriber.subscribeToVideo {
+                    let change = SubscriberVideoChange(subscriberId: subscriber.id, streamId: stream.info.streamId, reason: .publisherPropertyChanged)
+                    sessions[sessionId]?.connections[subscriber.connectionId]?.outbox.send(publishVideo ? .videoEnabled(change) : .videoDisabled(change))
+                }
+            }
+        }
+        if let dimensions = update.videoDimensions, dimensions != stream.info.videoDimensions {
+            changeProperty(.videoDimensions, of: update.streamId, in: sessionId, old: .dimensions(stream.info.videoDimensions), new: .dimensions(dimensions)) {
+                $0.videoDimensions = dimensions
+            }
+        }
+        for (consumer, pause) in consumerChanges {
+            do {
+                if pause {
+                    try await media.pauseConsumer(consumer, reason: .publisherChoice)
+                } else {
+                    try await media.resumeConsumer(consumer, reason: .publisherChoice)
+                }
+            } catch {
+                logger.debug("consumer gone before its update", metadata: ["consumer": "\(consumer)", "error": "\(error)"])
+            }
+        }
+    }
+
+    func ownedStream(_ streamId: String, by connectionId: String, in sessionId: String) throws(SignalingError) -> StreamState {
+        _ = try connection(connectionId, in: sessionId)
+        guard let stream = sessions[sessionId]?.streams[streamId] else {
+            throw SignalingError(.notFound, "no stream \(streamId) in this session")
+        }
+        guard stream.publisherConnectionId == connectionId else {
+            throw SignalingError(.notOwner, "stream \(streamId) belongs to another connection")
+        }
+        return stream
+    }
+
+    private func subscribers(of stream: StreamState, in sessionId: String) -> [SubscriberState] {
+        stream.subscriberIds.compactMap { sessions[sessionId]?.subscribers[$0] }
+    }
+
+    private func changeProperty(
+        _ property: StreamProperty, of streamId: String, in sessionId: String, old: StreamPropertyValue,
+        new: StreamPropertyValue, _ apply: (inout StreamInfo) -> Void
+    ) {
+        guard var info = sessions[sessionId]?.streams[streamId]?.info else { return }
+        apply(&info)
+        sessions[sessionId]?.streams[streamId]?.info = info
+        sessions[sessionId]?.broadcast(
+            .streamPropertyChanged(StreamPropertyChange(stream: info, changedProperty: property, oldValue: old, newValue: new)))
+    }
+
+    private static func validate(_ parameters: PublishParameters) throws(SignalingError) {
+        guard parameters.audio != nil || parameters.video != nil else {
+            throw SignalingError(.invalidParams, "publish needs an audio or a video track")
+        }
+        if let audio = parameters.audio, audio.codec != .opus {
+            throw SignalingError(.invalidParams, "audio.codec must be opus, not \(audio.codec.rawValue)")
+        }
+        if let video = parameters.video, video.codec != .vp8 {
+            throw SignalingError(.invalidParams, "video.codec must be vp8, not \(video.codec.rawValue)")
+        }
+        var ssrcs: Set<UInt32> = []
+        for (name, track) in [("audio", parameters.audio), ("video", parameters.video)] {
+            guard let track else { continue }
+            for (field, payloadType) in [("payloadType", track.payloadType), ("rtxPayloadType", track.rtxPayloadType)] {
+                if let payloadType, !(96...127).contains(payloadType) {
+                    throw SignalingError(.invalidParams, "\(name).\(field) must be a dynamic payload type (96-127), not \(payloadType)")
+                }
+            }
+            if (track.rtxSsrc == nil) != (track.rtxPayloadType == nil) {
+                throw SignalingError(.invalidParams, "\(name): rtxSsrc and rtxPayloadType go together")
+            }
+            for ssrc in [track.ssrc, track.rtxSsrc].compactMap({ $0 }) {
+                guard ssrcs.insert(ssrc).inserted else {
+                    throw SignalingError(.invalidParams, "\(name): SSRC \(ssrc) is used twice in this stream")
+                }
+            }
+        }
+        if let name = parameters.name, name.count > maximumStreamNameCharacters {
+            throw SignalingError(.invalidParams, "name has \(name.count) characters; the limit is \(maximumStreamNameCharacters)")
+        }
+        if let dimensions = parameters.videoDimensions {
+            try validate(dimensions)
+        }
+    }
+
+    static func validate(_ dimensions: VideoDimensions) throws(SignalingError) {
+        guard (1...16384).contains(dimensions.width), (1...16384).contains(dimensions.height) else {
+            throw SignalingError(.invalidParams, "videoDimensions must be 1-16384 pixels each way, not \(dimensions.width)x\(dimensions.height)")
+        }
+    }
+
+    static func transportOptions(_ offer: TransportOffer) -> PlainTransportOptions {
+        PlainTransportOptions(
+            remoteAddress: offer.remote.map { TransportAddress(host: $0.host, port: $0.port) },
+            clientSRTP: SRTPParameters(profile: offer.srtp.profile, keyParameter: offer.srtp.key))
+    }
+
+    static func answer(_ transport: PlainTransportParameters) -> TransportAnswer {
+        TransportAnswer(
+            local: EndpointAddress(host: transport.localAddress.host, port: transport.localAddress.port),
+            srtp: SRTPKeying(profile: transport.routerSRTP.profile, key: transport.routerSRTP.keyParameter))
+    }
+
+    private static func producerOptions(_ track: TrackDescription) -> ProducerOptions {
+        let codec: CodecName =
+            switch track.codec {
+            case .opus: .opus
+            case .vp8: .vp8
+            }
+        return ProducerOptions(
+            codec: CodecParameters(name: codec, payloadType: track.payloadType, rtxPayloadType: track.rtxPayloadType),
+            ssrc: track.ssrc, rtxSSRC: track.rtxSsrc)
+    }
+}

@@ -1,0 +1,153 @@
+import MediaControl
+import SignalingProtocol
+
+extension SessionDirectory {
+    /// Starts forwarding a stream to this connection over a new plain transport: one consumer per
+    /// track, paused for whichever choice (the subscriber's or the publisher's) has it off.
+    public func subscribe(sessionId: String, connectionId: String, parameters: SubscribeParameters) async throws(SignalingError) -> SubscribeResult {
+        let connection = try connection(connectionId, in: sessionId)
+        guard connection.role.canSubscribe else {
+            throw SignalingError(.forbidden, "role \(connection.role.rawValue) cannot subscribe")
+        }
+        guard connection.subscriberIds.count < limits.subscribersPerConnection else {
+            throw SignalingError(.limitReached, "this connection already has \(limits.subscribersPerConnection) subscribers")
+        }
+        guard let stream = sessions[sessionId]?.streams[parameters.streamId] else {
+            throw SignalingError(.notFound, "no stream \(parameters.streamId) in this session")
+        }
+        let subscribeToAudio = parameters.subscribeToAudio ?? true
+        let subscribeToVideo = parameters.subscribeToVideo ?? true
+        let routerID = try await router(of: sessionId)
+        let transport: PlainTransportParameters
+        do {
+            transport = try await media.createPlainTransport(router: routerID, options: Self.transportOptions(parameters.transport))
+        } catch {
+            throw Self.mediaError(error)
+        }
+        var audio: ConsumerParameters?
+        var video: ConsumerParameters?
+        do {
+            if let track = stream.audio {
+                audio = try await media.consume(
+                    transport: transport.transportID, producer: track.producerID,
+                    pauseReasons: Self.pauseReasons(subscriberWants: subscribeToAudio, publisherSends: stream.info.hasAudio))
+            }
+            if let track = stream.video {
+                video = try await media.consume(
+                    transport: transport.transportID, producer: track.producerID,
+                    pauseReasons: Self.pauseReasons(subscriberWants: subscribeToVideo, publisherSends: stream.info.hasVideo))
+            }
+        } catch {
+            await closeTransports([transport.transportID])
+            throw Self.mediaError(error)
+        }
+        guard sessions[sessionId]?.connections[connectionId] != nil, let current = sessions[sessionId]?.streams[parameters.streamId] else {
+            await closeTransports([transport.transportID])
+            throw SignalingError(.notFound, "stream \(parameters.streamId) ended while subscribing")
+        }
+        let subscriber = SubscriberState(
+            id: SessionIdentifier.make(prefix: "sb_"), streamId: parameters.streamId, connectionId: connectionId,
+            transportID: transport.transportID, audio: audio, video: video, subscribeToAudio: subscribeToAudio,
+            subscribeToVideo: subscribeToVideo)
+        sessions[sessionId]!.subscribers[subscriber.id] = subscriber
+        sessions[sessionId]!.connections[connectionId]!.subscriberIds.insert(subscriber.id)
+        sessions[sessionId]!.streams[parameters.streamId]!.subscriberIds.insert(subscriber.id)
+        let disableReason: VideoDisableReason? =
+            if video == nil { nil } else if !subscribeToVideo { .subscriberPropertyChanged } else if !current.info.hasVideo { .publisherPropertyChanged } else { nil }
+        return SubscribeResult(
+            subscriberId: subscriber.id, streamId: parameters.streamId, transport: Self.answer(transport),
+            audio: audio.map { Self.track($0) }, video: video.map { Self.track($0) },
+            videoEnabled: video != nil && disableReason == nil, videoDisableReason: disableReason)
+    }
+
+    public func unsubscribe(sessionId: String, connectionId: String, subscriberId: String) async throws(SignalingError) {
+        _ = try ownedSubscriber(subscriberId, by: connectionId, in: sessionId)
+        guard let subscriber = removeSubscriber(sessionId: sessionId, subscriberId: subscriberId) else { return }
+        await closeTransports([subscriber.transportID])
+    }
+
+    /// The subscriber turns a track off or on. Turning video off or on while the publisher sends it
+    /// gives `videoDisabled` / `videoEnabled` with reason `subscriberPropertyChanged`.
+    public func updateSubscriber(sessionId: String, connectionId: String, update: SubscriberUpdate) async throws(SignalingError) {
+        let subscriber = try ownedSubscriber(update.subscriberId, by: connectionId, in: sessionId)
+        let stream = sessions[sessionId]?.streams[subscriber.streamId]
+        var changes: [(ConsumerID, pause: Bool)] = []
+        if let wanted = update.subscribeToAudio, wanted != subscriber.subscribeToAudio {
+            sessions[sessionId]?.subscribers[subscriber.id]?.subscribeToAudio = wanted
+            if let audio = subscriber.audio { changes.append((audio.consumerID, !wanted)) }
+        }
+        if let wanted = update.subscribeToVideo, wanted != subscriber.subscribeToVideo {
+            sessions[sessionId]?.subscribers[subscriber.id]?.subscribeToVideo = wanted
+            if let video = subscriber.video {
+                changes.append((video.consumerID, !wanted))
+                if stream?.info.hasVideo == true {
+                    let change = SubscriberVideoChange(subscriberId: subscriber.id, streamId: subscriber.streamId, reason: .subscriberPropertyChanged)
+                    sessions[sessionId]?.connections[connectionId]?.outbox.send(wanted ? .videoEnabled(change) : .videoDisabled(change))
+                }
+            }
+        }
+        for (consumer, pause) in changes {
+            do {
+                if pause {
+                    try await media.pauseConsumer(consumer, reason: .subscriberChoice)
+                } else {
+                    try await media.resumeConsumer(consumer, reason: .subscriberChoice)
+                }
+            } catch {
+                logger.debug("consumer gone before its update", metadata: ["consumer": "\(consumer)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// What the router measured for one of this connection's subscribers.
+    public func statistics(sessionId: String, connectionId: String, subscriberId: String) async throws(SignalingError) -> SubscriberStatistics {
+        let subscriber = try ownedSubscriber(subscriberId, by: connectionId, in: sessionId)
+        let routerID = try await router(of: sessionId)
+        let statistics: RouterStatistics
+        do {
+            statistics = try await media.statistics(router: routerID)
+        } catch {
+            throw Self.mediaError(error)
+        }
+        func track(_ consumer: ConsumerParameters?) -> TrackStatistics? {
+            guard let consumer, let measured = statistics.consumers.first(where: { $0.consumerID == consumer.consumerID }) else { return nil }
+            let lost = max(0, measured.packetsLost)
+            return TrackStatistics(
+                packetsSent: measured.packetsSent, bytesSent: measured.bytesSent,
+                packetsReceived: measured.packetsSent - min(measured.packetsSent, UInt64(lost)), packetsLost: measured.packetsLost,
+                fractionLost: Double(measured.fractionLost) / 256, jitterSeconds: measured.jitterSeconds,
+                roundTripTimeSeconds: measured.roundTripTimeSeconds, retransmittedPackets: measured.retransmittedPackets,
+                nacksReceived: measured.nacksReceived, keyFrameRequestsReceived: measured.keyFrameRequestsReceived)
+        }
+        return SubscriberStatistics(
+            subscriberId: subscriberId, streamId: subscriber.streamId, timestamp: nowMilliseconds,
+            audio: track(subscriber.audio), video: track(subscriber.video))
+    }
+
+    private func ownedSubscriber(_ subscriberId: String, by connectionId: String, in sessionId: String) throws(SignalingError) -> SubscriberState {
+        _ = try connection(connectionId, in: sessionId)
+        guard let subscriber = sessions[sessionId]?.subscribers[subscriberId] else {
+            throw SignalingError(.notFound, "no subscriber \(subscriberId) in this session")
+        }
+        guard subscriber.connectionId == connectionId else {
+            throw SignalingError(.notOwner, "subscriber \(subscriberId) belongs to another connection")
+        }
+        return subscriber
+    }
+
+    private static func pauseReasons(subscriberWants: Bool, publisherSends: Bool) -> Set<ConsumerPauseReason> {
+        var reasons: Set<ConsumerPauseReason> = []
+        if !subscriberWants { reasons.insert(.subscriberChoice) }
+        if !publisherSends { reasons.insert(.publisherChoice) }
+        return reasons
+    }
+
+    private static func track(_ consumer: ConsumerParameters) -> TrackDescription {
+        let codec: TrackCodec =
+            switch consumer.codec.name {
+            case .opus: .opus
+            case .vp8: .vp8
+            }
+        return TrackDescription(codec: codec, payloadType: consumer.codec.payloadType, ssrc: consumer.ssrc)
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import Logging
+import MediaControl
+import SignalingProtocol
+
+/// Every session on this server: connections, streams and subscribers, kept consistent with the
+/// media plane through `MediaControl`. An actor, so each request sees and leaves the bookkeeping
+/// whole; after every `await` on the media plane it checks again that what it acts on still exists.
+public actor SessionDirectory {
+    let media: any MediaControl
+    let limits: SignalingLimits
+    let logger: Logger
+    private let wallClock: @Sendable () -> Date
+    var sessions: [String: SessionState] = [:]
+
+    public init(media: any MediaControl, limits: SignalingLimits, logger: Logger, wallClock: @escaping @Sendable () -> Date = Date.init) {
+        self.media = media
+        self.limits = limits
+        self.logger = logger
+        self.wallClock = wallClock
+    }
+
+    var nowMilliseconds: Int64 { Int64(wallClock().timeIntervalSince1970 * 1000) }
+
+    // MARK: - Sessions
+
+    /// Creates an empty session, with the id asked for or a new one.
+    public func createSession(id requested: String?) throws(SignalingError) -> String {
+        let id = requested ?? SessionIdentifier.make(prefix: "s_")
+        guard SessionIdentifier.isValid(id) else { throw SignalingError(.invalidParams, "sessionId \(SessionIdentifier.rule)") }
+        if sessions[id] == nil {
+            guard sessions.count < limits.sessions else {
+                throw SignalingError(.limitReached, "this server already holds \(limits.sessions) sessions")
+            }
+            sessions[id] = SessionState(id: id, createdThroughREST: true)
+        }
+        return id
+    }
+
+    public func snapshot(of sessionId: String) -> SessionSnapshot? {
+        sessions[sessionId]?.snapshot
+    }
+
+    public func counts() -> DirectoryCounts {
+        var counts = DirectoryCounts()
+        counts.sessions = sessions.count
+        for session in sessions.values {
+            counts.connections += session.connections.count
+            counts.streams += session.streams.count
+            counts.subscribers += session.subscribers.count
+        }
+        return counts
+    }
+
+    // MARK: - Connections
+
+    /// Adds a connection to the session its token names, creating the session if needed, and tells
+    /// everyone already there.
+    public func connect(grant: ClientGrant, outbox: ClientOutbox) throws(SignalingError) -> ConnectResult {
+        if sessions[grant.sessionId] == nil {
+            guard sessions.count < limits.sessions else {
+                throw SignalingError(.limitReached, "this server already holds \(limits.sessions) sessions")
+            }
+            sessions[grant.sessionId] = SessionState(id: grant.sessionId, createdThroughREST: false)
+        }
+        guard sessions[grant.sessionId]!.connections.count < limits.connectionsPerSession else {
+            throw SignalingError(.limitReached, "session \(grant.sessionId) already has \(limits.connectionsPerSession) connections")
+        }
+        let info = ConnectionInfo(
+            connectionId: SessionIdentifier.make(prefix: "c_"), creationTime: nowMilliseconds, data: grant.connectionData)
+        sessions[grant.sessionId]!.broadcast(.connectionCreated(ConnectionEvent(connection: info)))
+        sessions[grant.sessionId]!.connections[info.connectionId] = ConnectionState(info: info, role: grant.role, outbox: outbox)
+        logger.info("connection created", metadata: ["session": "\(grant.sessionId)", "connection": "\(info.connectionId)", "role": "\(grant.role.rawValue)"])
+        return ConnectResult(connection: info, role: grant.role, session: sessions[grant.sessionId]!.snapshot)
+    }
+
+    /// Removes a connection and everything it published or subscribed to, and tells the others.
+    /// The connection's own outbox is closed with `closing` when given, else just finished.
+    public func disconnect(
+        sessionId: String, connectionId: String, reason: ConnectionDestroyedReason,
+        closing: (SessionDisconnectedReason, String)? = nil
+    ) async {
+        guard let connection = sessions[sessionId]?.connections.removeValue(forKey: connectionId) else { return }
+        var transports: [TransportID] = []
+        let streamReason: StreamDestroyedReason =
+            switch reason {
+            case .clientDisconnected: .clientDisconnected
+            case .forceDisconnected: .forceDisconnected
+            case .networkDisconnected: .networkDisconnected
+            }
+        for streamId in connection.streamIds {
+            transports += removeStream(sessionId: sessionId, streamId: streamId, reason: streamReason, notifyPublisher: false)
+        }
+        for subscriberId in connection.subscriberIds {
+            if let subscriber = removeSubscriber(sessionId: sessionId, subscriberId: subscriberId) {
+                transports.append(subscriber.transportID)
+            }
+        }
+        sessions[sessionId]?.broadcast(.connectionDestroyed(ConnectionEvent(connection: connection.info, reason: reason)))
+        if let (closeReason, message) = closing {
+            connection.outbox.close(closeReason, message: message)
+        } else {
+            connection.outbox.finish()
+        }
+        logger.info("connection destroyed", metadata: ["session": "\(sessionId)", "connection": "\(connectionId)", "reason": "\(reason.rawValue)"])
+        var emptiedRouter: Task<RouterID, any Error>?
+        if sessions[sessionId]?.connections.isEmpty == true {
+            emptiedRouter = sessions[sessionId]?.router
+            sessions[sessionId]?.router = nil
+            if sessions[sessionId]?.createdThroughREST == false { sessions[sessionId] = nil }
+        }
+        await closeTransports(transports)
+        if let emptiedRouter, let router = try? await emptiedRouter.value {
+            try? await media.closeRouter(router)
+        }
+    }
+
+    /// Tells every client why and closes every connection and router (graceful shutdown).
+    public func closeAll(reason: SessionDisconnectedReason, message: String) async {
+        var routers: [Task<RouterID, any Error>] = []
+        for session in sessions.values {
+            for connection in session.connections.values {
+                connection.outbox.close(reason, message: message)
+            }
+            if let router = session.router { routers.append(router) }
+        }
+        sessions.removeAll()
+        for router in routers {
+            if let id = try? await router.value { try? await media.closeRouter(id) }
+        }
+    }
+
+    // MARK: - Shared helpers
+
+    func connection(_ connectionId: String, in sessionId: String) throws(SignalingError) -> ConnectionState {
+        guard let connection = sessions[sessionId]?.connections[connectionId] else {
+            throw SignalingError(.notConnected, "this connection has left the session")
+        }
+        return connection
+    }
+
+    func router(of sessionId: String) async throws(SignalingError) -> RouterID {
+        guard sessions[sessionId] != nil else { throw SignalingError(.notFound, "session \(sessionId) does not exist") }
+        let task: Task<RouterID, any Error>
+        if let existing = sessions[sessionId]!.router {
+            task = existing
+        } else {
+            let media = self.media
+            task = Task { try await media.createRouter() }
+            sessions[sessionId]!.router = task
+        }
+        do {
+            return try await task.value
+        } catch {
+            throw SignalingError(.mediaError, "the media plane could not create a router: \(error)")
+        }
+    }
+
+    /// Removes a stream and its subscribers from the bookkeeping, tells the session, and returns the
+    /// transports to close.
+    func removeStream(sessionId: String, streamId: String, reason: StreamDestroyedReason, notifyPublisher: Bool) -> [TransportID] {
+        guard let stream = sessions[sessionId]?.streams.removeValue(forKey: streamId) else { return [] }
+        sessions[sessionId]?.connections[stream.publisherConnectionId]?.streamIds.remove(streamId)
+        var transports = [stream.transportID]
+        for subscriberId in stream.subscriberIds {
+            if let subscriber = removeSubscriber(sessionId: sessionId, subscriberId: subscriberId) {
+                transports.append(subscriber.transportID)
+            }
+        }
+        sessions[sessionId]?.broadcast(
+            .streamDestroyed(StreamEvent(stream: stream.info, reason: reason)),
+            excluding: notifyPublisher ? nil : stream.publisherConnectionId)
+        logger.info("stream destroyed", metadata: ["session": "\(sessionId)", "stream": "\(streamId)", "reason": "\(reason.rawValue)"])
+        return transports
+    }
+
+    func removeSubscriber(sessionId: String, subscriberId: String) -> SubscriberState? {
+        guard let subscriber = sessions[sessionId]?.subscribers.removeValue(forKey: subscriberId) else { return nil }
+        sessions[sessionId]?.connections[subscriber.connectionId]?.subscriberIds.remove(subscriberId)
+        sessions[sessionId]?.streams[subscriber.streamId]?.subscriberIds.remove(subscriberId)
+        return subscriber
+    }
+
+    func closeTransports(_ transports: [TransportID]) async {
+        for transport in transports {
+            do {
+                try await media.closeTransport(transport)
+            } catch {
+                logger.debug("transport already closed", metadata: ["transport": "\(transport)", "error": "\(error)"])
+            }
+        }
+    }
+
+    static func mediaError(_ error: MediaControlError) -> SignalingError {
+        switch error {
+        case .invalidParameters(let reason): SignalingError(.invalidParams, reason)
+        case .ssrcInUse(let ssrc): SignalingError(.invalidParams, "SSRC \(ssrc) is already in use on this transport")
+        case .noFreePort(let lowest, let highest): SignalingError(.limitReached, "no free media port in \(lowest)-\(highest)")
+        default: SignalingError(.mediaError, "\(error)")
+        }
+    }
+}

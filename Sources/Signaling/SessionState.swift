@@ -1,0 +1,72 @@
+import MediaControl
+import SignalingProtocol
+
+/// One client's presence, as the directory keeps it.
+struct ConnectionState {
+    var info: ConnectionInfo
+    var role: Role
+    var outbox: ClientOutbox
+    var streamIds: Set<String> = []
+    var subscriberIds: Set<String> = []
+}
+
+/// One published stream: its transport, its producers and what the publisher has turned on.
+struct StreamState {
+    var info: StreamInfo
+    var publisherConnectionId: String
+    var transportID: TransportID
+    var audio: PublishedTrack?
+    var video: PublishedTrack?
+    var audioFallback: AudioFallbackSettings
+    var subscriberIds: Set<String> = []
+}
+
+struct PublishedTrack {
+    var description: TrackDescription
+    var producerID: ProducerID
+}
+
+/// One connection receiving one stream.
+struct SubscriberState {
+    var id: String
+    var streamId: String
+    var connectionId: String
+    var transportID: TransportID
+    var audio: ConsumerParameters?
+    var video: ConsumerParameters?
+    var subscribeToAudio: Bool
+    var subscribeToVideo: Bool
+}
+
+/// One session: its connections, streams and subscribers, and the router that carries its media.
+struct SessionState {
+    var id: String
+    var createdThroughREST: Bool
+    var connections: [String: ConnectionState] = [:]
+    var streams: [String: StreamState] = [:]
+    var subscribers: [String: SubscriberState] = [:]
+    /// Created on first use; a task so that two requests racing for it share one router.
+    var router: Task<RouterID, any Error>?
+
+    var snapshot: SessionSnapshot {
+        SessionSnapshot(
+            sessionId: id,
+            connections: connections.values.map(\.info).sorted { ($0.creationTime, $0.connectionId) < ($1.creationTime, $1.connectionId) },
+            streams: streams.values.map(\.info).sorted { ($0.creationTime, $0.streamId) < ($1.creationTime, $1.streamId) })
+    }
+
+    /// Sends an event to every connection but `excluded`.
+    func broadcast(_ event: SessionEvent, excluding excluded: String? = nil) {
+        for (connectionId, connection) in connections where connectionId != excluded {
+            connection.outbox.send(event)
+        }
+    }
+}
+
+/// Counts for metrics.
+public struct DirectoryCounts: Equatable, Sendable {
+    public var sessions = 0
+    public var connections = 0
+    public var streams = 0
+    public var subscribers = 0
+}

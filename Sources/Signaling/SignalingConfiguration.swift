@@ -1,0 +1,30 @@
+/// How the signaling server treats its clients.
+public struct SignalingConfiguration: Equatable, Sendable {
+    /// Largest WebSocket message accepted, in bytes; a larger one closes the connection (1009).
+    public var maximumMessageBytes: Int
+    /// Messages per second a connection may send, sustained.
+    public var messagesPerSecond: Double
+    /// Messages a connection may send at once.
+    public var messageBurst: Int
+    /// Refused messages in a row after which the connection is closed.
+    public var rateViolationsBeforeDisconnect: Int
+    /// Time a new WebSocket has to send `connect`.
+    public var connectTimeout: Duration
+    /// Time between WebSocket pings, so dead connections are noticed.
+    public var pingInterval: Duration
+    public var limits: SignalingLimits
+
+    public init(
+        maximumMessageBytes: Int = 65_536, messagesPerSecond: Double = 50, messageBurst: Int = 100,
+        rateViolationsBeforeDisconnect: Int = 50, connectTimeout: Duration = .seconds(10),
+        pingInterval: Duration = .seconds(15), limits: SignalingLimits = SignalingLimits()
+    ) {
+        self.maximumMessageBytes = maximumMessageBytes
+        self.messagesPerSecond = messagesPerSecond
+        self.messageBurst = messageBurst
+        self.rateViolationsBeforeDisconnect = rateViolationsBeforeDisconnect
+        self.connectTimeout = connectTimeout
+        self.pingInterval = pingInterval
+        self.limits = limits
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import MediaControl
+
+/// The signaling side of Switchyard: the session directory, the client WebSocket at `/v1/ws` and
+/// the REST API under `/v1/sessions`, registered on a router the daemon owns.
+public struct SignalingServer: Sendable {
+    public static let webSocketPath = "/v1/ws"
+
+    public let directory: SessionDirectory
+    public let tokens: TokenAuthority
+    public let configuration: SignalingConfiguration
+    private let handler: ClientSessionHandler
+    private let rest: RESTRoutes
+
+    public init(
+        media: any MediaControl, tokens: TokenAuthority, configuration: SignalingConfiguration, logger: Logger,
+        wallClock: @escaping @Sendable () -> Date = Date.init
+    ) {
+        directory = SessionDirectory(media: media, limits: configuration.limits, logger: logger, wallClock: wallClock)
+        self.tokens = tokens
+        self.configuration = configuration
+        handler = ClientSessionHandler(directory: directory, tokens: tokens, configuration: configuration, wallClock: wallClock)
+        rest = RESTRoutes(directory: directory, tokens: tokens, wallClock: wallClock)
+    }
+
+    public func register(on router: Router<BasicWebSocketRequestContext>) {
+        let handler = self.handler
+        router.ws(RouterPath(Self.webSocketPath)) { inbound, outbound, context in
+            await handler.run(inbound: inbound, outbound: outbound, logger: context.logger)
+        }
+        rest.register(on: router)
+    }
+
+    /// WebSocket settings: the frame limit and keep-alive pings.
+    public var webSocketConfiguration: WebSocketServerConfiguration {
+        WebSocketServerConfiguration(
+            maxFrameSize: configuration.maximumMessageBytes, autoPing: .enabled(timePeriod: configuration.pingInterval))
+    }
+}

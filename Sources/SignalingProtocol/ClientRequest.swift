@@ -1,0 +1,38 @@
+/// Everything a client can ask of the server, one case per `method`.
+public enum ClientRequest: Equatable, Sendable {
+    case connect(ConnectParameters)
+    case publish(PublishParameters)
+    case unpublish(StreamReference)
+    case updateStream(StreamUpdate)
+    case subscribe(SubscribeParameters)
+    case unsubscribe(SubscriberReference)
+    case updateSubscriber(SubscriberUpdate)
+    case signal(SignalParameters)
+    case getStats(SubscriberReference)
+    case forceDisconnect(ConnectionReference)
+    case forceUnpublish(StreamReference)
+    case disconnect
+
+    /// The `method` string of each request.
+    public enum Method: String, Codable, CaseIterable, Sendable {
+        case connect, publish, unpublish, updateStream, subscribe, unsubscribe, updateSubscriber, signal
+        case getStats, forceDisconnect, forceUnpublish, disconnect
+    }
+
+    public var method: Method {
+        switch self {
+        case .connect: .connect
+        case .publish: .publish
+        case .unpublish: .unpublish
+        case .updateStream: .updateStream
+        case .subscribe: .subscribe
+        case .unsubscribe: .unsubscribe
+        case .updateSubscriber: .updateSubscriber
+        case .signal: .signal
+        case .getStats: .getStats
+        case .forceDisconnect: .forceDisconnect
+        case .forceUnpublish: .forceUnpublish
+        case .disconnect: .disconnect
+        }
+    }
+}

@@ -1,0 +1,149 @@
+/// Parameters of `connect`: the first request on every WebSocket.
+public struct ConnectParameters: Codable, Equatable, Sendable {
+    /// The session to join; the token must be for this session.
+    public var sessionId: String
+    public var token: String
+
+    public init(sessionId: String, token: String) {
+        self.sessionId = sessionId
+        self.token = token
+    }
+}
+
+/// Per-stream audio-fallback settings, named as in the reference platform.
+public struct AudioFallbackSettings: Codable, Equatable, Sendable {
+    /// Subscribers whose network cannot carry the video fall back to audio. Default: on for camera
+    /// streams, off for screen share.
+    public var subscriberAudioFallbackEnabled: Bool?
+    /// The publisher falls back to audio when its uplink cannot carry the video. Default: off.
+    public var publisherAudioFallbackEnabled: Bool?
+
+    public init(subscriberAudioFallbackEnabled: Bool? = nil, publisherAudioFallbackEnabled: Bool? = nil) {
+        self.subscriberAudioFallbackEnabled = subscriberAudioFallbackEnabled
+        self.publisherAudioFallbackEnabled = publisherAudioFallbackEnabled
+    }
+}
+
+/// Parameters of `publish`.
+public struct PublishParameters: Codable, Equatable, Sendable {
+    public var name: String?
+    public var videoType: VideoType?
+    public var videoDimensions: VideoDimensions?
+    /// The audio track, if the stream has one.
+    public var audio: TrackDescription?
+    /// The video track, if the stream has one.
+    public var video: TrackDescription?
+    /// Whether audio starts enabled (default true when there is an audio track).
+    public var publishAudio: Bool?
+    /// Whether video starts enabled (default true when there is a video track).
+    public var publishVideo: Bool?
+    public var audioFallback: AudioFallbackSettings?
+    public var transport: TransportOffer
+
+    public init(
+        name: String? = nil, videoType: VideoType? = nil, videoDimensions: VideoDimensions? = nil,
+        audio: TrackDescription? = nil, video: TrackDescription? = nil, publishAudio: Bool? = nil,
+        publishVideo: Bool? = nil, audioFallback: AudioFallbackSettings? = nil, transport: TransportOffer
+    ) {
+        self.name = name
+        self.videoType = videoType
+        self.videoDimensions = videoDimensions
+        self.audio = audio
+        self.video = video
+        self.publishAudio = publishAudio
+        self.publishVideo = publishVideo
+        self.audioFallback = audioFallback
+        self.transport = transport
+    }
+}
+
+/// Parameters of `unpublish` and `forceUnpublish`.
+public struct StreamReference: Codable, Equatable, Sendable {
+    public var streamId: String
+
+    public init(streamId: String) { self.streamId = streamId }
+}
+
+/// Parameters of `updateStream`: the publisher turns its audio or video on or off, or reports new
+/// video dimensions. Omitted fields stay as they are.
+public struct StreamUpdate: Codable, Equatable, Sendable {
+    public var streamId: String
+    public var publishAudio: Bool?
+    public var publishVideo: Bool?
+    public var videoDimensions: VideoDimensions?
+
+    public init(streamId: String, publishAudio: Bool? = nil, publishVideo: Bool? = nil, videoDimensions: VideoDimensions? = nil) {
+        self.streamId = streamId
+        self.publishAudio = publishAudio
+        self.publishVideo = publishVideo
+        self.videoDimensions = videoDimensions
+    }
+}
+
+/// Parameters of `subscribe`.
+public struct SubscribeParameters: Codable, Equatable, Sendable {
+    public var streamId: String
+    /// Default true.
+    public var subscribeToAudio: Bool?
+    /// Default true.
+    public var subscribeToVideo: Bool?
+    public var transport: TransportOffer
+
+    public init(streamId: String, subscribeToAudio: Bool? = nil, subscribeToVideo: Bool? = nil, transport: TransportOffer) {
+        self.streamId = streamId
+        self.subscribeToAudio = subscribeToAudio
+        self.subscribeToVideo = subscribeToVideo
+        self.transport = transport
+    }
+}
+
+/// Parameters of `unsubscribe` and `getStats`.
+public struct SubscriberReference: Codable, Equatable, Sendable {
+    public var subscriberId: String
+
+    public init(subscriberId: String) { self.subscriberId = subscriberId }
+}
+
+/// Parameters of `updateSubscriber`. Omitted fields stay as they are.
+public struct SubscriberUpdate: Codable, Equatable, Sendable {
+    public var subscriberId: String
+    public var subscribeToAudio: Bool?
+    public var subscribeToVideo: Bool?
+
+    public init(subscriberId: String, subscribeToAudio: Bool? = nil, subscribeToVideo: Bool? = nil) {
+        self.subscriberId = subscriberId
+        self.subscribeToAudio = subscribeToAudio
+        self.subscribeToVideo = subscribeToVideo
+    }
+}
+
+/// Parameters of `signal`, and of the REST signal call.
+public struct SignalParameters: Codable, Equatable, Sendable {
+    /// The connection to deliver to; omitted for every connection in the session.
+    public var to: String?
+    /// At most 128 characters of A–Z a–z 0–9 - _ ~; may be empty.
+    public var type: String
+    /// At most 8 KB (UTF-8).
+    public var data: String
+    /// Deliver after a reconnection if the recipient is reconnecting (reserved; delivered now).
+    public var retryAfterReconnect: Bool?
+
+    public init(to: String? = nil, type: String, data: String, retryAfterReconnect: Bool? = nil) {
+        self.to = to
+        self.type = type
+        self.data = data
+        self.retryAfterReconnect = retryAfterReconnect
+    }
+}
+
+/// Parameters of `forceDisconnect`.
+public struct ConnectionReference: Codable, Equatable, Sendable {
+    public var connectionId: String
+
+    public init(connectionId: String) { self.connectionId = connectionId }
+}
+
+/// Parameters of requests that take none (`disconnect`).
+public struct NoParameters: Codable, Equatable, Sendable {
+    public init() {}
+}

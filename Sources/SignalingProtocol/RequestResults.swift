@@ -1,0 +1,145 @@
+/// What a client may do, from its token's role.
+public struct Capabilities: Codable, Equatable, Sendable {
+    public var publish: Bool
+    public var subscribe: Bool
+    public var signal: Bool
+    public var forceDisconnect: Bool
+    public var forceUnpublish: Bool
+
+    public init(role: Role) {
+        publish = role.canPublish
+        subscribe = role.canSubscribe
+        signal = role.canSignal
+        forceDisconnect = role.canModerate
+        forceUnpublish = role.canModerate
+    }
+}
+
+/// A session as a client sees it on connect and as `GET /v1/sessions/{id}` returns it.
+public struct SessionSnapshot: Codable, Equatable, Sendable {
+    public var sessionId: String
+    public var connectionCount: Int
+    public var connections: [ConnectionInfo]
+    public var streams: [StreamInfo]
+
+    public init(sessionId: String, connections: [ConnectionInfo], streams: [StreamInfo]) {
+        self.sessionId = sessionId
+        self.connectionCount = connections.count
+        self.connections = connections
+        self.streams = streams
+    }
+}
+
+/// The reply to `connect`.
+public struct ConnectResult: Codable, Equatable, Sendable {
+    /// This client's own connection.
+    public var connection: ConnectionInfo
+    public var role: Role
+    public var capabilities: Capabilities
+    /// Everyone already in the session, this connection included.
+    public var session: SessionSnapshot
+
+    public init(connection: ConnectionInfo, role: Role, session: SessionSnapshot) {
+        self.connection = connection
+        self.role = role
+        self.capabilities = Capabilities(role: role)
+        self.session = session
+    }
+}
+
+/// The reply to `publish`.
+public struct PublishResult: Codable, Equatable, Sendable {
+    public var stream: StreamInfo
+    /// Where to send the stream's media, and how the router protects its RTCP to the publisher.
+    public var transport: TransportAnswer
+
+    public init(stream: StreamInfo, transport: TransportAnswer) {
+        self.stream = stream
+        self.transport = transport
+    }
+}
+
+/// The reply to `subscribe`.
+public struct SubscribeResult: Codable, Equatable, Sendable {
+    public var subscriberId: String
+    public var streamId: String
+    /// Where the router sends from, and how it protects what it sends.
+    public var transport: TransportAnswer
+    /// The tracks as the router sends them to this subscriber (its own SSRCs).
+    public var audio: TrackDescription?
+    public var video: TrackDescription?
+    /// Whether video is forwarded now, and if not, why.
+    public var videoEnabled: Bool
+    public var videoDisableReason: VideoDisableReason?
+
+    public init(
+        subscriberId: String, streamId: String, transport: TransportAnswer, audio: TrackDescription?,
+        video: TrackDescription?, videoEnabled: Bool, videoDisableReason: VideoDisableReason?
+    ) {
+        self.subscriberId = subscriberId
+        self.streamId = streamId
+        self.transport = transport
+        self.audio = audio
+        self.video = video
+        self.videoEnabled = videoEnabled
+        self.videoDisableReason = videoDisableReason
+    }
+}
+
+/// One track's counters for one subscriber, as the router measures them.
+public struct TrackStatistics: Codable, Equatable, Sendable {
+    /// Packets and bytes the router sent to the subscriber.
+    public var packetsSent: UInt64
+    public var bytesSent: UInt64
+    /// `packetsSent` less the subscriber's reported cumulative loss.
+    public var packetsReceived: UInt64
+    /// Cumulative loss from the subscriber's latest receiver report.
+    public var packetsLost: Int64
+    /// Fraction lost in the latest report interval, 0–1.
+    public var fractionLost: Double
+    public var jitterSeconds: Double
+    public var roundTripTimeSeconds: Double?
+    public var retransmittedPackets: UInt64
+    public var nacksReceived: UInt64
+    public var keyFrameRequestsReceived: UInt64
+
+    public init(
+        packetsSent: UInt64, bytesSent: UInt64, packetsReceived: UInt64, packetsLost: Int64, fractionLost: Double,
+        jitterSeconds: Double, roundTripTimeSeconds: Double?, retransmittedPackets: UInt64, nacksReceived: UInt64,
+        keyFrameRequestsReceived: UInt64
+    ) {
+        self.packetsSent = packetsSent
+        self.bytesSent = bytesSent
+        self.packetsReceived = packetsReceived
+        self.packetsLost = packetsLost
+        self.fractionLost = fractionLost
+        self.jitterSeconds = jitterSeconds
+        self.roundTripTimeSeconds = roundTripTimeSeconds
+        self.retransmittedPackets = retransmittedPackets
+        self.nacksReceived = nacksReceived
+        self.keyFrameRequestsReceived = keyFrameRequestsReceived
+    }
+}
+
+/// The reply to `getStats`.
+public struct SubscriberStatistics: Codable, Equatable, Sendable {
+    public var subscriberId: String
+    public var streamId: String
+    /// Milliseconds since the Unix epoch.
+    public var timestamp: Int64
+    public var audio: TrackStatistics?
+    public var video: TrackStatistics?
+
+    public init(subscriberId: String, streamId: String, timestamp: Int64, audio: TrackStatistics?, video: TrackStatistics?) {
+        self.subscriberId = subscriberId
+        self.streamId = streamId
+        self.timestamp = timestamp
+        self.audio = audio
+        self.video = video
+    }
+}
+
+/// The reply of a request that returns nothing but success.
+public struct EmptyResult: Codable, Equatable, Sendable {
+    public init() {}
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// The result of a successful request, by the request's method.
+public enum RequestResult: Equatable, Sendable {
+    case connect(ConnectResult)
+    case publish(PublishResult)
+    case subscribe(SubscribeResult)
+    case getStats(SubscriberStatistics)
+    /// Every other method: success with nothing to return.
+    case empty(ClientRequest.Method)
+
+    public var method: ClientRequest.Method {
+        switch self {
+        case .connect: .connect
+        case .publish: .publish
+        case .subscribe: .subscribe
+        case .getStats: .getStats
+        case .empty(let method): method
+        }
+    }
+}
+
+/// One message from the server:
+/// - a reply `{"v": 1, "id": 7, "method": "publish", "result": {...}}`,
+/// - an error `{"v": 1, "id": 7, "error": {"code": "forbidden", "message": "..."}}` (`id` is null when
+///   the request had no readable id),
+/// - or an event `{"v": 1, "event": "streamCreated", "data": {...}}`.
+public enum ServerMessage: Equatable, Sendable {
+    case reply(id: Int, RequestResult)
+    case error(id: Int?, SignalingError)
+    case event(SessionEvent)
+}
+
+extension ServerMessage: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case v, id, method, result, error, event, data
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(SignalingProtocolVersion.current, forKey: .v)
+        switch self {
+        case .reply(let id, let result):
+            try container.encode(id, forKey: .id)
+            try container.encode(result.method, forKey: .method)
+            switch result {
+            case .connect(let value): try container.encode(value, forKey: .result)
+            case .publish(let value): try container.encode(value, forKey: .result)
+            case .subscribe(let value): try container.encode(value, forKey: .result)
+            case .getStats(let value): try container.encode(value, forKey: .result)
+            case .empty: try container.encode(EmptyResult(), forKey: .result)
+            }
+        case .error(let id, let error):
+            try container.encode(id, forKey: .id)
+            try container.encode(error, forKey: .error)
+        case .event(let event):
+            try container.encode(event.name, forKey: .event)
+            switch event {
+            case .connectionCreated(let value), .connectionDestroyed(let value): try container.encode(value, forKey: .data)
+            case .streamCreated(let value), .streamDestroyed(let value): try container.encode(value, forKey: .data)
+            case .streamPropertyChanged(let value): try container.encode(value, forKey: .data)
+            case .videoDisabled(let value), .videoEnabled(let value): try container.encode(value, forKey: .data)
+            case .signal(let value): try container.encode(value, forKey: .data)
+            case .sessionDisconnected(let value): try container.encode(value, forKey: .data)
+            }
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let version = try container.decode(Int.self, forKey: .v)
+        guard version == SignalingProtocolVersion.current else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .v, in: container, debugDescription: "protocol version \(version) is not supported")
+        }
+        if let name = try container.decodeIfPresent(SessionEvent.Name.self, forKey: .event) {
+            self = .event(try Self.decodeEvent(name, from: container))
+        } else if let error = try container.decodeIfPresent(SignalingError.self, forKey: .error) {
+            self = .error(id: try container.decodeIfPresent(Int.self, forKey: .id), error)
+        } else {
+            let id = try container.decode(Int.self, forKey: .id)
+            let method = try container.decode(ClientRequest.Method.self, forKey: .method)
+            let result: RequestResult
+            switch method {
+            case .connect: result = .connect(try container.decode(ConnectResult.self, forKey: .result))
+            case .publish: result = .publish(try container.decode(PublishResult.self, forKey: .result))
+            case .subscribe: result = .subscribe(try container.decode(SubscribeResult.self, forKey: .result))
+            case .getStats: result = .getStats(try container.decode(SubscriberStatistics.self, forKey: .result))
+            default: result = .empty(method)
+            }
+            self = .reply(id: id, result)
+        }
+    }
+
+    private static func decodeEvent(_ name: SessionEvent.Name, from container: KeyedDecodingContainer<CodingKeys>) throws -> SessionEvent {
+        func data<Value: Decodable>(_: Value.Type) throws -> Value { try container.decode(Value.self, forKey: .data) }
+        switch name {
+        case .connectionCreated: return .connectionCreated(try data(ConnectionEvent.self))
+        case .connectionDestroyed: return .connectionDestroyed(try data(ConnectionEvent.self))
+        case .streamCreated: return .streamCreated(try data(StreamEvent.self))
+        case .streamDestroyed: return .streamDestroyed(try data(StreamEvent.self))
+        case .streamPropertyChanged: return .streamPropertyChanged(try data(StreamPropertyChange.self))
+        case .videoDisabled: return .videoDisabled(try data(SubscriberVideoChange.self))
+        case .videoEnabled: return .videoEnabled(try data(SubscriberVideoChange.self))
+        case .signal: return .signal(try data(SignalDelivery.self))
+        case .sessionDisconnected: return .sessionDisconnected(try data(SessionDisconnection.self))
+        }
+    }
+
+    /// The JSON text of this message.
+    public func encoded() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Statistics are Doubles; a NaN must not take the server down.
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        return try! encoder.encode(self)
+    }
+}

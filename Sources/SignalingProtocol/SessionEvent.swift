@@ -1,0 +1,181 @@
+/// Why a connection left a session.
+public enum ConnectionDestroyedReason: String, Codable, Equatable, Sendable {
+    /// The client disconnected.
+    case clientDisconnected
+    /// A moderator or the app's backend disconnected it.
+    case forceDisconnected
+    /// Its WebSocket closed without a `disconnect`.
+    case networkDisconnected
+}
+
+/// Why a stream ended.
+public enum StreamDestroyedReason: String, Codable, Equatable, Sendable {
+    /// The publisher unpublished or disconnected.
+    case clientDisconnected
+    /// The publisher's connection was force-disconnected.
+    case forceDisconnected
+    /// A moderator or the app's backend unpublished it.
+    case forceUnpublished
+    /// The publisher's WebSocket closed without a `disconnect`.
+    case networkDisconnected
+}
+
+/// Why the server is closing this client's own connection.
+public enum SessionDisconnectedReason: String, Codable, Equatable, Sendable {
+    /// The client asked to disconnect.
+    case clientDisconnected
+    /// A moderator or the app's backend disconnected it.
+    case forceDisconnected
+    /// The server is shutting down.
+    case serverShutdown
+    /// The client kept sending faster than the message rate limit.
+    case rateLimitExceeded
+    /// The client did not send `connect` in time.
+    case connectTimeout
+}
+
+/// Why a subscriber's video is off.
+public enum VideoDisableReason: String, Codable, Equatable, Sendable {
+    /// The publisher turned its video off.
+    case publisherPropertyChanged
+    /// The subscriber set `subscribeToVideo` false.
+    case subscriberPropertyChanged
+    /// The audio-fallback policy turned it off for this subscriber's network.
+    case quality
+}
+
+/// A stream property whose change every connection hears about.
+public enum StreamProperty: String, Codable, Equatable, Sendable {
+    case hasAudio
+    case hasVideo
+    case videoDimensions
+}
+
+/// A property value in `streamPropertyChanged`: a boolean or video dimensions.
+public enum StreamPropertyValue: Codable, Equatable, Sendable {
+    case flag(Bool)
+    case dimensions(VideoDimensions?)
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let flag = try? container.decode(Bool.self) {
+            self = .flag(flag)
+        } else if container.decodeNil() {
+            self = .dimensions(nil)
+        } else {
+            self = .dimensions(try container.decode(VideoDimensions.self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .flag(let flag): try container.encode(flag)
+        case .dimensions(let dimensions): try container.encode(dimensions)
+        }
+    }
+}
+
+public struct ConnectionEvent: Codable, Equatable, Sendable {
+    public var connection: ConnectionInfo
+    public var reason: ConnectionDestroyedReason?
+
+    public init(connection: ConnectionInfo, reason: ConnectionDestroyedReason? = nil) {
+        self.connection = connection
+        self.reason = reason
+    }
+}
+
+public struct StreamEvent: Codable, Equatable, Sendable {
+    public var stream: StreamInfo
+    public var reason: StreamDestroyedReason?
+
+    public init(stream: StreamInfo, reason: StreamDestroyedReason? = nil) {
+        self.stream = stream
+        self.reason = reason
+    }
+}
+
+public struct StreamPropertyChange: Codable, Equatable, Sendable {
+    public var stream: StreamInfo
+    public var changedProperty: StreamProperty
+    public var oldValue: StreamPropertyValue
+    public var newValue: StreamPropertyValue
+
+    public init(stream: StreamInfo, changedProperty: StreamProperty, oldValue: StreamPropertyValue, newValue: StreamPropertyValue) {
+        self.stream = stream
+        self.changedProperty = changedProperty
+        self.oldValue = oldValue
+        self.newValue = newValue
+    }
+}
+
+/// Video of one subscription turned off or on, or a warning about it.
+public struct SubscriberVideoChange: Codable, Equatable, Sendable {
+    public var subscriberId: String
+    public var streamId: String
+    public var reason: VideoDisableReason
+
+    public init(subscriberId: String, streamId: String, reason: VideoDisableReason) {
+        self.subscriberId = subscriberId
+        self.streamId = streamId
+        self.reason = reason
+    }
+}
+
+/// A signal as delivered.
+public struct SignalDelivery: Codable, Equatable, Sendable {
+    /// The sending connection; omitted when the app's backend sent it through REST.
+    public var from: String?
+    public var type: String
+    public var data: String
+
+    public init(from: String?, type: String, data: String) {
+        self.from = from
+        self.type = type
+        self.data = data
+    }
+}
+
+public struct SessionDisconnection: Codable, Equatable, Sendable {
+    public var reason: SessionDisconnectedReason
+    public var message: String
+
+    public init(reason: SessionDisconnectedReason, message: String) {
+        self.reason = reason
+        self.message = message
+    }
+}
+
+/// Everything the server tells a client without being asked.
+public enum SessionEvent: Equatable, Sendable {
+    case connectionCreated(ConnectionEvent)
+    case connectionDestroyed(ConnectionEvent)
+    case streamCreated(StreamEvent)
+    case streamDestroyed(StreamEvent)
+    case streamPropertyChanged(StreamPropertyChange)
+    case videoDisabled(SubscriberVideoChange)
+    case videoEnabled(SubscriberVideoChange)
+    case signal(SignalDelivery)
+    /// The last message on a connection the server closes.
+    case sessionDisconnected(SessionDisconnection)
+
+    public enum Name: String, Codable, CaseIterable, Sendable {
+        case connectionCreated, connectionDestroyed, streamCreated, streamDestroyed, streamPropertyChanged
+        case videoDisabled, videoEnabled, signal, sessionDisconnected
+    }
+
+    public var name: Name {
+        switch self {
+        case .connectionCreated: .connectionCreated
+        case .connectionDestroyed: .connectionDestroyed
+        case .streamCreated: .streamCreated
+        case .streamDestroyed: .streamDestroyed
+        case .streamPropertyChanged: .streamPropertyChanged
+        case .videoDisabled: .videoDisabled
+        case .videoEnabled: .videoEnabled
+        case .signal: .signal
+        case .sessionDisconnected: .sessionDisconnected
+        }
+    }
+}

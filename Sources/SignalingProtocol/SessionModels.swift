@@ -1,0 +1,75 @@
+/// A client's presence in a session, as every client of the session sees it.
+public struct ConnectionInfo: Codable, Equatable, Sendable {
+    public var connectionId: String
+    /// Milliseconds since the Unix epoch.
+    public var creationTime: Int64
+    /// The connection data from the client's token (at most 1000 characters).
+    public var data: String
+
+    public init(connectionId: String, creationTime: Int64, data: String) {
+        self.connectionId = connectionId
+        self.creationTime = creationTime
+        self.data = data
+    }
+}
+
+/// What a stream's video shows.
+public enum VideoType: String, Codable, Equatable, Sendable {
+    case camera
+    case screen
+    case custom
+}
+
+public struct VideoDimensions: Codable, Equatable, Sendable {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+}
+
+/// Media one connection publishes.
+public struct StreamInfo: Codable, Equatable, Sendable {
+    public var streamId: String
+    public var connection: ConnectionInfo
+    /// Milliseconds since the Unix epoch.
+    public var creationTime: Int64
+    public var name: String
+    public var hasAudio: Bool
+    public var hasVideo: Bool
+    public var videoDimensions: VideoDimensions?
+    public var videoType: VideoType
+
+    public init(
+        streamId: String, connection: ConnectionInfo, creationTime: Int64, name: String, hasAudio: Bool,
+        hasVideo: Bool, videoDimensions: VideoDimensions?, videoType: VideoType
+    ) {
+        self.streamId = streamId
+        self.connection = connection
+        self.creationTime = creationTime
+        self.name = name
+        self.hasAudio = hasAudio
+        self.hasVideo = hasVideo
+        self.videoDimensions = videoDimensions
+        self.videoType = videoType
+    }
+}
+
+/// What a token lets a connection do.
+public enum Role: String, Codable, Equatable, Sendable, CaseIterable {
+    /// Subscribe and signal.
+    case subscriber
+    /// Publish, subscribe and signal.
+    case publisher
+    /// Publish only: no subscribing, no signals.
+    case publisheronly
+    /// Everything a publisher may do, plus force disconnect and force unpublish.
+    case moderator
+
+    public var canPublish: Bool { self != .subscriber }
+    public var canSubscribe: Bool { self != .publisheronly }
+    public var canSignal: Bool { self != .publisheronly }
+    public var canModerate: Bool { self == .moderator }
+}

@@ -1,0 +1,44 @@
+/// Why the server refused a request. Every error reply carries one of these and a message naming
+/// the input that was wrong.
+public enum SignalingErrorCode: String, Codable, Equatable, Sendable {
+    /// Not JSON, or not an object with `v`, `id` and `method`.
+    case malformedMessage
+    /// `v` is not a version this server speaks.
+    case unsupportedVersion
+    /// `method` is not one this server knows.
+    case unknownMethod
+    /// `params` is missing a field, has a field of the wrong type, or a value out of range.
+    case invalidParams
+    /// The first request must be `connect`.
+    case notConnected
+    /// `connect` was sent twice.
+    case alreadyConnected
+    /// The token is malformed, wrongly signed, uses another algorithm, or names another session.
+    case invalidToken
+    /// The token's `exp` has passed, or its `nbf` has not come yet.
+    case tokenExpired
+    /// The token's role does not allow the request.
+    case forbidden
+    /// No stream, subscriber or connection with that id in this session.
+    case notFound
+    /// The request acts on a stream or subscriber that belongs to another connection.
+    case notOwner
+    /// Too many messages; keep it up and the connection is closed.
+    case rateLimited
+    /// The media plane refused (no free port, bad SRTP key, SSRC in use, ...).
+    case mediaError
+    /// A server limit (sessions, connections per session, streams) is reached.
+    case limitReached
+    case internalError
+}
+
+/// The `error` member of an error reply.
+public struct SignalingError: Codable, Equatable, Sendable, Error {
+    public var code: SignalingErrorCode
+    public var message: String
+
+    public init(_ code: SignalingErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+}

@@ -1,0 +1,71 @@
+/// A UDP endpoint.
+public struct EndpointAddress: Codable, Equatable, Sendable {
+    /// A dotted-quad IPv4 address.
+    public var host: String
+    public var port: UInt16
+
+    public init(host: String, port: UInt16) {
+        self.host = host
+        self.port = port
+    }
+}
+
+/// SRTP keying of one direction: a profile name (`AEAD_AES_128_GCM`, `AEAD_AES_256_GCM`,
+/// `AES_CM_128_HMAC_SHA1_80`, `AES_CM_128_HMAC_SHA1_32`) and an RFC 4568 key parameter (`inline:<base64>`).
+public struct SRTPKeying: Codable, Equatable, Sendable {
+    public var profile: String
+    public var key: String
+
+    public init(profile: String, key: String) {
+        self.profile = profile
+        self.key = key
+    }
+}
+
+/// What a client offers for the plain SRTP transport of one publish or subscribe.
+public struct TransportOffer: Codable, Equatable, Sendable {
+    /// Where the client receives; omitted to let the router learn it from the first packet that
+    /// authenticates.
+    public var remote: EndpointAddress?
+    /// How the client protects what it sends to the router.
+    public var srtp: SRTPKeying
+
+    public init(remote: EndpointAddress? = nil, srtp: SRTPKeying) {
+        self.remote = remote
+        self.srtp = srtp
+    }
+}
+
+/// The router's side of a plain SRTP transport: where to send, and how the router protects what it sends.
+public struct TransportAnswer: Codable, Equatable, Sendable {
+    public var local: EndpointAddress
+    public var srtp: SRTPKeying
+
+    public init(local: EndpointAddress, srtp: SRTPKeying) {
+        self.local = local
+        self.srtp = srtp
+    }
+}
+
+/// The codecs a track can carry.
+public enum TrackCodec: String, Codable, Equatable, Sendable {
+    case opus
+    case vp8
+}
+
+/// One RTP stream: its codec, payload type, SSRC and optional RFC 4588 retransmission stream.
+public struct TrackDescription: Codable, Equatable, Sendable {
+    public var codec: TrackCodec
+    public var payloadType: UInt8
+    public var ssrc: UInt32
+    public var rtxPayloadType: UInt8?
+    public var rtxSsrc: UInt32?
+
+    public init(codec: TrackCodec, payloadType: UInt8, ssrc: UInt32, rtxPayloadType: UInt8? = nil, rtxSsrc: UInt32? = nil) {
+        self.codec = codec
+        self.payloadType = payloadType
+        self.ssrc = ssrc
+        self.rtxPayloadType = rtxPayloadType
+        self.rtxSsrc = rtxSsrc
+    }
+}

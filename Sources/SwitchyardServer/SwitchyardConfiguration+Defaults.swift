@@ -1,0 +1,51 @@
+extension SwitchyardConfiguration {
+    public static let developmentAPIKey = "switchyard-development"
+    public static let developmentAPISecret = "switchyard-development-secret-do-not-use-in-production"
+
+    /// The built-in configuration, identical to `Config/switchyard.json` (a test holds them equal).
+    public static let defaultJSON = """
+        {
+          "$schema": "./switchyard.schema.json",
+          "server": {
+            "host": "127.0.0.1",
+            "port": 7880,
+            "tls": null
+          },
+          "credentials": {
+            "apiKey": "switchyard-development",
+            "apiSecret": "switchyard-development-secret-do-not-use-in-production",
+            "restTokenMaxLifetimeSeconds": 300
+          },
+          "signaling": {
+            "maxMessageBytes": 65536,
+            "messagesPerSecond": 50,
+            "messageBurst": 100,
+            "rateViolationsBeforeDisconnect": 50,
+            "connectTimeoutSeconds": 10,
+            "pingIntervalSeconds": 15,
+            "maxSessions": 10000,
+            "maxConnectionsPerSession": 1000,
+            "maxStreamsPerConnection": 4,
+            "maxSubscribersPerConnection": 256
+          },
+          "media": {
+            "workers": 0,
+            "listenAddress": "127.0.0.1",
+            "announcedAddress": null,
+            "portRange": { "first": 40000, "last": 40999 },
+            "replayWindowPackets": 1024,
+            "retransmissionBufferPackets": 1024,
+            "keyFrameRequestIntervalMs": 1000,
+            "reportIntervalMs": 1000,
+            "producerIdleTimeoutMs": 5000
+          },
+          "logging": {
+            "level": "info"
+          },
+          "shutdown": {
+            "drainSeconds": 10
+          }
+        }
+
+        """
+}

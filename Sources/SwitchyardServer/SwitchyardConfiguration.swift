@@ -1,0 +1,176 @@
+import Foundation
+import Logging
+import MediaRouter
+import Signaling
+
+/// Everything the daemon is configured with. Read from JSON by `load(from:)`; every key is optional
+/// and takes the default documented in `docs/configuration.md` and `Config/switchyard.schema.json`.
+public struct SwitchyardConfiguration: Equatable, Sendable {
+    public struct TLS: Equatable, Sendable {
+        public var certificateChainFile: String
+        public var privateKeyFile: String
+    }
+
+    public var host: String
+    public var port: Int
+    public var tls: TLS?
+    public var apiKey: String
+    public var apiSecret: String
+    public var restTokenMaximumLifetimeSeconds: Int
+    public var signaling: SignalingConfiguration
+    public var media: MediaRouterConfiguration
+    public var logLevel: Logger.Level
+    public var drainTime: Duration
+
+    /// Shortest API secret accepted, in bytes: HS256 keys shorter than the hash are weak.
+    public static let minimumSecretBytes = 32
+
+    /// The built-in configuration: `Config/switchyard.json`, byte for byte.
+    public static var builtIn: SwitchyardConfiguration {
+        try! parse(Data(defaultJSON.utf8))
+    }
+
+    /// Whether the development credentials of the built-in configuration are in use.
+    public var usesDevelopmentCredentials: Bool {
+        apiKey == Self.developmentAPIKey || apiSecret == Self.developmentAPISecret
+    }
+
+    /// Whether anything listens beyond this machine.
+    public var listensBeyondLoopback: Bool {
+        !Self.isLoopback(host) || !Self.isLoopback(media.listenAddress)
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    /// Reads and checks a configuration file.
+    public static func load(from path: String) throws(ConfigurationError) -> SwitchyardConfiguration {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError(keyPath: "", problem: "cannot read configuration file \(path)")
+        }
+        return try parse(data)
+    }
+
+    /// Parses and checks a configuration document.
+    public static func parse(_ data: Data) throws(ConfigurationError) -> SwitchyardConfiguration {
+        let document: JSONValue
+        do {
+            document = try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch {
+            throw ConfigurationError(keyPath: "", problem: "not valid JSON: \(describeJSONError(error))")
+        }
+        var root = try ConfigurationReader(document, path: "")
+
+        var server = try root.object("server")
+        let host = try server.string("host", default: "127.0.0.1")
+        guard !host.isEmpty else { throw ConfigurationError(keyPath: "server.host", problem: "must not be empty") }
+        let port = try server.integer("port", default: 7880, in: 0...65535)
+        var tls: TLS?
+        if var tlsReader = try server.optionalObject("tls") {
+            tls = TLS(
+                certificateChainFile: try requiredFile(&tlsReader, "certificateChainFile"),
+                privateKeyFile: try requiredFile(&tlsReader, "privateKeyFile"))
+            try tlsReader.finish()
+        }
+        try server.finish()
+
+        var credentials = try root.object("credentials")
+        let apiKey = try credentials.string("apiKey", default: developmentAPIKey)
+        guard !apiKey.isEmpty else { throw ConfigurationError(keyPath: "credentials.apiKey", problem: "must not be empty") }
+        let apiSecret = try credentials.string("apiSecret", default: developmentAPISecret)
+        guard apiSecret.utf8.count >= minimumSecretBytes else {
+            throw ConfigurationError(
+                keyPath: "credentials.apiSecret",
+                problem: "is \(apiSecret.utf8.count) bytes; it must be at least \(minimumSecretBytes) (use 32 random bytes, e.g. `openssl rand -hex 32`)")
+        }
+        let restLifetime = try credentials.integer("restTokenMaxLifetimeSeconds", default: 300, in: 1...86_400)
+        try credentials.finish()
+
+        var signalingReader = try root.object("signaling")
+        let signaling = SignalingConfiguration(
+            maximumMessageBytes: try signalingReader.integer("maxMessageBytes", default: 65_536, in: 16_384...16_777_216),
+            messagesPerSecond: try signalingReader.number("messagesPerSecond", default: 50, in: 0.1...100_000),
+            messageBurst: try signalingReader.integer("messageBurst", default: 100, in: 1...100_000),
+            rateViolationsBeforeDisconnect: try signalingReader.integer("rateViolationsBeforeDisconnect", default: 50, in: 1...100_000),
+            connectTimeout: .seconds(try signalingReader.integer("connectTimeoutSeconds", default: 10, in: 1...3600)),
+            pingInterval: .seconds(try signalingReader.integer("pingIntervalSeconds", default: 15, in: 1...3600)),
+            limits: SignalingLimits(
+                connectionsPerSession: try signalingReader.integer("maxConnectionsPerSession", default: 1000, in: 1...1_000_000),
+                streamsPerConnection: try signalingReader.integer("maxStreamsPerConnection", default: 4, in: 1...1000),
+                subscribersPerConnection: try signalingReader.integer("maxSubscribersPerConnection", default: 256, in: 1...100_000),
+                sessions: try signalingReader.integer("maxSessions", default: 10_000, in: 1...10_000_000)))
+        try signalingReader.finish()
+
+        var mediaReader = try root.object("media")
+        let workers = try mediaReader.integer("workers", default: 0, in: 0...256)
+        let listenAddress = try mediaReader.string("listenAddress", default: "127.0.0.1")
+        try requireIPv4(listenAddress, at: "media.listenAddress")
+        let announcedAddress = try mediaReader.optionalString("announcedAddress")
+        if let announcedAddress { try requireIPv4(announcedAddress, at: "media.announcedAddress") }
+        var range = try mediaReader.object("portRange")
+        let first = try range.integer("first", default: 40_000, in: 1024...65535)
+        let last = try range.integer("last", default: 40_999, in: 1024...65535)
+        guard first <= last else {
+            throw ConfigurationError(keyPath: "media.portRange", problem: "first (\(first)) is greater than last (\(last))")
+        }
+        try range.finish()
+        let retransmission = try mediaReader.integer("retransmissionBufferPackets", default: 1024, in: 64...32_768)
+        guard retransmission & (retransmission - 1) == 0 else {
+            throw ConfigurationError(keyPath: "media.retransmissionBufferPackets", problem: "\(retransmission) is not a power of two")
+        }
+        let media = MediaRouterConfiguration(
+            workerCount: workers == 0 ? ProcessInfo.processInfo.activeProcessorCount : workers,
+            listenAddress: listenAddress, announcedAddress: announcedAddress,
+            portRange: UInt16(first)...UInt16(last),
+            replayWindowSize: try mediaReader.integer("replayWindowPackets", default: 1024, in: 64...32_767),
+            retransmissionBufferPackets: retransmission,
+            keyFrameRequestInterval: .milliseconds(try mediaReader.integer("keyFrameRequestIntervalMs", default: 1000, in: 100...60_000)),
+            reportInterval: .milliseconds(try mediaReader.integer("reportIntervalMs", default: 1000, in: 100...60_000)),
+            producerIdleTimeout: .milliseconds(try mediaReader.integer("producerIdleTimeoutMs", default: 5000, in: 500...600_000)))
+        try mediaReader.finish()
+
+        var logging = try root.object("logging")
+        let levelName = try logging.string("level", default: "info")
+        guard let level = Logger.Level(rawValue: levelName) else {
+            let known = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ConfigurationError(keyPath: "logging.level", problem: "\"\(levelName)\" is not one of \(known)")
+        }
+        try logging.finish()
+
+        var shutdown = try root.object("shutdown")
+        let drainSeconds = try shutdown.integer("drainSeconds", default: 10, in: 1...600)
+        try shutdown.finish()
+
+        try root.finish(allowing: ["$schema"])
+        return SwitchyardConfiguration(
+            host: host, port: port, tls: tls, apiKey: apiKey, apiSecret: apiSecret,
+            restTokenMaximumLifetimeSeconds: restLifetime, signaling: signaling, media: media, logLevel: level,
+            drainTime: .seconds(drainSeconds))
+    }
+
+    private static func requiredFile(_ reader: inout ConfigurationReader, _ key: String) throws(ConfigurationError) -> String {
+        guard let path = try reader.optionalString(key), !path.isEmpty else {
+            throw ConfigurationError(keyPath: reader.keyPath(key), problem: "is required when server.tls is set")
+        }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw ConfigurationError(keyPath: reader.keyPath(key), problem: "file \(path) does not exist or cannot be read")
+        }
+        return path
+    }
+
+    private static func requireIPv4(_ address: String, at keyPath: String) throws(ConfigurationError) {
+        let parts = address.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts.allSatisfy({ part in UInt8(part) != nil && !part.isEmpty }) else {
+            throw ConfigurationError(keyPath: keyPath, problem: "\"\(address)\" is not an IPv4 address")
+        }
+    }
+
+    private static func describeJSONError(_ error: any Error) -> String {
+        if case DecodingError.dataCorrupted(let context) = error {
+            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            return underlying ?? context.debugDescription
+        }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import HummingbirdWebSocket
+import Logging
+import MediaRouter
+import NIOSSL
+import Prometheus
+import SRTP
+import ServiceLifecycle
+import Signaling
+
+/// The whole server: media plane, signaling, REST, health and metrics, run as a service group that
+/// shuts down gracefully on SIGTERM and SIGINT.
+public final class SwitchyardDaemon: Sendable {
+    public let configuration: SwitchyardConfiguration
+    public let signaling: SignalingServer
+    private let media: MediaPlane
+    private let group: ServiceGroup
+
+    /// - Parameter onReady: called with the bound HTTP port once the server listens.
+    public init(
+        configuration: SwitchyardConfiguration, logger: Logger, registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+        onReady: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws(DaemonError) {
+        self.configuration = configuration
+        do {
+            media = try MediaPlane(configuration: configuration.media)
+        } catch {
+            throw .mediaPlane(error)
+        }
+        let tokens = await TokenAuthority(
+            apiKey: configuration.apiKey, apiSecret: configuration.apiSecret,
+            restTokenMaximumLifetime: Int64(configuration.restTokenMaximumLifetimeSeconds))
+        signaling = SignalingServer(media: media, tokens: tokens, configuration: configuration.signaling, logger: logger)
+        let metrics = SwitchyardMetrics(registry: registry, directory: signaling.directory, media: media, srtpLibrary: SRTPLibrary.version)
+
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        router.add(middleware: MetricsMiddleware())
+        signaling.register(on: router)
+        router.get("/health") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"status":"ok"}"#)))
+        }
+        router.get("/metrics") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: await metrics.render())))
+        }
+
+        var server = HTTPServerBuilder.http1WebSocketUpgrade(
+            webSocketRouter: router, configuration: .init(ws: signaling.webSocketConfiguration))
+        if let tls = configuration.tls {
+            do {
+                let chain = try NIOSSLCertificate.fromPEMFile(tls.certificateChainFile).map { NIOSSLCertificateSource.certificate($0) }
+                let key = try NIOSSLPrivateKey(file: tls.privateKeyFile, format: .pem)
+                server = try .tls(server, tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+            } catch {
+                throw .tls("\(error)")
+            }
+        }
+        let application = Application(
+            router: router, server: server,
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "switchyard"),
+            onServerRunning: { channel in await onReady(channel.localAddress?.port ?? configuration.port) },
+            logger: logger)
+        let shutdown = SignalingShutdownService(directory: signaling.directory, media: media)
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [.init(service: application), .init(service: shutdown)],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = configuration.drainTime
+        group = ServiceGroup(configuration: groupConfiguration)
+    }
+
+    /// Runs until shut down.
+    public func run() async throws {
+        try await group.run()
+    }
+
+    /// Starts the same graceful shutdown as SIGTERM.
+    public func shutdown() async {
+        await group.triggerGracefulShutdown()
+    }
+}

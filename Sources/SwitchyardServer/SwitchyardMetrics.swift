@@ -1,0 +1,108 @@
+import MediaControl
+import Prometheus
+import Signaling
+import Synchronization
+
+/// The daemon's Prometheus metrics. Counts come from the session directory and the media plane
+/// when `/metrics` is scraped; media counters advance by what the plane counted since the last
+/// scrape, so they stay monotonic across closed routers.
+final class SwitchyardMetrics: Sendable {
+    /// Audio-fallback event kinds, as `PRODUCT.md` names them.
+    static let audioFallbackEventKinds = [
+        "videoDisableWarning", "videoDisableWarningLifted", "videoDisabled", "videoEnabled",
+        "publisherVideoDisableWarning", "publisherVideoDisableWarningLifted", "publisherVideoDisabled", "publisherVideoEnabled",
+    ]
+
+    let registry: PrometheusCollectorRegistry
+    private let directory: SessionDirectory
+    private let media: any MediaControl
+    private let sessions, connections, streams, subscribers: Gauge
+    private let routers, transports, producers, consumers: Gauge
+    private let packetsReceived, bytesReceived, packetsSent, bytesSent: Counter
+    private let drops: Mutex<[String: Counter]>
+    /// The totals each counter has been advanced to, by counter name and label.
+    private let reported = Mutex([String: UInt64]())
+
+    init(registry: PrometheusCollectorRegistry, directory: SessionDirectory, media: any MediaControl, srtpLibrary: String) {
+        self.registry = registry
+        self.directory = directory
+        self.media = media
+        sessions = Self.gauge(registry, "sessions", "Sessions on this server")
+        connections = Self.gauge(registry, "connections", "Connected clients")
+        streams = Self.gauge(registry, "streams", "Published streams")
+        subscribers = Self.gauge(registry, "subscribers", "Subscriptions (one connection receiving one stream)")
+        routers = Self.gauge(registry, "media_routers", "Media routers (one per active session)")
+        transports = Self.gauge(registry, "media_transports", "Media transports")
+        producers = Self.gauge(registry, "media_producers", "Published tracks")
+        consumers = Self.gauge(registry, "media_consumers", "Forwarded tracks (one per subscriber and track)")
+        packetsReceived = Self.counter(registry, "media_packets_received", "UDP datagrams received by the media plane")
+        bytesReceived = Self.counter(registry, "media_bytes_received", "Bytes of UDP datagrams received")
+        packetsSent = Self.counter(registry, "media_packets_sent", "UDP datagrams sent by the media plane")
+        bytesSent = Self.counter(registry, "media_bytes_sent", "Bytes of UDP datagrams sent")
+        for kind in Self.audioFallbackEventKinds {
+            _ = Self.counter(registry, "audio_fallback_events", "Audio-fallback events sent to clients", labels: [("kind", kind)])
+        }
+        drops = Mutex([:])
+        Self.gauge(registry, "build_info", "Always 1; the labels describe the build", labels: [("srtp", srtpLibrary)]).set(1.0)
+    }
+
+    private static func gauge(
+        _ registry: PrometheusCollectorRegistry, _ name: String, _ help: String, labels: [(String, String)] = []
+    ) -> Gauge {
+        registry.makeGauge(descriptor: MetricNameDescriptor(namespace: "switchyard", metricName: name, unitName: "", helpText: help), labels: labels)
+    }
+
+    private static func counter(
+        _ registry: PrometheusCollectorRegistry, _ name: String, _ help: String, labels: [(String, String)] = []
+    ) -> Counter {
+        registry.makeCounter(
+            descriptor: MetricNameDescriptor(namespace: "switchyard", metricName: name, unitName: "total", helpText: help), labels: labels)
+    }
+
+    /// Brings every metric up to date.
+    func refresh() async {
+        let counts = await directory.counts()
+        let plane = await media.planeStatistics()
+        sessions.set(Double(counts.sessions))
+        connections.set(Double(counts.connections))
+        streams.set(Double(counts.streams))
+        subscribers.set(Double(counts.subscribers))
+        routers.set(Double(plane.routers))
+        transports.set(Double(plane.transports))
+        producers.set(Double(plane.producers))
+        consumers.set(Double(plane.consumers))
+        advance(packetsReceived, key: "packetsReceived", to: plane.packetsReceived)
+        advance(bytesReceived, key: "bytesReceived", to: plane.bytesReceived)
+        advance(packetsSent, key: "packetsSent", to: plane.packetsSent)
+        advance(bytesSent, key: "bytesSent", to: plane.bytesSent)
+        for (reason, count) in plane.drops {
+            let counter = drops.withLock { drops in
+                if let counter = drops[reason] { return counter }
+                let counter = Self.counter(registry, "media_drops", "Packets dropped by the media plane, by reason", labels: [("reason", reason)])
+                drops[reason] = counter
+                return counter
+            }
+            advance(counter, key: "drops." + reason, to: count)
+        }
+    }
+
+    /// Moves a counter up to a total the plane reported. Two scrapes may finish out of order; the
+    /// older total then moves nothing.
+    private func advance(_ counter: Counter, key: String, to total: UInt64) {
+        let delta = reported.withLock { reported in
+            let previous = reported[key] ?? 0
+            guard total > previous else { return UInt64(0) }
+            reported[key] = total
+            return total - previous
+        }
+        if delta > 0 { counter.increment(by: Int64(clamping: delta)) }
+    }
+
+    /// The Prometheus text exposition of every metric.
+    func render() async -> [UInt8] {
+        await refresh()
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return buffer
+    }
+}

@@ -1,0 +1,135 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Metrics
+import Prometheus
+import Signaling
+import SignalingProtocol
+import SwitchyardServer
+
+/// The `switchyard` command: runs the daemon, or mints tokens from its configuration.
+@main
+struct Switchyard: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "switchyard",
+        abstract: "A self-hosted media router: a routed-mode SFU.",
+        subcommands: [Serve.self, Token.self, RESTToken.self, CheckConfig.self],
+        defaultSubcommand: Serve.self)
+}
+
+/// sysexits' EX_CONFIG: the configuration is wrong.
+let configurationErrorExit = ExitCode(78)
+
+struct ConfigurationOption: ParsableArguments {
+    @Option(name: .long, help: "A JSON configuration file (see Config/switchyard.json). Without it, the built-in default.")
+    var config: String?
+
+    func load() throws -> SwitchyardConfiguration {
+        guard let config else { return .builtIn }
+        do {
+            return try SwitchyardConfiguration.load(from: config)
+        } catch {
+            FileHandle.standardError.write(Data("switchyard: configuration error in \(config): \(error)\n".utf8))
+            throw configurationErrorExit
+        }
+    }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the daemon (the default).")
+
+    @OptionGroup var options: ConfigurationOption
+
+    func run() async throws {
+        let configuration = try options.load()
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = configuration.logLevel
+            return handler
+        }
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let logger = Logger(label: "switchyard")
+        if configuration.usesDevelopmentCredentials {
+            if configuration.listensBeyondLoopback {
+                for _ in 0..<3 {
+                    logger.critical(
+                        "DEVELOPMENT CREDENTIALS ON A NON-LOOPBACK ADDRESS: anyone who reads the README can mint tokens for this server. Set credentials.apiKey and credentials.apiSecret.")
+                }
+            } else {
+                logger.notice("using the development API key and secret (loopback only)")
+            }
+        }
+        let daemon: SwitchyardDaemon
+        do {
+            daemon = try await SwitchyardDaemon(configuration: configuration, logger: logger, registry: registry) { port in
+                logger.notice(
+                    "switchyard listening",
+                    metadata: [
+                        "http": "\(configuration.tls == nil ? "http" : "https")://\(configuration.host):\(port)",
+                        "websocket": "\(SignalingServer.webSocketPath)",
+                        "media": "\(configuration.media.listenAddress) ports \(configuration.media.portRange.lowerBound)-\(configuration.media.portRange.upperBound)",
+                        "workers": "\(configuration.media.workerCount)",
+                    ])
+            }
+        } catch {
+            logger.critical("\(error)")
+            if case .tls = error { throw configurationErrorExit }
+            throw ExitCode.failure
+        }
+        try await daemon.run()
+        logger.notice("switchyard stopped")
+    }
+}
+
+struct Token: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Mint a client token from the configured API key and secret.")
+
+    @OptionGroup var options: ConfigurationOption
+    @Option(help: "The session the token is for.") var session: String
+    @Option(help: "subscriber, publisher, publisheronly or moderator.") var role: String = "publisher"
+    @Option(help: "Connection data other clients see (at most 1000 characters).") var data: String = ""
+    @Option(help: "Lifetime in seconds.") var ttl: Int64 = 86_400
+
+    func validate() throws {
+        guard Role(rawValue: role) != nil else {
+            throw ValidationError("--role must be one of \(Role.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard data.count <= TokenAuthority.maximumConnectionDataCharacters else {
+            throw ValidationError("--data has \(data.count) characters; the limit is \(TokenAuthority.maximumConnectionDataCharacters)")
+        }
+        guard ttl > 0 else { throw ValidationError("--ttl must be positive") }
+    }
+
+    func run() async throws {
+        let configuration = try options.load()
+        let authority = await TokenAuthority(apiKey: configuration.apiKey, apiSecret: configuration.apiSecret)
+        print(try await authority.mintClientToken(sessionId: session, role: Role(rawValue: role)!, connectionData: data, lifetime: ttl, now: Date()))
+    }
+}
+
+struct RESTToken: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rest-token", abstract: "Mint a short-lived token for the REST API (Authorization: Bearer).")
+
+    @OptionGroup var options: ConfigurationOption
+    @Option(help: "Lifetime in seconds (at most credentials.restTokenMaxLifetimeSeconds).") var ttl: Int64 = 300
+
+    func run() async throws {
+        let configuration = try options.load()
+        let authority = await TokenAuthority(apiKey: configuration.apiKey, apiSecret: configuration.apiSecret)
+        print(try await authority.mintRESTToken(lifetime: ttl, now: Date()))
+    }
+}
+
+struct CheckConfig: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check-config", abstract: "Check a configuration file and exit (status 78 when it is wrong).")
+
+    @OptionGroup var options: ConfigurationOption
+
+    func run() async throws {
+        _ = try options.load()
+        print("configuration is valid")
+    }
+}
