@@ -84,21 +84,22 @@ let package = Package(
             ]
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "MediaTestSupport", dependencies: ["MediaControl", "RTPWire", "SRTP"], path: "Tests/MediaTestSupport"),
         .testTarget(name: "RTPWireTests", dependencies: ["RTPWire", "TestSupport"]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP", "RTPWire", "TestSupport"]),
-        .testTarget(name: "MediaRouterTests", dependencies: ["MediaRouter", "MediaControl", "RTPWire", "SRTP", "TestSupport"]),
+        .testTarget(
+            name: "MediaRouterTests", dependencies: ["MediaRouter", "MediaControl", "RTPWire", "SRTP", "TestSupport", "MediaTestSupport"]),
         .testTarget(name: "CLibraryTests", dependencies: ["COpus", "CVPX", "CSystemShims"]),
         .testTarget(name: "SignalingProtocolTests", dependencies: ["SignalingProtocol"]),
         .testTarget(
             name: "SignalingTests",
-            dependencies: ["Signaling", "SignalingProtocol", "MediaControl", .product(name: "JWTKit", package: "jwt-kit")]
+            dependencies: ["Signaling", "SignalingProtocol", .product(name: "JWTKit", package: "jwt-kit")]
         ),
         .testTarget(
             name: "SwitchyardServerTests",
             dependencies: [
-                "SwitchyardServer", "Signaling", "SignalingProtocol", "MediaControl", "RTPWire", "SRTP", "TestSupport",
+                "SwitchyardServer", "Signaling", "SignalingProtocol", "MediaControl", "RTPWire", "SRTP", "MediaTestSupport",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
     ]

@@ -133,7 +133,10 @@ public func describeDecodingError(_ error: any Error) -> String {
     switch error {
     case .dataCorrupted(let context):
         let location = path(context.codingPath)
-        return location.isEmpty ? "not valid JSON" : "\(location): \(context.debugDescription)"
+        if location.isEmpty {
+            return context.underlyingError == nil ? context.debugDescription : "not valid JSON"
+        }
+        return "\(location): \(context.debugDescription)"
     case .keyNotFound(let key, let context):
         return "\(path(context.codingPath + [key])): required field is missing"
     case .typeMismatch(let type, let context):

@@ -8,6 +8,16 @@ public struct EndpointAddress: Codable, Equatable, Sendable {
         self.host = host
         self.port = port
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case host, port
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        host = try container.decode(String.self, forKey: .host)
+        port = try container.decodeInteger(UInt16.self, forKey: .port)
+    }
 }
 
 /// SRTP keying of one direction: a profile name (`AEAD_AES_128_GCM`, `AEAD_AES_256_GCM`,
@@ -67,5 +77,18 @@ public struct TrackDescription: Codable, Equatable, Sendable {
         self.ssrc = ssrc
         self.rtxPayloadType = rtxPayloadType
         self.rtxSsrc = rtxSsrc
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case codec, payloadType, ssrc, rtxPayloadType, rtxSsrc
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        codec = try container.decode(TrackCodec.self, forKey: .codec)
+        payloadType = try container.decodeInteger(UInt8.self, forKey: .payloadType)
+        ssrc = try container.decodeInteger(UInt32.self, forKey: .ssrc)
+        rtxPayloadType = try container.decodeIntegerIfPresent(UInt8.self, forKey: .rtxPayloadType)
+        rtxSsrc = try container.decodeIntegerIfPresent(UInt32.self, forKey: .rtxSsrc)
     }
 }

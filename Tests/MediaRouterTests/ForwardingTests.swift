@@ -1,3 +1,4 @@
+import MediaTestSupport
 import MediaControl
 import RTPWire
 import SRTP

@@ -5,15 +5,15 @@ import SRTP
 
 /// A client of a plain SRTP transport for tests: its own UDP socket on 127.0.0.1, SRTP in both
 /// directions, and helpers to send RTP and RTCP and to read what the router sends.
-final class TestPeer {
-    let descriptor: Int32
-    let port: UInt16
-    let keys: SRTPKeyMaterial
+public final class TestPeer {
+    public let descriptor: Int32
+    public let port: UInt16
+    public let keys: SRTPKeyMaterial
     private let outbound: SRTPSession
     private var inbound: SRTPSession?
-    var routerPort: UInt16 = 0
+    public var routerPort: UInt16 = 0
 
-    init(profile: SRTPProfile = .aeadAES128GCM) throws {
+    public init(profile: SRTPProfile = .aeadAES128GCM) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         self.descriptor = descriptor
         var address = sockaddr_in()
@@ -38,28 +38,31 @@ final class TestPeer {
         close(descriptor)
     }
 
-    var srtpParameters: SRTPParameters {
+    public var srtpParameters: SRTPParameters {
         SRTPParameters(profile: keys.profile.rawValue, keyParameter: keys.sdesKeyParameter)
     }
 
-    var address: TransportAddress { TransportAddress(host: "127.0.0.1", port: port) }
+    public var address: TransportAddress { TransportAddress(host: "127.0.0.1", port: port) }
 
     /// Takes the router's answer: where to send, and the keys to unprotect what it sends.
-    func connect(to parameters: PlainTransportParameters) throws {
-        routerPort = parameters.localAddress.port
-        let profile = SRTPProfile(rawValue: parameters.routerSRTP.profile)!
-        inbound = try SRTPSession(
-            keyMaterial: SRTPKeyMaterial(profile: profile, sdesKeyParameter: parameters.routerSRTP.keyParameter),
-            direction: .inbound)
+    public func connect(to parameters: PlainTransportParameters) throws {
+        try connect(routerPort: parameters.localAddress.port, routerSRTP: parameters.routerSRTP)
     }
 
-    func setReceiveTimeout(milliseconds: Int) {
+    public func connect(routerPort: UInt16, routerSRTP: SRTPParameters) throws {
+        self.routerPort = routerPort
+        let profile = SRTPProfile(rawValue: routerSRTP.profile)!
+        inbound = try SRTPSession(
+            keyMaterial: SRTPKeyMaterial(profile: profile, sdesKeyParameter: routerSRTP.keyParameter), direction: .inbound)
+    }
+
+    public func setReceiveTimeout(milliseconds: Int) {
         var timeout = timeval(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)
         _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// Protects and sends an RTP packet.
-    func sendRTP(payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, payload: [UInt8], tamper: Bool = false) throws {
+    public func sendRTP(payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, payload: [UInt8], tamper: Bool = false) throws {
         var storage = [UInt8](repeating: 0, count: payload.count + 64)
         let length = try storage.withUnsafeMutableBytes { buffer in
             let packet = try payload.withUnsafeBytes { payloadBytes in
@@ -74,7 +77,7 @@ final class TestPeer {
     }
 
     /// Builds, protects and sends an RTCP compound packet.
-    func sendRTCP(_ build: (inout RTCPWriter) throws(RTCPError) -> Void) throws {
+    public func sendRTCP(_ build: (inout RTCPWriter) throws(RTCPError) -> Void) throws {
         var storage = try RTCPWriter.bytes(build)
         let plainLength = storage.count
         storage += [UInt8](repeating: 0, count: 64)
@@ -82,7 +85,7 @@ final class TestPeer {
         sendRaw(Array(storage.prefix(length)))
     }
 
-    func sendRaw(_ bytes: [UInt8], toPort: UInt16? = nil) {
+    public func sendRaw(_ bytes: [UInt8], toPort: UInt16? = nil) {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
@@ -96,20 +99,20 @@ final class TestPeer {
         }
     }
 
-    enum Received {
+    public enum Received {
         case rtp(sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, payloadType: UInt8, payload: [UInt8])
         case rtcp([UInt8])
     }
 
     /// Reads and throws away the next datagram without unprotecting it, as if the network lost it.
     @discardableResult
-    func discardNext() -> Bool {
+    public func discardNext() -> Bool {
         var storage = [UInt8](repeating: 0, count: 2048)
         return storage.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) } > 0
     }
 
     /// The next packet the router sent, unprotected; nil after the receive timeout.
-    func receive() -> Received? {
+    public func receive() -> Received? {
         var storage = [UInt8](repeating: 0, count: 2048)
         let received = storage.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
         guard received > 0, let inbound else { return nil }
@@ -129,7 +132,7 @@ final class TestPeer {
     }
 
     /// RTP packets until `count` arrived or two seconds pass, skipping RTCP.
-    func receiveRTP(count: Int) -> [(sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, payload: [UInt8])] {
+    public func receiveRTP(count: Int) -> [(sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, payload: [UInt8])] {
         var packets: [(sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, payload: [UInt8])] = []
         let deadline = monotonicMilliseconds() + 2000
         while packets.count < count, monotonicMilliseconds() < deadline, let next = receive() {
@@ -141,7 +144,7 @@ final class TestPeer {
     }
 
     /// RTCP compounds received within the next `milliseconds`.
-    func receiveRTCP(for milliseconds: Int) -> [[UInt8]] {
+    public func receiveRTCP(for milliseconds: Int) -> [[UInt8]] {
         let deadline = monotonicMilliseconds() + milliseconds
         defer { setReceiveTimeout(milliseconds: 1000) }
         var compounds: [[UInt8]] = []
@@ -162,8 +165,8 @@ final class TestPeer {
 
 /// VP8 payloads for tests: a descriptor with S=1, PID=0, and a payload header whose P bit says key
 /// frame or not, followed by a pattern that identifies the packet.
-enum VP8TestPayload {
-    static func make(index: Int, keyFrame: Bool, size: Int = 1000) -> [UInt8] {
+public enum VP8TestPayload {
+    public static func make(index: Int, keyFrame: Bool, size: Int = 1000) -> [UInt8] {
         var payload: [UInt8] = [0x10, keyFrame ? 0x00 : 0x01]
         payload += (0..<(size - 2)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }
         return payload
@@ -171,7 +174,7 @@ enum VP8TestPayload {
 }
 
 /// Counts the PLIs in RTCP compounds.
-func pictureLossIndications(in compounds: [[UInt8]]) -> Int {
+public func pictureLossIndications(in compounds: [[UInt8]]) -> Int {
     compounds.reduce(0) { count, bytes in
         count + bytes.withUnsafeBytes { raw in
             guard let compound = try? RTCPCompoundPacket(parsing: raw) else { return 0 }

@@ -1,0 +1,58 @@
+import Foundation
+import SignalingProtocol
+import Testing
+
+@Suite struct ServerMessageTests {
+    private let connection = ConnectionInfo(connectionId: "c_1", creationTime: 1_700_000_000_000, data: "name=Ann")
+
+    private func roundTrip(_ message: ServerMessage) throws -> ServerMessage {
+        try JSONDecoder().decode(ServerMessage.self, from: message.encoded())
+    }
+
+    @Test func repliesCarryTheirMethodAndRoundTrip() throws {
+        let result = ConnectResult(
+            connection: connection, role: .moderator, session: SessionSnapshot(sessionId: "s", connections: [connection], streams: []))
+        let message = ServerMessage.reply(id: 1, .connect(result))
+        #expect(try roundTrip(message) == message)
+        let json = try JSONSerialization.jsonObject(with: message.encoded()) as! [String: Any]
+        #expect(json["method"] as? String == "connect")
+        #expect(json["v"] as? Int == 1)
+        #expect(try roundTrip(.reply(id: 2, .empty(.signal))) == .reply(id: 2, .empty(.signal)))
+    }
+
+    @Test func errorsRoundTripWithAndWithoutID() throws {
+        let error = SignalingError(.forbidden, "role subscriber cannot publish")
+        #expect(try roundTrip(.error(id: 3, error)) == .error(id: 3, error))
+        #expect(try roundTrip(.error(id: nil, error)) == .error(id: nil, error))
+    }
+
+    @Test func eventsRoundTrip() throws {
+        let stream = StreamInfo(
+            streamId: "st_1", connection: connection, creationTime: 1, name: "cam", hasAudio: true, hasVideo: false,
+            videoDimensions: VideoDimensions(width: 640, height: 360), videoType: .camera)
+        let events: [SessionEvent] = [
+            .connectionCreated(ConnectionEvent(connection: connection)),
+            .connectionDestroyed(ConnectionEvent(connection: connection, reason: .networkDisconnected)),
+            .streamCreated(StreamEvent(stream: stream)),
+            .streamDestroyed(StreamEvent(stream: stream, reason: .forceUnpublished)),
+            .streamPropertyChanged(StreamPropertyChange(stream: stream, changedProperty: .hasVideo, oldValue: .flag(true), newValue: .flag(false))),
+            .streamPropertyChanged(
+                StreamPropertyChange(
+                    stream: stream, changedProperty: .videoDimensions, oldValue: .dimensions(nil),
+                    newValue: .dimensions(VideoDimensions(width: 640, height: 360)))),
+            .videoDisabled(SubscriberVideoChange(subscriberId: "sb", streamId: "st_1", reason: .publisherPropertyChanged)),
+            .videoEnabled(SubscriberVideoChange(subscriberId: "sb", streamId: "st_1", reason: .subscriberPropertyChanged)),
+            .signal(SignalDelivery(from: nil, type: "chat", data: "hi")),
+            .sessionDisconnected(SessionDisconnection(reason: .serverShutdown, message: "bye")),
+        ]
+        for event in events {
+            #expect(try roundTrip(.event(event)) == .event(event))
+        }
+    }
+
+    @Test func anotherVersionIsRefusedByTheClientSide() {
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(ServerMessage.self, from: Data(#"{"v":2,"event":"signal","data":{"type":"","data":""}}"#.utf8))
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Logging
+import Signaling
+import SignalingProtocol
+import Synchronization
+import SwitchyardServer
+
+/// A daemon on an ephemeral HTTP port and its own media port range, for one test.
+final class DaemonHarness: Sendable {
+    /// Media ports for daemons under test, clear of the media-plane tests' 41000-42299.
+    private static let nextPortBlock = Mutex<UInt16>(43_000)
+
+    let daemon: SwitchyardDaemon
+    let port: Int
+    let configuration: SwitchyardConfiguration
+    private let running: Task<Void, any Error>
+
+    static func start(_ adjust: (inout SwitchyardConfiguration) -> Void = { _ in }) async throws -> DaemonHarness {
+        var configuration = SwitchyardConfiguration.builtIn
+        configuration.port = 0
+        configuration.media.workerCount = 1
+        let first = nextPortBlock.withLock { next in
+            defer { next += 40 }
+            return next
+        }
+        configuration.media.portRange = first...(first + 39)
+        configuration.drainTime = .seconds(5)
+        adjust(&configuration)
+        let (ready, readyContinuation) = AsyncStream.makeStream(of: Int.self)
+        var logger = Logger(label: "switchyard-test")
+        logger.logLevel = .warning
+        let daemon = try await SwitchyardDaemon(configuration: configuration, logger: logger) { port in
+            readyContinuation.yield(port)
+        }
+        let running = Task { try await daemon.run() }
+        var iterator = ready.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw WebSocketTestClient.Failure.timedOut("the daemon to listen") }
+        return DaemonHarness(daemon: daemon, port: port, configuration: configuration, running: running)
+    }
+
+    private init(daemon: SwitchyardDaemon, port: Int, configuration: SwitchyardConfiguration, running: Task<Void, any Error>) {
+        self.daemon = daemon
+        self.port = port
+        self.configuration = configuration
+        self.running = running
+    }
+
+    /// Shuts the daemon down gracefully and waits for it to stop.
+    func stop() async throws {
+        await daemon.shutdown()
+        try await running.value
+    }
+
+    func token(session: String, role: Role, data: String = "", lifetime: Int64 = 600) async throws -> String {
+        try await daemon.signaling.tokens.mintClientToken(sessionId: session, role: role, connectionData: data, lifetime: lifetime, now: Date())
+    }
+
+    func restToken() async throws -> String {
+        try await daemon.signaling.tokens.mintRESTToken(lifetime: 60, now: Date())
+    }
+
+    func connect(session: String, role: Role, data: String = "") async throws -> (WebSocketTestClient, ConnectResult) {
+        try await WebSocketTestClient.connected(port: port, sessionId: session, token: try await token(session: session, role: role, data: data))
+    }
+}
