@@ -26,12 +26,8 @@ test: deps
 	$(SWIFT) test --skip-build
 
 run: deps
-	@if [ -d Sources/switchyard ]; then \
-		$(SWIFT) run switchyard; \
-	else \
-		echo "make run: the switchyard daemon does not exist yet (it arrives with the signaling issue)."; \
-		echo "Today the package holds the wire formats (RTPWire) and SRTP; 'make test' exercises them."; \
-	fi
+	$(SWIFT) build --product switchyard
+	.build/debug/switchyard $(if $(wildcard $(CONFIG)),--config $(CONFIG),)
 
 bench: deps
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark --skip-target ForwardingBenchmark

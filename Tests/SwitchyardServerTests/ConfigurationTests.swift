@@ -1,0 +1,73 @@
+import Foundation
+import SwitchyardServer
+import Testing
+
+@Suite struct ConfigurationTests {
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    private func refusal(_ json: String) -> ConfigurationError? {
+        do {
+            _ = try SwitchyardConfiguration.parse(Data(json.utf8))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func theShippedConfigIsTheBuiltInDefault() throws {
+        let shipped = try String(contentsOf: Self.repositoryRoot.appendingPathComponent("Config/switchyard.json"), encoding: .utf8)
+        #expect(shipped == SwitchyardConfiguration.defaultJSON)
+        let builtIn = SwitchyardConfiguration.builtIn
+        #expect(builtIn.host == "127.0.0.1" && builtIn.port == 7880 && builtIn.media.portRange == 40_000...40_999)
+        #expect(builtIn.usesDevelopmentCredentials && !builtIn.listensBeyondLoopback)
+    }
+
+    @Test func anEmptyObjectTakesEveryDefault() throws {
+        #expect(try SwitchyardConfiguration.parse(Data("{}".utf8)) == SwitchyardConfiguration.builtIn)
+    }
+
+    @Test func anUnknownKeyIsNamedWithItsPath() {
+        let error = refusal(#"{"server":{"hots":"0.0.0.0"}}"#)
+        #expect(error?.keyPath == "server.hots")
+        #expect(error?.problem.hasPrefix("unknown key") == true)
+        #expect(refusal(#"{"medai":{}}"#)?.keyPath == "medai")
+    }
+
+    @Test func aWrongTypeIsNamed() {
+        #expect(refusal(#"{"server":{"port":"7880"}}"#) == ConfigurationError(keyPath: "server.port", problem: "expected an integer, found a string"))
+        #expect(refusal(#"{"media":{"workers":true}}"#)?.problem == "expected an integer, found a boolean")
+        #expect(refusal(#"{"media":[]}"#) == ConfigurationError(keyPath: "media", problem: "expected an object, found an array"))
+    }
+
+    @Test func aShortOrEmptySecretIsRefused() {
+        #expect(refusal(#"{"credentials":{"apiSecret":"short"}}"#)?.keyPath == "credentials.apiSecret")
+        #expect(refusal(#"{"credentials":{"apiSecret":""}}"#)?.problem.hasPrefix("is 0 bytes") == true)
+        #expect(refusal(#"{"credentials":{"apiKey":""}}"#)?.keyPath == "credentials.apiKey")
+    }
+
+    @Test func aReversedOrBadPortRangeIsRefused() {
+        #expect(refusal(#"{"media":{"portRange":{"first":41000,"last":40000}}}"#)
+            == ConfigurationError(keyPath: "media.portRange", problem: "first (41000) is greater than last (40000)"))
+        #expect(refusal(#"{"media":{"portRange":{"first":80}}}"#)?.keyPath == "media.portRange.first")
+        #expect(refusal(#"{"server":{"port":70000}}"#)?.problem == "70000 is out of range 0...65535")
+    }
+
+    @Test func aMissingCertificateFileIsRefused() {
+        let error = refusal(#"{"server":{"tls":{"certificateChainFile":"/nonexistent/cert.pem","privateKeyFile":"/nonexistent/key.pem"}}}"#)
+        #expect(error == ConfigurationError(
+            keyPath: "server.tls.certificateChainFile", problem: "file /nonexistent/cert.pem does not exist or cannot be read"))
+        #expect(refusal(#"{"server":{"tls":{}}}"#)?.keyPath == "server.tls.certificateChainFile")
+    }
+
+    @Test func otherBadValuesAreNamed() {
+        #expect(refusal("{ not json")?.problem.hasPrefix("not valid JSON") == true)
+        #expect(refusal(#"{"logging":{"level":"loud"}}"#)?.keyPath == "logging.level")
+        #expect(refusal(#"{"media":{"listenAddress":"example.com"}}"#)?.keyPath == "media.listenAddress")
+        #expect(refusal(#"{"media":{"retransmissionBufferPackets":1000}}"#)?.problem == "1000 is not a power of two")
+    }
+
+    @Test func developmentCredentialsBeyondLoopbackAreDetected() throws {
+        let configuration = try SwitchyardConfiguration.parse(Data(#"{"server":{"host":"0.0.0.0"}}"#.utf8))
+        #expect(configuration.usesDevelopmentCredentials && configuration.listensBeyondLoopback)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import SignalingProtocol
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The REST API and the health and metrics endpoints, over real HTTP.
+@Suite(.serialized) struct RESTTests {
+    private func call(
+        _ harness: DaemonHarness, _ method: String, _ path: String, token: String?, body: String? = nil
+    ) async throws -> (status: Int, body: Data) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(harness.port)\(path)")!)
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let body {
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as! HTTPURLResponse).statusCode, data)
+    }
+
+    private func errorCode(_ body: Data) -> String? {
+        (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["code"] as? String
+    }
+
+    @Test func theBackendCreatesInspectsSignalsAndModerates() async throws {
+        let harness = try await DaemonHarness.start()
+        let rest = try await harness.restToken()
+
+        let created = try await call(harness, "POST", "/v1/sessions", token: rest, body: #"{"sessionId":"town-hall"}"#)
+        #expect(created.status == 201)
+        #expect(String(decoding: created.body, as: UTF8.self) == #"{"sessionId":"town-hall"}"#)
+        let generated = try await call(harness, "POST", "/v1/sessions", token: rest)
+        #expect(generated.status == 201)
+
+        let (alice, aliceConnect) = try await harness.connect(session: "town-hall", role: .publisher, data: "alice")
+        let snapshot = try await call(harness, "GET", "/v1/sessions/town-hall", token: rest)
+        #expect(snapshot.status == 200)
+        let decoded = try JSONDecoder().decode(SessionSnapshot.self, from: snapshot.body)
+        #expect(decoded.connectionCount == 1 && decoded.connections.first?.data == "alice")
+
+        #expect(try await call(harness, "POST", "/v1/sessions/town-hall/signal", token: rest, body: #"{"type":"notice","data":"hi"}"#).status == 204)
+        guard case .signal(let delivery) = try await alice.event(.signal) else { return }
+        #expect(delivery == SignalDelivery(from: nil, type: "notice", data: "hi"))
+
+        let connectionPath = "/v1/sessions/town-hall/connections/\(aliceConnect.connection.connectionId)"
+        #expect(try await call(harness, "POST", connectionPath + "/signal", token: rest, body: #"{"type":"dm","data":"you"}"#).status == 204)
+        _ = try await alice.event(.signal)
+        #expect(try await call(harness, "DELETE", connectionPath, token: rest).status == 204)
+        guard case .sessionDisconnected(let disconnection) = try await alice.event(.sessionDisconnected) else { return }
+        #expect(disconnection == SessionDisconnection(reason: .forceDisconnected, message: "disconnected by the application"))
+        #expect(try await call(harness, "DELETE", connectionPath, token: rest).status == 404)
+        #expect(try await call(harness, "GET", "/v1/sessions/town-hall", token: rest).status == 200)
+        try await harness.stop()
+    }
+
+    @Test func requestsWithoutAValidRESTTokenAreRefused() async throws {
+        let harness = try await DaemonHarness.start()
+        let missing = try await call(harness, "GET", "/v1/sessions/x", token: nil)
+        #expect(missing.status == 401 && errorCode(missing.body) == "invalidToken")
+        let clientToken = try await harness.token(session: "x", role: .moderator)
+        let wrongKind = try await call(harness, "GET", "/v1/sessions/x", token: clientToken)
+        #expect(wrongKind.status == 401)
+        #expect(String(decoding: wrongKind.body, as: UTF8.self).contains("not a REST (ist project) token"))
+        let expired = try await harness.daemon.signaling.tokens.mintRESTToken(lifetime: 60, now: Date().addingTimeInterval(-600))
+        let expiredReply = try await call(harness, "GET", "/v1/sessions/x", token: expired)
+        #expect(expiredReply.status == 401 && errorCode(expiredReply.body) == "tokenExpired")
+        try await harness.stop()
+    }
+
+    @Test func badBodiesAndUnknownIdsAreNamed() async throws {
+        let harness = try await DaemonHarness.start()
+        let rest = try await harness.restToken()
+        let notJSON = try await call(harness, "POST", "/v1/sessions", token: rest, body: "{oops")
+        #expect(notJSON.status == 400 && errorCode(notJSON.body) == "invalidParams")
+        let badId = try await call(harness, "POST", "/v1/sessions", token: rest, body: #"{"sessionId":"has spaces"}"#)
+        #expect(badId.status == 400)
+        let missingField = try await call(harness, "POST", "/v1/sessions/x/signal", token: rest, body: #"{"data":"no type"}"#)
+        #expect(missingField.status == 400)
+        #expect(String(decoding: missingField.body, as: UTF8.self).contains("type: required field is missing"))
+        #expect(try await call(harness, "GET", "/v1/sessions/never-made", token: rest).status == 404)
+        #expect(try await call(harness, "DELETE", "/v1/sessions/never-made/streams/st_1", token: rest).status == 404)
+        let tooLong = try await call(harness, "POST", "/v1/sessions", token: rest, body: String(repeating: " ", count: 70_000))
+        #expect(tooLong.status == 400)
+        try await harness.stop()
+    }
+
+    @Test func healthAndMetricsNeedNoToken() async throws {
+        let harness = try await DaemonHarness.start()
+        let (_, _) = try await harness.connect(session: "metrics", role: .publisher)
+        let health = try await call(harness, "GET", "/health", token: nil)
+        #expect(health.status == 200 && String(decoding: health.body, as: UTF8.self) == #"{"status":"ok"}"#)
+        let metrics = String(decoding: try await call(harness, "GET", "/metrics", token: nil).body, as: UTF8.self)
+        #expect(metrics.contains("switchyard_connections 1"))
+        #expect(metrics.contains("switchyard_sessions 1"))
+        #expect(metrics.contains("switchyard_media_packets_received_total"))
+        #expect(metrics.contains(#"switchyard_audio_fallback_events_total{kind="videoDisabled"} 0"#))
+        #expect(metrics.contains("switchyard_build_info{srtp="))
+        try await harness.stop()
+    }
+}
