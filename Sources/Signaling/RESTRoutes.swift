@@ -58,22 +58,19 @@ struct RESTRoutes: Sendable {
             }
         }
         router.post("/v1/sessions/:sessionId/signal") { request, context in
-            let sessionId = context.parameters.get("sessionId") ?? ""
-            return try await respond(to: request, status: .noContent) { body throws(SignalingError) in
-                let signal = try decode(SignalBody.self, from: body)
-                try await directory.signal(sessionId: sessionId, from: .application, parameters: SignalParameters(type: signal.type, data: signal.data))
-                return nil as EmptyResult?
-            }
+            try await signal(request, sessionId: context.parameters.get("sessionId") ?? "", to: nil)
         }
         router.post("/v1/sessions/:sessionId/connections/:connectionId/signal") { request, context in
-            let sessionId = context.parameters.get("sessionId") ?? ""
-            let connectionId = context.parameters.get("connectionId") ?? ""
-            return try await respond(to: request, status: .noContent) { body throws(SignalingError) in
-                let signal = try decode(SignalBody.self, from: body)
-                try await directory.signal(
-                    sessionId: sessionId, from: .application, parameters: SignalParameters(to: connectionId, type: signal.type, data: signal.data))
-                return nil as EmptyResult?
-            }
+            try await signal(request, sessionId: context.parameters.get("sessionId") ?? "", to: context.parameters.get("connectionId") ?? "")
+        }
+    }
+
+    private func signal(_ request: Request, sessionId: String, to connectionId: String?) async throws -> Response {
+        try await respond(to: request, status: .noContent) { body throws(SignalingError) in
+            let signal = try decode(SignalBody.self, from: body)
+            try await directory.signal(
+                sessionId: sessionId, from: .application, parameters: SignalParameters(to: connectionId, type: signal.type, data: signal.data))
+            return nil as EmptyResult?
         }
     }
 

@@ -16,13 +16,7 @@ extension SessionDirectory {
             throw SignalingError(.limitReached, "this connection already publishes \(limits.streamsPerConnection) streams")
         }
         try Self.validate(parameters)
-        let routerID = try await router(of: sessionId)
-        let transport: PlainTransportParameters
-        do {
-            transport = try await media.createPlainTransport(router: routerID, options: Self.transportOptions(parameters.transport))
-        } catch {
-            throw Self.mediaError(error)
-        }
+        let transport = try await createTransport(in: sessionId, offer: parameters.transport)
         var audio: PublishedTrack?
         var video: PublishedTrack?
         do {
@@ -75,13 +69,13 @@ extension SessionDirectory {
         if update.publishAudio == true, stream.audio == nil {
             throw SignalingError(.invalidParams, "publishAudio: stream \(update.streamId) has no audio track")
         }
-        var consumerChanges: [(ConsumerID, pause: Bool)] = []
+        var consumerChanges: [ConsumerChange] = []
         if let publishAudio = update.publishAudio, publishAudio != stream.info.hasAudio {
             changeProperty(.hasAudio, of: update.streamId, in: sessionId, old: .flag(!publishAudio), new: .flag(publishAudio)) {
                 $0.hasAudio = publishAudio
             }
             for subscriber in subscribers(of: stream, in: sessionId) {
-                if let audio = subscriber.audio { consumerChanges.append((audio.consumerID, !publishAudio)) }
+                if let audio = subscriber.audio { consumerChanges.append(ConsumerChange(consumer: audio.consumerID, pause: !publishAudio)) }
             }
         }
         if let publishVideo = update.publishVideo, publishVideo != stream.info.hasVideo {
@@ -90,7 +84,7 @@ extension SessionDirectory {
             }
             for subscriber in subscribers(of: stream, in: sessionId) {
                 guard let video = subscriber.video else { continue }
-                consumerChanges.append((video.consumerID, !publishVideo))
+                consumerChanges.append(ConsumerChange(consumer: video.consumerID, pause: !publishVideo))
                 if subscriber.subscribeToVideo {
                     let change = SubscriberVideoChange(subscriberId: subscriber.id, streamId: stream.info.streamId, reason: .publisherPropertyChanged)
                     sessions[sessionId]?.connections[subscriber.connectionId]?.outbox.send(publishVideo ? .videoEnabled(change) : .videoDisabled(change))
@@ -102,17 +96,7 @@ extension SessionDirectory {
                 $0.videoDimensions = dimensions
             }
         }
-        for (consumer, pause) in consumerChanges {
-            do {
-                if pause {
-                    try await media.pauseConsumer(consumer, reason: .publisherChoice)
-                } else {
-                    try await media.resumeConsumer(consumer, reason: .publisherChoice)
-                }
-            } catch {
-                logger.debug("consumer gone before its update", metadata: ["consumer": "\(consumer)", "error": "\(error)"])
-            }
-        }
+        await apply(consumerChanges, reason: .publisherChoice)
     }
 
     func ownedStream(_ streamId: String, by connectionId: String, in sessionId: String) throws(SignalingError) -> StreamState {
@@ -182,11 +166,6 @@ extension SessionDirectory {
         }
     }
 
-    static func transportOptions(_ offer: TransportOffer) -> PlainTransportOptions {
-        PlainTransportOptions(
-            remoteAddress: offer.remote.map { TransportAddress(host: $0.host, port: $0.port) },
-            clientSRTP: SRTPParameters(profile: offer.srtp.profile, keyParameter: offer.srtp.key))
-    }
 
     static func answer(_ transport: PlainTransportParameters) -> TransportAnswer {
         TransportAnswer(

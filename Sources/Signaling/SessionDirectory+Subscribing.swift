@@ -17,13 +17,7 @@ extension SessionDirectory {
         }
         let subscribeToAudio = parameters.subscribeToAudio ?? true
         let subscribeToVideo = parameters.subscribeToVideo ?? true
-        let routerID = try await router(of: sessionId)
-        let transport: PlainTransportParameters
-        do {
-            transport = try await media.createPlainTransport(router: routerID, options: Self.transportOptions(parameters.transport))
-        } catch {
-            throw Self.mediaError(error)
-        }
+        let transport = try await createTransport(in: sessionId, offer: parameters.transport)
         var audio: ConsumerParameters?
         var video: ConsumerParameters?
         do {
@@ -71,32 +65,22 @@ extension SessionDirectory {
     public func updateSubscriber(sessionId: String, connectionId: String, update: SubscriberUpdate) async throws(SignalingError) {
         let subscriber = try ownedSubscriber(update.subscriberId, by: connectionId, in: sessionId)
         let stream = sessions[sessionId]?.streams[subscriber.streamId]
-        var changes: [(ConsumerID, pause: Bool)] = []
+        var changes: [ConsumerChange] = []
         if let wanted = update.subscribeToAudio, wanted != subscriber.subscribeToAudio {
             sessions[sessionId]?.subscribers[subscriber.id]?.subscribeToAudio = wanted
-            if let audio = subscriber.audio { changes.append((audio.consumerID, !wanted)) }
+            if let audio = subscriber.audio { changes.append(ConsumerChange(consumer: audio.consumerID, pause: !wanted)) }
         }
         if let wanted = update.subscribeToVideo, wanted != subscriber.subscribeToVideo {
             sessions[sessionId]?.subscribers[subscriber.id]?.subscribeToVideo = wanted
             if let video = subscriber.video {
-                changes.append((video.consumerID, !wanted))
+                changes.append(ConsumerChange(consumer: video.consumerID, pause: !wanted))
                 if stream?.info.hasVideo == true {
                     let change = SubscriberVideoChange(subscriberId: subscriber.id, streamId: subscriber.streamId, reason: .subscriberPropertyChanged)
                     sessions[sessionId]?.connections[connectionId]?.outbox.send(wanted ? .videoEnabled(change) : .videoDisabled(change))
                 }
             }
         }
-        for (consumer, pause) in changes {
-            do {
-                if pause {
-                    try await media.pauseConsumer(consumer, reason: .subscriberChoice)
-                } else {
-                    try await media.resumeConsumer(consumer, reason: .subscriberChoice)
-                }
-            } catch {
-                logger.debug("consumer gone before its update", metadata: ["consumer": "\(consumer)", "error": "\(error)"])
-            }
-        }
+        await apply(changes, reason: .subscriberChoice)
     }
 
     /// What the router measured for one of this connection's subscribers.

@@ -181,6 +181,40 @@ public actor SessionDirectory {
         return subscriber
     }
 
+    /// A plain transport for one publish or subscribe, in the session's router.
+    func createTransport(in sessionId: String, offer: TransportOffer) async throws(SignalingError) -> PlainTransportParameters {
+        let routerID = try await router(of: sessionId)
+        let options = PlainTransportOptions(
+            remoteAddress: offer.remote.map { TransportAddress(host: $0.host, port: $0.port) },
+            clientSRTP: SRTPParameters(profile: offer.srtp.profile, keyParameter: offer.srtp.key))
+        do {
+            return try await media.createPlainTransport(router: routerID, options: options)
+        } catch {
+            throw Self.mediaError(error)
+        }
+    }
+
+    /// A consumer to pause or resume for one reason.
+    struct ConsumerChange {
+        var consumer: ConsumerID
+        var pause: Bool
+    }
+
+    /// Pauses or resumes consumers; one already closed (its transport went away) is skipped.
+    func apply(_ changes: [ConsumerChange], reason: ConsumerPauseReason) async {
+        for change in changes {
+            do {
+                if change.pause {
+                    try await media.pauseConsumer(change.consumer, reason: reason)
+                } else {
+                    try await media.resumeConsumer(change.consumer, reason: reason)
+                }
+            } catch {
+                logger.debug("consumer gone before its update", metadata: ["consumer": "\(change.consumer)", "error": "\(error)"])
+            }
+        }
+    }
+
     func closeTransports(_ transports: [TransportID]) async {
         for transport in transports {
             do {
