@@ -10,17 +10,19 @@ private let processStart = ContinuousClock.now
 /// connection from its session when the socket goes away.
 public struct ClientSessionHandler: Sendable {
     let directory: SessionDirectory
+    let sockets: OpenSockets
     let tokens: TokenAuthority
     let configuration: SignalingConfiguration
     let wallClock: @Sendable () -> Date
     let monotonicClock: @Sendable () -> Duration
 
-    public init(
-        directory: SessionDirectory, tokens: TokenAuthority, configuration: SignalingConfiguration,
+    init(
+        directory: SessionDirectory, sockets: OpenSockets, tokens: TokenAuthority, configuration: SignalingConfiguration,
         wallClock: @escaping @Sendable () -> Date = Date.init,
         monotonicClock: (@Sendable () -> Duration)? = nil
     ) {
         self.directory = directory
+        self.sockets = sockets
         self.tokens = tokens
         self.configuration = configuration
         self.wallClock = wallClock
@@ -35,6 +37,12 @@ public struct ClientSessionHandler: Sendable {
 
     public func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger) async {
         let outbox = ClientOutbox()
+        guard let socketID = sockets.add(outbox) else {
+            outbox.close(.serverShutdown, message: "the server is shutting down")
+            await Self.write(outbox, to: outbound)
+            return
+        }
+        defer { sockets.remove(socketID) }
         let connectTimeout = configuration.connectTimeout
         let timeout = Task {
             try await Task.sleep(for: connectTimeout)

@@ -12,6 +12,7 @@ public struct SignalingServer: Sendable {
     public let directory: SessionDirectory
     public let tokens: TokenAuthority
     public let configuration: SignalingConfiguration
+    private let sockets = OpenSockets()
     private let handler: ClientSessionHandler
     private let rest: RESTRoutes
 
@@ -22,7 +23,8 @@ public struct SignalingServer: Sendable {
         directory = SessionDirectory(media: media, limits: configuration.limits, logger: logger, wallClock: wallClock)
         self.tokens = tokens
         self.configuration = configuration
-        handler = ClientSessionHandler(directory: directory, tokens: tokens, configuration: configuration, wallClock: wallClock)
+        handler = ClientSessionHandler(
+            directory: directory, sockets: sockets, tokens: tokens, configuration: configuration, wallClock: wallClock)
         rest = RESTRoutes(directory: directory, tokens: tokens, wallClock: wallClock)
     }
 
@@ -32,6 +34,18 @@ public struct SignalingServer: Sendable {
             await handler.run(inbound: inbound, outbound: outbound, logger: context.logger)
         }
         rest.register(on: router)
+    }
+
+    /// Graceful shutdown: refuses new sockets, tells every client why, closes their sessions and
+    /// routers, and waits up to `drainTime` for the sockets to finish closing.
+    public func shutdown(drainTime: Duration) async {
+        let message = "the server is shutting down"
+        sockets.closeAll(.serverShutdown, message: message)
+        await directory.closeAll(reason: .serverShutdown, message: message)
+        let deadline = ContinuousClock.now + drainTime
+        while sockets.count > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     /// WebSocket settings: the frame limit and keep-alive pings.
