@@ -2,10 +2,27 @@
 # missing, then builds.
 
 SWIFT ?= swift
-APT_PACKAGES := libsrtp2-dev libopus-dev libvpx-dev pkg-config
+APT_PACKAGES := libsrtp2-dev libopus-dev libvpx-dev pkg-config libssl-dev dpkg-dev
 CONFIG ?= Config/switchyard.json
 
-.PHONY: run test bench fuzz deps build release clean
+# Which libsrtp2 to link (docs/srtp-build.md):
+#   SRTP=openssl (default)  libsrtp2 2.5.0 from Debian's source package, built against OpenSSL by
+#                           scripts/build-libsrtp.sh into .build-srtp/ and linked statically.
+#   SRTP=system             the distribution's shared libsrtp2 (Debian's uses NSS and is 1.5-2x slower);
+#                           its builds go to .build-system/ so the two never mix.
+SRTP ?= openssl
+SRTP_PKGCONFIG := $(CURDIR)/.build-srtp/prefix/lib/pkgconfig
+ifeq ($(SRTP),openssl)
+export PKG_CONFIG_PATH := $(SRTP_PKGCONFIG)
+SCRATCH :=
+else ifeq ($(SRTP),system)
+SCRATCH := --scratch-path .build-system
+else
+$(error SRTP must be openssl or system, not "$(SRTP)")
+endif
+INTEROP := .build-srtp/interop
+
+.PHONY: run test bench fuzz deps srtp interop-peers build clean
 
 deps:
 	@missing=""; \
@@ -18,23 +35,36 @@ deps:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 
-build: deps
-	$(SWIFT) build
+# The OpenSSL build of libsrtp2; a no-op once built.
+srtp: deps
+	scripts/build-libsrtp.sh
 
-test: deps
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+# The other SRTP implementations the interop tests talk to: the C peer against each libsrtp2 build,
+# and pylibsrtp from PyPI.
+interop-peers: srtp
+	@mkdir -p $(INTEROP)
+	cc -O2 -o $(INTEROP)/srtp_peer_system Tests/Interop/srtp_peer.c $$(PKG_CONFIG_PATH= pkg-config --cflags --libs libsrtp2)
+	cc -O2 -o $(INTEROP)/srtp_peer_openssl Tests/Interop/srtp_peer.c $$(PKG_CONFIG_PATH=$(SRTP_PKGCONFIG) pkg-config --cflags --libs libsrtp2)
+	@python3 -c "import pylibsrtp" 2>/dev/null || python3 -m pip install -q pylibsrtp==1.0.0 || python3 -m pip install -q --break-system-packages pylibsrtp==1.0.0
 
-run: deps
-	$(SWIFT) build --product switchyard
-	.build/debug/switchyard $(if $(wildcard $(CONFIG)),--config $(CONFIG),)
+build: srtp
+	$(SWIFT) build $(SCRATCH)
 
-bench: deps
-	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark --skip-target ForwardingBenchmark
-	cd Benchmarks && $(SWIFT) run -c release ForwardingBenchmark
+test: interop-peers
+	$(SWIFT) build $(SCRATCH) --build-tests
+	$(SWIFT) test $(SCRATCH) --skip-build
+
+run: srtp
+	$(SWIFT) run $(SCRATCH) switchyard $(if $(wildcard $(CONFIG)),--config $(CONFIG),)
+
+# Wire and SRTP micro-benchmarks with the chosen build, then forwarding with both builds side by side.
+bench: srtp
+	cd Benchmarks && $(SWIFT) package $(SCRATCH) --allow-writing-to-package-directory benchmark --skip-target ForwardingBenchmark
+	cd Benchmarks && PKG_CONFIG_PATH=$(SRTP_PKGCONFIG) $(SWIFT) run -c release --scratch-path .build-openssl ForwardingBenchmark
+	cd Benchmarks && PKG_CONFIG_PATH= $(SWIFT) run -c release --scratch-path .build-system ForwardingBenchmark --skip-memory
 
 fuzz: deps
 	./Fuzz/run.sh
 
 clean:
-	rm -rf .build Benchmarks/.build Fuzz/.build
+	rm -rf .build .build-system .build-srtp Benchmarks/.build Benchmarks/.build-openssl Benchmarks/.build-system Fuzz/.build

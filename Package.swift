@@ -76,7 +76,7 @@ let package = Package(
         .executableTarget(
             name: "switchyard",
             dependencies: [
-                "SwitchyardServer", "Signaling", "SignalingProtocol",
+                "SwitchyardServer", "Signaling", "SignalingProtocol", "SRTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -17,7 +17,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work=$root/.build-srtp
 prefix=$work/prefix
 stamp=$work/stamp
-want="libsrtp2 $DEBIAN_VERSION openssl $prefix" # a moved checkout rebuilds: the .pc holds absolute paths
+want="libsrtp2 $DEBIAN_VERSION openssl $prefix recipe 2" # a moved checkout rebuilds: the .pc holds absolute paths
 
 [[ -f $stamp && $(<"$stamp") == "$want" && -f $prefix/lib/libsrtp2.a && -f $prefix/lib/pkgconfig/libsrtp2.pc ]] && exit 0
 
@@ -57,8 +57,10 @@ cd tree
 ./configure -q --enable-openssl --prefix="$prefix"
 make -s -j"$(nproc)" libsrtp2.a
 make -s install # copies the headers, libsrtp2.a (no shared library was built) and libsrtp2.pc
-# SwiftPM ignores Libs.private, so libcrypto goes in Libs; the define lets Swift code know the engine.
-sed -i -e 's|^Libs:.*|Libs: -L${libdir} -lsrtp2 -lcrypto|' \
-    -e 's|^Cflags:.*|Cflags: -I${includedir} -DSWITCHYARD_SRTP_OPENSSL=1|' "$prefix/lib/pkgconfig/libsrtp2.pc"
+# SwiftPM ignores Libs.private, so libcrypto goes in Libs.
+sed -i -e 's|^Libs:.*|Libs: -L${libdir} -lsrtp2 -lcrypto|' "$prefix/lib/pkgconfig/libsrtp2.pc"
+# SwiftPM drops -D flags from pkg-config, so the build announces itself with a header that only this
+# include directory has (Sources/CSRTP/shim.h looks for it).
+echo '#define SWITCHYARD_SRTP_OPENSSL 1' >"$prefix/include/srtp2/switchyard_build.h"
 echo "$want" >"$stamp"
 echo "build-libsrtp: installed libsrtp2 $DEBIAN_VERSION (OpenSSL) in $prefix"

@@ -18,4 +18,15 @@ public enum SRTPLibrary {
     public static var version: String {
         String(cString: srtp_get_version_string())
     }
+
+    /// Which build of libsrtp2 is linked: `openssl-static` (built by `scripts/build-libsrtp.sh`, crypto
+    /// from OpenSSL) or `system` (the distribution's shared library; Debian's uses NSS).
+    public static var build: String {
+        String(cString: switchyard_srtp_build())
+    }
+
+    /// One line for start-up logs: version and build.
+    public static var description: String {
+        "\(version) (\(build == "openssl-static" ? "OpenSSL crypto, linked statically" : "system library"))"
+    }
 }

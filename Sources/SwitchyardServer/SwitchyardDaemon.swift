@@ -34,7 +34,7 @@ public final class SwitchyardDaemon: Sendable {
             apiKey: configuration.apiKey, apiSecret: configuration.apiSecret,
             restTokenMaximumLifetime: Int64(configuration.restTokenMaximumLifetimeSeconds))
         signaling = SignalingServer(media: media, tokens: tokens, configuration: configuration.signaling, logger: logger)
-        let metrics = SwitchyardMetrics(registry: registry, directory: signaling.directory, media: media, srtpLibrary: SRTPLibrary.version)
+        let metrics = SwitchyardMetrics(registry: registry, directory: signaling.directory, media: media, srtpVersion: SRTPLibrary.version, srtpBuild: SRTPLibrary.build)
 
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.add(middleware: MetricsMiddleware())
@@ -64,7 +64,8 @@ public final class SwitchyardDaemon: Sendable {
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "switchyard"),
             onServerRunning: { channel in await onReady(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
-        let shutdown = SignalingShutdownService(directory: signaling.directory, media: media)
+        // Clients get most of the drain time to close; the HTTP server stops in what is left.
+        let shutdown = SignalingShutdownService(signaling: signaling, media: media, drainTime: configuration.drainTime * 0.8)
         var groupConfiguration = ServiceGroupConfiguration(
             services: [.init(service: application), .init(service: shutdown)],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)

@@ -23,7 +23,7 @@ final class SwitchyardMetrics: Sendable {
     /// The totals each counter has been advanced to, by counter name and label.
     private let reported = Mutex([String: UInt64]())
 
-    init(registry: PrometheusCollectorRegistry, directory: SessionDirectory, media: any MediaControl, srtpLibrary: String) {
+    init(registry: PrometheusCollectorRegistry, directory: SessionDirectory, media: any MediaControl, srtpVersion: String, srtpBuild: String) {
         self.registry = registry
         self.directory = directory
         self.media = media
@@ -43,7 +43,7 @@ final class SwitchyardMetrics: Sendable {
             _ = Self.counter(registry, "audio_fallback_events", "Audio-fallback events sent to clients", labels: [("kind", kind)])
         }
         drops = Mutex([:])
-        Self.gauge(registry, "build_info", "Always 1; the labels describe the build", labels: [("srtp", srtpLibrary)]).set(1.0)
+        Self.gauge(registry, "build_info", "Always 1; the labels describe the build", labels: [("srtp", srtpVersion), ("srtp_build", srtpBuild)]).set(1.0)
     }
 
     private static func gauge(

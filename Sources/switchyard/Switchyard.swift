@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Metrics
 import Prometheus
+import SRTP
 import Signaling
 import SignalingProtocol
 import SwitchyardServer
@@ -70,6 +71,7 @@ struct Serve: AsyncParsableCommand {
                         "websocket": "\(SignalingServer.webSocketPath)",
                         "media": "\(configuration.media.listenAddress) ports \(configuration.media.portRange.lowerBound)-\(configuration.media.portRange.upperBound)",
                         "workers": "\(configuration.media.workerCount)",
+                        "srtp": "\(SRTPLibrary.description)",
                     ])
             }
         } catch {

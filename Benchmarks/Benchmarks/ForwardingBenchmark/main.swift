@@ -47,6 +47,7 @@ let cases = [
 // Memory first, in a process whose heap holds nothing freed yet that the consumers could reuse.
 let memoryLine = measureMemory ? try await ConsumerMemory.measure(count: 1000, portRange: 48_000...49_199) : nil
 
+print("# libsrtp: \(SRTPLibrary.description)")
 print(
     "# loopback forwarding: 1 publisher -> \(Forwarding.subscriberCount) subscribers, \(Forwarding.rtpPacketBytes)-byte VP8 RTP,"
         + " 1 worker; warm-up \(formatted(Double(timing.warmUpNanoseconds) / 1e9, decimals: 1)) s,"
