@@ -21,3 +21,21 @@ public enum SRTPError: Error, Equatable, Sendable {
     /// libsrtp refused for a reason with no case above; the status code is libsrtp's.
     case library(operation: String, status: Int32)
 }
+
+extension SRTPError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .authenticationFailed: "authentication failed"
+        case .replayed: "packet replayed"
+        case .tooOld: "packet older than the replay window"
+        case .malformedPacket: "not a well-formed RTP or RTCP packet"
+        case .bufferTooSmall(let needed, let capacity): "buffer of \(capacity) bytes is too small; \(needed) needed"
+        case .misalignedBuffer: "packet buffer is not 32-bit aligned"
+        case .keyLengthMismatch(let profile, let expected, let found):
+            "\(profile.rawValue) needs \(expected) bytes of master key and salt, found \(found)"
+        case .invalidKeyParameter(let reason): "invalid key parameter: \(reason)"
+        case .replayWindowOutOfRange(let size): "replay window \(size) is outside 64...32767"
+        case .library(let operation, let status): "\(operation) failed with libsrtp status \(status)"
+        }
+    }
+}

@@ -63,6 +63,7 @@ extension SessionDirectory {
     /// `streamPropertyChanged`, and subscribers whose video goes off or on hear why.
     public func updateStream(sessionId: String, connectionId: String, update: StreamUpdate) async throws(SignalingError) {
         let stream = try ownedStream(update.streamId, by: connectionId, in: sessionId)
+        if let dimensions = update.videoDimensions { try Self.validate(dimensions) }
         if update.publishVideo == true, stream.video == nil {
             throw SignalingError(.invalidParams, "publishVideo: stream \(update.streamId) has no video track")
         }

@@ -25,6 +25,11 @@ public struct TokenAuthority: Sendable {
         await keys.add(hmac: HMACKey(from: apiSecret), digestAlgorithm: .sha256)
     }
 
+    /// Whether a session id is one this server accepts (1 to 128 characters of A-Z a-z 0-9 - _).
+    public static func isValidSessionId(_ sessionId: String) -> Bool {
+        SessionIdentifier.isValid(sessionId)
+    }
+
     /// A client token for one session.
     public func mintClientToken(
         sessionId: String, role: Role, connectionData: String = "", lifetime: Int64, now: Date

@@ -27,8 +27,12 @@ struct ConfigurationReader {
         return try ConfigurationReader(value, path: keyPath(key))
     }
 
+    /// A string that has a default: absent takes it, but null is an error rather than a silent default.
     mutating func string(_ key: String, default fallback: String) throws(ConfigurationError) -> String {
-        try optionalString(key) ?? fallback
+        if members[key] == .null {
+            throw ConfigurationError(keyPath: keyPath(key), problem: "expected a string, found null")
+        }
+        return try optionalString(key) ?? fallback
     }
 
     mutating func optionalString(_ key: String) throws(ConfigurationError) -> String? {

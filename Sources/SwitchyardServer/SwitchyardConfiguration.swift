@@ -108,6 +108,11 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
         try requireIPv4(listenAddress, at: "media.listenAddress")
         let announcedAddress = try mediaReader.optionalString("announcedAddress")
         if let announcedAddress { try requireIPv4(announcedAddress, at: "media.announcedAddress") }
+        if listenAddress == "0.0.0.0", announcedAddress == nil {
+            throw ConfigurationError(
+                keyPath: "media.announcedAddress",
+                problem: "is required when media.listenAddress is 0.0.0.0: clients need an address they can send to")
+        }
         var range = try mediaReader.object("portRange")
         let first = try range.integer("first", default: 40_000, in: 1024...65535)
         let last = try range.integer("last", default: 40_999, in: 1024...65535)
@@ -161,7 +166,10 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
 
     private static func requireIPv4(_ address: String, at keyPath: String) throws(ConfigurationError) {
         let parts = address.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts.allSatisfy({ part in UInt8(part) != nil && !part.isEmpty }) else {
+        let canonical = parts.allSatisfy { part in
+            (1...3).contains(part.count) && part.allSatisfy { ("0"..."9").contains($0) } && UInt8(part) != nil && (part == "0" || part.first != "0")
+        }
+        guard parts.count == 4, canonical else {
             throw ConfigurationError(keyPath: keyPath, problem: "\"\(address)\" is not an IPv4 address")
         }
     }

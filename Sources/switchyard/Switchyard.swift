@@ -101,6 +101,9 @@ struct Token: AsyncParsableCommand {
             throw ValidationError("--data has \(data.count) characters; the limit is \(TokenAuthority.maximumConnectionDataCharacters)")
         }
         guard ttl > 0 else { throw ValidationError("--ttl must be positive") }
+        guard TokenAuthority.isValidSessionId(session) else {
+            throw ValidationError("--session must be 1 to 128 characters of A-Z a-z 0-9 - _")
+        }
     }
 
     func run() async throws {
@@ -119,6 +122,9 @@ struct RESTToken: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try options.load()
+        guard ttl > 0, ttl <= configuration.restTokenMaximumLifetimeSeconds else {
+            throw ValidationError("--ttl must be 1 to \(configuration.restTokenMaximumLifetimeSeconds) (credentials.restTokenMaxLifetimeSeconds)")
+        }
         let authority = await TokenAuthority(apiKey: configuration.apiKey, apiSecret: configuration.apiSecret)
         print(try await authority.mintRESTToken(lifetime: ttl, now: Date()))
     }

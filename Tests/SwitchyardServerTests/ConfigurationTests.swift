@@ -63,6 +63,10 @@ import Testing
         #expect(refusal("{ not json")?.problem.hasPrefix("not valid JSON") == true)
         #expect(refusal(#"{"logging":{"level":"loud"}}"#)?.keyPath == "logging.level")
         #expect(refusal(#"{"media":{"listenAddress":"example.com"}}"#)?.keyPath == "media.listenAddress")
+        #expect(refusal(#"{"media":{"listenAddress":"+127.0.0.1"}}"#)?.keyPath == "media.listenAddress")
+        #expect(refusal(#"{"media":{"listenAddress":"127.000.0.1"}}"#)?.keyPath == "media.listenAddress")
+        #expect(refusal(#"{"media":{"listenAddress":"0.0.0.0"}}"#)?.keyPath == "media.announcedAddress")
+        #expect(refusal(#"{"credentials":{"apiSecret":null}}"#) == ConfigurationError(keyPath: "credentials.apiSecret", problem: "expected a string, found null"))
         #expect(refusal(#"{"media":{"retransmissionBufferPackets":1000}}"#)?.problem == "1000 is not a power of two")
     }
 

@@ -160,6 +160,8 @@ import Testing
         #expect(try await broadcaster.refusal(.signal(SignalParameters(type: "t", data: "")))?.code == .forbidden)
         #expect(try await viewer.refusal(.unpublish(StreamReference(streamId: streamId)))?.code == .notOwner)
         #expect(try await viewer.refusal(.updateStream(StreamUpdate(streamId: streamId, publishVideo: false)))?.code == .notOwner)
+        let badDimensions = StreamUpdate(streamId: streamId, videoDimensions: VideoDimensions(width: 0, height: -5))
+        #expect(try await owner.refusal(.updateStream(badDimensions))?.code == .invalidParams)
         #expect(try await owner.refusal(.forceUnpublish(StreamReference(streamId: streamId)))?.code == .forbidden)
         #expect(try await viewer.refusal(.forceDisconnect(ConnectionReference(connectionId: "c_x")))?.code == .forbidden)
         #expect(try await viewer.refusal(.subscribe(SubscribeParameters(streamId: "st_missing", transport: offer(for: peer))))?.code == .notFound)
