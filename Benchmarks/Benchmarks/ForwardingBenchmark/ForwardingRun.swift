@@ -210,7 +210,7 @@ enum Forwarding {
     }
 }
 
-/// What libsrtp2 (with Debian's NSS crypto backend) costs per packet on its own, measured on the
+/// What the linked libsrtp2 costs per packet on its own, measured on the
 /// calling thread over a loop of protect and unprotect calls of 1200-byte packets: allocations, and
 /// time per call (the bulk of the media plane's work, for scale).
 struct LibsrtpCost {
