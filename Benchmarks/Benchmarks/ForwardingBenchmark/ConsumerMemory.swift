@@ -32,7 +32,7 @@ enum ConsumerMemory {
         for _ in 0..<count { try await addSubscriber() }
         sleepNanoseconds(100_000_000)
         let after = residentBytes()
-        // For scale: what the two SRTP sessions of a transport cost on their own (libsrtp2 with NSS),
+        // For scale: what the two SRTP sessions of a transport cost on their own (with the linked libsrtp2),
         // measured while the heap is at its peak so nothing freed is reused.
         var sessions: [SRTPSession] = []
         sessions.reserveCapacity(2 * count)
