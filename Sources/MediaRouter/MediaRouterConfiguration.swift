@@ -21,6 +21,12 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
     /// Time without packets after which a producer counts as idle.
     public var producerIdleTimeout: Duration
 
+    /// Whether `host` is a dotted-quad IPv4 address the media plane can bind to or send to, checked
+    /// by the same parser the sockets use.
+    public static func isIPv4Address(_ host: String) -> Bool {
+        IPv4Address(host) != nil
+    }
+
     public init(
         workerCount: Int = 2,
         listenAddress: String = "127.0.0.1",

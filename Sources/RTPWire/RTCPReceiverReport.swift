@@ -16,9 +16,9 @@
 ///
 /// An RR with RC = 0 is legal and common: it is how a receiver with nothing to report still opens a
 /// compound packet. Profile-specific extensions are tolerated and ignored.
-public struct RTCPReceiverReport {
+public struct RTCPReceiverReport: RTCPReportBlockCarrier {
     /// Bytes of the header and sender SSRC: where report blocks start.
-    static let fixedByteCount = 8
+    public static let fixedByteCount = 8
 
     /// The packet this report was parsed from.
     public let packet: RTCPPacketView
@@ -31,17 +31,6 @@ public struct RTCPReceiverReport {
 
     /// The SSRC of the participant that sent this packet.
     public var senderSSRC: UInt32 { packet.bytes.uint32(at: 4) }
-
-    /// RC: how many report blocks follow.
-    public var reportBlockCount: Int { Int(packet.count) }
-
-    /// The report block at `index`, which must be below `reportBlockCount`.
-    public func reportBlock(at index: Int) -> RTCPReportBlock { reportBlocks[index] }
-
-    /// The report blocks, decoded as they are accessed.
-    public var reportBlocks: RTCPItemList<RTCPReportBlock> {
-        RTCPItemList(bytes: packet.bytes, start: Self.fixedByteCount, count: reportBlockCount)
-    }
 
     /// Appends an RR with up to 31 report blocks.
     public static func write(

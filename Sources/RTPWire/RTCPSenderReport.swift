@@ -25,9 +25,9 @@
 ///            +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
 ///
 /// Profile-specific extensions after the report blocks are tolerated and ignored.
-public struct RTCPSenderReport {
+public struct RTCPSenderReport: RTCPReportBlockCarrier {
     /// Bytes of the header, sender SSRC and sender info: where report blocks start.
-    static let fixedByteCount = 28
+    public static let fixedByteCount = 28
 
     /// The packet this report was parsed from.
     public let packet: RTCPPacketView
@@ -50,17 +50,6 @@ public struct RTCPSenderReport {
     public var senderPacketCount: UInt32 { packet.bytes.uint32(at: 20) }
     /// RTP payload octets sent since the sender started, wrapping.
     public var senderOctetCount: UInt32 { packet.bytes.uint32(at: 24) }
-
-    /// RC: how many report blocks follow.
-    public var reportBlockCount: Int { Int(packet.count) }
-
-    /// The report block at `index`, which must be below `reportBlockCount`.
-    public func reportBlock(at index: Int) -> RTCPReportBlock { reportBlocks[index] }
-
-    /// The report blocks, decoded as they are accessed.
-    public var reportBlocks: RTCPItemList<RTCPReportBlock> {
-        RTCPItemList(bytes: packet.bytes, start: Self.fixedByteCount, count: reportBlockCount)
-    }
 
     /// Appends an SR with up to 31 report blocks.
     public static func write(

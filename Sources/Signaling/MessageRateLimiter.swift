@@ -25,8 +25,8 @@ public struct MessageRateLimiter: Sendable {
     /// Accounts for one message arriving at `now` (time since any fixed origin).
     public mutating func admit(now: Duration) -> Decision {
         if let lastRefill {
-            let elapsed = Double((now - lastRefill).components.seconds) + Double((now - lastRefill).components.attoseconds) * 1e-18
-            tokens = min(burst, tokens + max(0, elapsed) * rate)
+            let elapsedSeconds = (now - lastRefill) / .seconds(1)
+            tokens = min(burst, tokens + max(0, elapsedSeconds) * rate)
         }
         lastRefill = now
         if tokens >= 1 {

@@ -26,9 +26,7 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
     public static let minimumSecretBytes = 32
 
     /// The built-in configuration: `Config/switchyard.json`, byte for byte.
-    public static var builtIn: SwitchyardConfiguration {
-        try! parse(Data(defaultJSON.utf8))
-    }
+    public static let builtIn = try! parse(Data(defaultJSON.utf8))
 
     /// Whether the development credentials of the built-in configuration are in use.
     public var usesDevelopmentCredentials: Bool {
@@ -165,11 +163,7 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
     }
 
     private static func requireIPv4(_ address: String, at keyPath: String) throws(ConfigurationError) {
-        let parts = address.split(separator: ".", omittingEmptySubsequences: false)
-        let canonical = parts.allSatisfy { part in
-            (1...3).contains(part.count) && part.allSatisfy { ("0"..."9").contains($0) } && UInt8(part) != nil && (part == "0" || part.first != "0")
-        }
-        guard parts.count == 4, canonical else {
+        guard MediaRouterConfiguration.isIPv4Address(address) else {
             throw ConfigurationError(keyPath: keyPath, problem: "\"\(address)\" is not an IPv4 address")
         }
     }

@@ -74,17 +74,6 @@ import Testing
         bytes.map { String(format: "%02x", $0) }.joined()
     }
 
-    private static func bytes(_ hex: Substring) -> [UInt8] {
-        var result: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            result.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
-        }
-        return result
-    }
-
     /// A receiver report with one report block, as a subscriber sends it.
     private static let receiverReport: [UInt8] = [
         0x81, 0xC9, 0x00, 0x07, 0x11, 0x22, 0x33, 0x44,
@@ -114,7 +103,7 @@ import Testing
 
                 guard theirs.hasPrefix("ok ") else { continue }
                 let receiver = try SRTPSession(keyMaterial: keys, direction: .inbound)
-                var received = PacketBuffer(Self.bytes(theirs.dropFirst(3)))
+                var received = PacketBuffer(hexBytes(String(theirs.dropFirst(3))))
                 try received.apply { buffer, length throws(SRTPError) in
                     kind == "rtp" ? try receiver.unprotectRTP(buffer, length: length) : try receiver.unprotectRTCP(buffer, length: length)
                 }

@@ -43,8 +43,8 @@ import Testing
         let path = try writeConfig(#"{"server":{"port":47812},"media":{"portRange":{"first":47820,"last":47830},"workers":1},"shutdown":{"drainSeconds":5}}"#)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let (process, _) = try launch(["--config", path])
-        let connected = try await waitForHealth(port: 47812)
-        #expect(connected)
+        let listening = try await waitUntilListening(port: 47812)
+        #expect(listening)
         let client = try await WebSocketTestClient.open(port: 47812)
         kill(process.processIdentifier, SIGTERM)
         let deadline = ContinuousClock.now + .seconds(10)
@@ -54,7 +54,8 @@ import Testing
         #expect(try await client.closeFrame() != nil)
     }
 
-    private func waitForHealth(port: Int) async throws -> Bool {
+    /// Whether a TCP connection to `port` succeeds within ten seconds.
+    private func waitUntilListening(port: Int) async throws -> Bool {
         for _ in 0..<200 {
             let socket = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = sockaddr_in()
