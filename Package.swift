@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "RTPWire", targets: ["RTPWire"]),
         .library(name: "SRTP", targets: ["SRTP"]),
+        .library(name: "Quality", targets: ["Quality"]),
         .library(name: "MediaControl", targets: ["MediaControl"]),
         .library(name: "MediaRouter", targets: ["MediaRouter"]),
         .library(name: "SignalingProtocol", targets: ["SignalingProtocol"]),
@@ -44,8 +45,9 @@ let package = Package(
         .target(name: "CSystemShims"),
         .target(name: "RTPWire"),
         .target(name: "SRTP", dependencies: ["CSRTP", "RTPWire"]),
+        .target(name: "Quality", dependencies: ["RTPWire"]),
         .target(name: "MediaControl"),
-        .target(name: "MediaRouter", dependencies: ["RTPWire", "SRTP", "CSystemShims", "MediaControl"]),
+        .target(name: "MediaRouter", dependencies: ["RTPWire", "SRTP", "Quality", "CSystemShims", "MediaControl"]),
         .target(name: "SignalingProtocol"),
         .target(
             name: "Signaling",
@@ -61,7 +63,7 @@ let package = Package(
         .target(
             name: "SwitchyardServer",
             dependencies: [
-                "Signaling", "SignalingProtocol", "MediaControl", "MediaRouter", "SRTP",
+                "Signaling", "SignalingProtocol", "MediaControl", "MediaRouter", "Quality", "SRTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -87,8 +89,9 @@ let package = Package(
         .target(name: "MediaTestSupport", dependencies: ["MediaControl", "RTPWire", "SRTP"], path: "Tests/MediaTestSupport"),
         .testTarget(name: "RTPWireTests", dependencies: ["RTPWire", "TestSupport"]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP", "RTPWire", "TestSupport"]),
+        .testTarget(name: "QualityTests", dependencies: ["Quality", "RTPWire", "TestSupport"]),
         .testTarget(
-            name: "MediaRouterTests", dependencies: ["MediaRouter", "MediaControl", "RTPWire", "SRTP", "TestSupport", "MediaTestSupport"]),
+            name: "MediaRouterTests", dependencies: ["MediaRouter", "MediaControl", "Quality", "RTPWire", "SRTP", "TestSupport", "MediaTestSupport"]),
         .testTarget(name: "CLibraryTests", dependencies: ["COpus", "CVPX", "CSystemShims"]),
         .testTarget(name: "SignalingProtocolTests", dependencies: ["SignalingProtocol"]),
         .testTarget(

@@ -32,6 +32,12 @@ public protocol MediaControl: Sendable {
     /// Removes a reason; the consumer forwards again, from a key frame for video, once it has none left.
     func resumeConsumer(_ consumer: ConsumerID, reason: ConsumerPauseReason) async throws(MediaControlError)
 
+    /// Turns the audio-fallback policy of one side of a transport on or off. Off while video is off
+    /// for quality restores the video without an event. The subscriber side suspends itself while the
+    /// video consumer is paused for a person's choice; the publisher side must be turned off by the
+    /// caller while the publisher has its video off.
+    func setAudioFallback(transport: TransportID, side: AudioFallbackSide, enabled: Bool) async throws(MediaControlError)
+
     /// A copy of the router's statistics.
     func statistics(router: RouterID) async throws(MediaControlError) -> RouterStatistics
 

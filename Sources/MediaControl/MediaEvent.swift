@@ -10,4 +10,7 @@ public enum MediaEvent: Equatable, Sendable {
     case producerActive(ProducerID)
     /// The router asked the publisher for a key frame (a subscriber started, resumed or lost one).
     case keyFrameNeeded(ProducerID)
+    /// The audio-fallback policy of a transport moved; for `.publisher`, the media plane has already
+    /// stopped (or restarted) the video for every subscriber of the transport's video producers.
+    case audioFallback(TransportID, side: AudioFallbackSide, AudioFallbackTransition)
 }

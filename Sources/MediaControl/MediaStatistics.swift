@@ -14,6 +14,8 @@ public struct ConsumerStatistics: Equatable, Sendable {
     /// Round-trip time from the latest receiver report that had an LSR, in seconds.
     public var roundTripTimeSeconds: Double?
     public var nacksReceived: UInt64 = 0
+    /// Padding-only packets sent to probe the path while the audio-fallback policy has video off.
+    public var probePacketsSent: UInt64 = 0
     public var keyFrameRequestsReceived: UInt64 = 0
     public var pauseReasons: Set<ConsumerPauseReason> = []
 
@@ -41,21 +43,73 @@ public struct ProducerStatistics: Equatable, Sendable {
     }
 }
 
+/// The measured quality of one direction of a transport.
+public struct LinkStatistics: Equatable, Sendable {
+    /// 0 (unusable) to 100 (clean); the formula is in `docs/audio-fallback.md`.
+    public var score: Double
+    /// Smoothed fraction of packets lost.
+    public var lossFraction: Double
+    public var jitterSeconds: Double
+    public var roundTripTimeSeconds: Double?
+    /// Smoothed rate that reached the receiver, bits per second.
+    public var deliveredBitrate: Double?
+    /// The bandwidth available toward the receiver: its REMB when it sends one, else the delivered rate.
+    public var availableBitrate: Double?
+    /// `videoOn`, `warned`, `videoOff` or `suspended`; nil when audio fallback is off for this side.
+    public var audioFallbackState: String?
+    /// Measurements taken so far; 0 means the values are defaults, not measurements.
+    public var samples: Int
+
+    public init(
+        score: Double, lossFraction: Double, jitterSeconds: Double, roundTripTimeSeconds: Double?, deliveredBitrate: Double?,
+        availableBitrate: Double?, audioFallbackState: String?, samples: Int
+    ) {
+        self.score = score
+        self.lossFraction = lossFraction
+        self.jitterSeconds = jitterSeconds
+        self.roundTripTimeSeconds = roundTripTimeSeconds
+        self.deliveredBitrate = deliveredBitrate
+        self.availableBitrate = availableBitrate
+        self.audioFallbackState = audioFallbackState
+        self.samples = samples
+    }
+}
+
+/// What the router knows about one transport: traffic and the quality of each direction.
+public struct TransportStatistics: Equatable, Sendable {
+    public var transportID: TransportID
+    public var bytesSent: UInt64 = 0
+    public var bytesReceived: UInt64 = 0
+    /// Toward the client (meaningful when it subscribes).
+    public var downlink: LinkStatistics
+    /// From the client (meaningful when it publishes).
+    public var uplink: LinkStatistics
+
+    public init(transportID: TransportID, downlink: LinkStatistics, uplink: LinkStatistics) {
+        self.transportID = transportID
+        self.downlink = downlink
+        self.uplink = uplink
+    }
+}
+
 /// A point-in-time copy of a router's statistics.
 public struct RouterStatistics: Equatable, Sendable {
     public var routerID: RouterID
     public var producers: [ProducerStatistics]
     public var consumers: [ConsumerStatistics]
+    public var transports: [TransportStatistics] = []
     /// Packets dropped, by reason (`authentication`, `malformed`, `unknownSSRC`, `wrongSource`, `oversize`, ...).
     public var drops: [String: UInt64]
 
     public init(
-        routerID: RouterID, producers: [ProducerStatistics], consumers: [ConsumerStatistics], drops: [String: UInt64]
+        routerID: RouterID, producers: [ProducerStatistics], consumers: [ConsumerStatistics], drops: [String: UInt64],
+        transports: [TransportStatistics] = []
     ) {
         self.routerID = routerID
         self.producers = producers
         self.consumers = consumers
         self.drops = drops
+        self.transports = transports
     }
 }
 

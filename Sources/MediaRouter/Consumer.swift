@@ -1,4 +1,5 @@
 import MediaControl
+import Quality
 import RTPWire
 
 /// One producer forwarded to one subscriber's transport, in a sequence-number and timestamp space of
@@ -22,6 +23,7 @@ final class Consumer {
     private(set) var retransmittedPackets: UInt64 = 0
     private(set) var nacksReceived: UInt64 = 0
     private(set) var keyFrameRequestsReceived: UInt64 = 0
+    private(set) var probePacketsSent: UInt64 = 0
     private(set) var lastReportBlock: RTCPReportBlock?
     private(set) var roundTripTimeSeconds: Double?
     var lastReportAt: UInt64 = 0
@@ -102,19 +104,63 @@ final class Consumer {
         copy.payloadType = payloadType
     }
 
-    /// Adds a reason not to forward.
-    func pause(_ reason: ConsumerPauseReason) {
-        pauseReasons.insert(reason)
+    /// Adds a reason not to forward. A person's choice suspends the transport's audio-fallback policy.
+    func pause(_ reason: ConsumerPauseReason, now: UInt64) {
+        guard pauseReasons.insert(reason).inserted else { return }
+        if reason != .quality { transport.updateDownlinkEligibility(now: now) }
     }
 
     /// Removes a reason; when none is left, forwarding restarts seamlessly, from a key frame for video.
     func resume(_ reason: ConsumerPauseReason, now: UInt64) {
-        guard pauseReasons.remove(reason) != nil, pauseReasons.isEmpty else { return }
+        guard pauseReasons.remove(reason) != nil else { return }
+        if pauseReasons.isEmpty { restartFromKeyFrame(now: now) }
+        if reason != .quality { transport.updateDownlinkEligibility(now: now) }
+    }
+
+    /// Whether a person's choice has this consumer off (quality aside).
+    var isPausedByChoice: Bool {
+        pauseReasons.contains(.subscriberChoice) || pauseReasons.contains(.publisherChoice)
+    }
+
+    /// Starts a new run after a gap in what reached this consumer: from a key frame for video.
+    func restartFromKeyFrame(now: UInt64) {
         rewriter.resync()
         if kind == .video {
             waitingForKeyFrame = true
             producer.requestKeyFrame(now: now)
         }
+    }
+
+    /// Sends one padding-only packet on this consumer's SSRC, in its sequence space, to probe the
+    /// subscriber's path while video is off for quality. The receiver's reports then cover it.
+    func sendPadding() {
+        let (sequenceNumber, timestamp) = rewriter.nextPaddingPacket()
+        let slot = transport.worker.sendSlot()
+        let length = Self.writePadding(
+            into: slot.buffer, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp, ssrc: ssrc)
+        if transport.sendRTP(slot: slot, length: length) {
+            packetsSent &+= 1
+            probePacketsSent &+= 1
+        }
+    }
+
+    /// Bytes of one probe packet before SRTP: a 12-byte header and the most padding RFC 3550 allows.
+    static let paddingPacketBytes = 12 + 255
+
+    /// Writes a padding-only RTP packet: P bit set, no payload, 255 bytes of padding whose last byte
+    /// counts them.
+    static func writePadding(
+        into buffer: UnsafeMutableRawBufferPointer, payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32
+    ) -> Int {
+        buffer[0] = 0xA0
+        buffer[1] = payloadType & 0x7F
+        buffer.storeBytes(of: sequenceNumber.bigEndian, toByteOffset: 2, as: UInt16.self)
+        buffer.storeBytes(of: timestamp.bigEndian, toByteOffset: 4, as: UInt32.self)
+        buffer.storeBytes(of: ssrc.bigEndian, toByteOffset: 8, as: UInt32.self)
+        let end = paddingPacketBytes
+        for offset in 12..<(end - 1) { buffer[offset] = 0 }
+        buffer[end - 1] = 255
+        return end
     }
 
     /// The subscriber's PLI or FIR.
@@ -128,12 +174,20 @@ final class Consumer {
         nacksReceived &+= 1
     }
 
-    /// A report block the subscriber sent about this consumer.
-    func received(_ block: RTCPReportBlock, arrivalCompactNTP: UInt32) {
+    /// A report block the subscriber sent about this consumer. Returns what it adds to the previous
+    /// one: packets expected and lost in between (nothing for the first).
+    func received(_ block: RTCPReportBlock, arrivalCompactNTP: UInt32) -> ReportInterval? {
+        let interval = lastReportBlock.flatMap { ReportInterval(from: $0, to: block) }
         lastReportBlock = block
         if let roundTrip = block.roundTripTime(arrivalCompactNTP: arrivalCompactNTP) {
             roundTripTimeSeconds = Double(roundTrip) / 65_536
         }
+        return interval
+    }
+
+    /// The subscriber's reported jitter, in seconds.
+    var reportedJitterSeconds: Double? {
+        lastReportBlock.map { Double($0.jitter) / Double(producer.options.codec.clockRate) }
     }
 
     /// Sends a sender report (and SDES CNAME) whose RTP timestamp matches the rewritten timeline.
@@ -157,6 +211,7 @@ final class Consumer {
         result.bytesSent = bytesSent
         result.retransmittedPackets = retransmittedPackets
         result.nacksReceived = nacksReceived
+        result.probePacketsSent = probePacketsSent
         result.keyFrameRequestsReceived = keyFrameRequestsReceived
         result.pauseReasons = pauseReasons
         if let block = lastReportBlock {

@@ -73,6 +73,15 @@ struct ConsumerSequenceRewriter: Sendable {
         isAwaitingResync = true
     }
 
+    /// The sequence number and timestamp of a padding-only packet sent while nothing is forwarded
+    /// (probing a paused consumer's path): the next sequence number, so the receiver sees no gap, and
+    /// the newest timestamp, as RFC 3550 padding carries. The next forwarded packet starts a new run.
+    mutating func nextPaddingPacket() -> (sequenceNumber: UInt16, timestamp: UInt32) {
+        lastSequenceNumber &+= 1
+        isAwaitingResync = true
+        return (lastSequenceNumber, lastTimestamp)
+    }
+
     /// The consumer's sequence number and timestamp for a producer packet being forwarded to it, or
     /// nil when the packet predates the current run and must be dropped.
     mutating func rewrite(sequenceNumber: UInt16, timestamp: UInt32, now: UInt64) -> (sequenceNumber: UInt16, timestamp: UInt32)? {

@@ -265,11 +265,22 @@ public final class MediaPlane: MediaControl {
     }
 
     public func pauseConsumer(_ consumerID: ConsumerID, reason: ConsumerPauseReason) async throws(MediaControlError) {
-        try await withConsumer(consumerID) { consumer in consumer.pause(reason) }
+        try await withConsumer(consumerID) { consumer in consumer.pause(reason, now: MediaClock.monotonicNow()) }
     }
 
     public func resumeConsumer(_ consumerID: ConsumerID, reason: ConsumerPauseReason) async throws(MediaControlError) {
         try await withConsumer(consumerID) { consumer in consumer.resume(reason, now: MediaClock.monotonicNow()) }
+    }
+
+    public func setAudioFallback(transport transportID: TransportID, side: AudioFallbackSide, enabled: Bool) async throws(MediaControlError) {
+        let (routerID, worker) = try locate(transportID)
+        let found: Bool = await onQueue(of: worker) {
+            guard let transport = worker.routers[routerID]?.transports[transportID] else { return false }
+            transport.setAudioFallback(side: side, enabled: enabled, now: MediaClock.monotonicNow())
+            worker.flush()
+            return true
+        }
+        guard found else { throw .unknownTransport(transportID) }
     }
 
     public func statistics(router routerID: RouterID) async throws(MediaControlError) -> RouterStatistics {

@@ -1,4 +1,5 @@
 import MediaControl
+import Quality
 
 /// How the media plane runs: its workers, its ports, and the timers of its recovery logic.
 public struct MediaRouterConfiguration: Equatable, Sendable {
@@ -20,6 +21,8 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
     public var reportInterval: Duration
     /// Time without packets after which a producer counts as idle.
     public var producerIdleTimeout: Duration
+    /// Quality scoring and the audio-fallback policy.
+    public var audioFallback: AudioFallbackConfiguration
 
     /// Whether `host` is a dotted-quad IPv4 address the media plane can bind to or send to, checked
     /// by the same parser the sockets use.
@@ -36,7 +39,8 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
         retransmissionBufferPackets: Int = 1024,
         keyFrameRequestInterval: Duration = .milliseconds(1000),
         reportInterval: Duration = .milliseconds(1000),
-        producerIdleTimeout: Duration = .seconds(5)
+        producerIdleTimeout: Duration = .seconds(5),
+        audioFallback: AudioFallbackConfiguration = AudioFallbackConfiguration()
     ) {
         self.workerCount = workerCount
         self.listenAddress = listenAddress
@@ -47,5 +51,6 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
         self.keyFrameRequestInterval = keyFrameRequestInterval
         self.reportInterval = reportInterval
         self.producerIdleTimeout = producerIdleTimeout
+        self.audioFallback = audioFallback
     }
 }

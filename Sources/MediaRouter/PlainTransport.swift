@@ -1,6 +1,7 @@
 import CSystemShims
 import Dispatch
 import MediaControl
+import Quality
 import RTPWire
 import SRTP
 
@@ -31,6 +32,17 @@ final class PlainTransport {
     /// Consumers of this transport by the SSRC the router sends them with.
     private(set) var consumersBySSRC: [UInt32: Consumer] = [:]
 
+    /// Bytes queued to the client and received from it, for rates and statistics.
+    var bytesSent: UInt64 = 0
+    private(set) var bytesReceived: UInt64 = 0
+    /// Quality toward the client (from its receiver reports) and its audio-fallback policy.
+    var downlink: LinkMonitor
+    /// Quality from the client (from what arrives) and its audio-fallback policy.
+    var uplink: LinkMonitor
+    /// Bytes of probe padding owed since the last tick, while video is off for quality.
+    var probeCredit = 0.0
+    var lastProbeAt: UInt64?
+
     /// Indices of the worker's send slots queued for this transport; the worker flushes them.
     let pendingSends: UnsafeMutablePointer<UInt16>
     var pendingSendCount = 0
@@ -47,6 +59,8 @@ final class PlainTransport {
         self.inbound = inbound
         self.outbound = outbound
         pendingSends = .allocate(capacity: Worker.sendArenaSlots)
+        downlink = LinkMonitor(configuration: worker.configuration.audioFallback)
+        uplink = LinkMonitor(configuration: worker.configuration.audioFallback)
     }
 
     deinit {
@@ -133,6 +147,7 @@ final class PlainTransport {
             router.drops.unknownSSRC += 1
             return
         }
+        bytesReceived &+= UInt64(length)
         producer.receive(packet, now: now)
     }
 

@@ -1,4 +1,5 @@
 import MediaControl
+import Quality
 import RTPWire
 
 /// One published track arriving on a transport. It keeps what recovery needs (receiver statistics, a
@@ -28,6 +29,11 @@ final class Producer {
     private(set) var nacksSent: UInt64 = 0
     private(set) var keyFrameRequestsSent: UInt64 = 0
     private var lastPacketAt: UInt64?
+    /// The publisher's audio-fallback policy has the video off: nothing reaches the consumers.
+    var isSuspendedForUplinkQuality = false
+    /// Expected and lost counts at the last uplink sample.
+    private var expectedAtLastSample: Int64 = 0
+    private var lostAtLastSample: Int64 = 0
     private var isIdle = false
     var lastReportAt: UInt64 = 0
 
@@ -82,6 +88,7 @@ final class Producer {
         let isKeyFrame = kind == .video && Self.isVP8KeyFrame(packet)
         if isKeyFrame { keyFrameRequests.keyFrameReceived(now: now) }
         retransmissions?.store(UnsafeRawBufferPointer(packet.bytes), sequenceNumber: sequenceNumber, now: now)
+        guard !isSuspendedForUplinkQuality else { return }
         for consumer in consumers {
             consumer.forward(packet, isKeyFrame: isKeyFrame, now: now)
         }
@@ -108,6 +115,20 @@ final class Producer {
             sendReceiverReport(now: now)
         }
     }
+
+    /// Packets expected and lost since the previous call, for the publisher's uplink quality.
+    func takeUplinkInterval() -> ReportInterval {
+        let expected = statistics.packetsExpected
+        let lost = statistics.cumulativeLost
+        defer {
+            expectedAtLastSample = expected
+            lostAtLastSample = lost
+        }
+        let expectedDelta = max(0, expected - expectedAtLastSample)
+        return ReportInterval(packetsExpected: Int(expectedDelta), packetsLost: Int(min(expectedDelta, max(0, lost - lostAtLastSample))))
+    }
+
+    var jitterSeconds: Double { statistics.jitter / Double(options.codec.clockRate) }
 
     /// Records the publisher's sender report, for LSR / DLSR in our receiver reports.
     func receivedSenderReport(ntpTimestamp: UInt64, now: UInt64) {
@@ -185,7 +206,7 @@ final class Producer {
         result.packetsReceived = packetsReceived
         result.bytesReceived = bytesReceived
         result.packetsLost = statistics.cumulativeLost
-        result.jitterSeconds = statistics.jitter / Double(options.codec.clockRate)
+        result.jitterSeconds = jitterSeconds
         result.nacksSent = nacksSent
         result.keyFrameRequestsSent = keyFrameRequestsSent
         return result

@@ -1,4 +1,5 @@
 import MediaControl
+import Quality
 import RTPWire
 import SRTP
 
@@ -46,9 +47,9 @@ final class Router {
                 if let producer = transport.producersBySSRC[report.senderSSRC] {
                     producer.receivedSenderReport(ntpTimestamp: report.ntpTimestamp, now: now)
                 }
-                receivedReportBlocks(report.reportBlocks, on: transport)
+                receivedReportBlocks(report.reportBlocks, on: transport, now: now)
             case .receiverReport(let report):
-                receivedReportBlocks(report.reportBlocks, on: transport)
+                receivedReportBlocks(report.reportBlocks, on: transport, now: now)
             case .genericNACK(let nack):
                 guard let consumer = transport.consumersBySSRC[nack.mediaSSRC] else { continue }
                 consumer.nackReceived()
@@ -63,20 +64,32 @@ final class Router {
                 }
             case .malformed:
                 drops.malformed += 1
-            case .sourceDescription, .bye, .receiverEstimatedMaximumBitrate, .transportFeedback:
+            case .receiverEstimatedMaximumBitrate(let estimate):
+                transport.downlink.recordReceiverEstimate(bitsPerSecond: Double(estimate.bitrate))
+            case .sourceDescription, .bye, .transportFeedback:
                 continue
             }
         }
     }
 
-    private func receivedReportBlocks(_ blocks: some Sequence<RTCPReportBlock>, on transport: PlainTransport) {
+    /// Hands each block to its consumer, and what they add up to to the transport's downlink quality.
+    private func receivedReportBlocks(_ blocks: some Sequence<RTCPReportBlock>, on transport: PlainTransport, now: UInt64) {
         var arrival: UInt32?
+        var total = ReportInterval(packetsExpected: 0, packetsLost: 0)
+        var jitter: Double?
+        var roundTrip: Double?
+        var aboutConsumers = false
         for block in blocks {
             guard let consumer = transport.consumersBySSRC[block.ssrc] else { continue }
             let compact = arrival ?? ReceiverStatistics.compactNTP(fromNTPTimestamp: MediaClock.ntpNow())
             arrival = compact
-            consumer.received(block, arrivalCompactNTP: compact)
+            aboutConsumers = true
+            if let interval = consumer.received(block, arrivalCompactNTP: compact) { total = total + interval }
+            if let reported = consumer.reportedJitterSeconds { jitter = max(jitter ?? 0, reported) }
+            if let measured = consumer.roundTripTimeSeconds { roundTrip = max(roundTrip ?? 0, measured) }
         }
+        guard aboutConsumers else { return }
+        transport.downlinkReport(total, jitterSeconds: jitter, roundTripSeconds: roundTrip, now: now)
     }
 
     /// Timer work for every producer and consumer.
@@ -86,6 +99,9 @@ final class Router {
         let idleTimeout = UInt64(configuration.producerIdleTimeout.nanoseconds)
         for producer in producers.values {
             producer.tick(now: now, reportInterval: reportInterval, idleTimeout: idleTimeout)
+        }
+        for transport in transports.values {
+            transport.tickQuality(now: now)
         }
         if now - lastSenderReportsAt >= reportInterval {
             lastSenderReportsAt = now
@@ -109,6 +125,7 @@ final class Router {
             routerID: id,
             producers: producers.values.map { $0.snapshot() }.sorted { $0.producerID.rawValue < $1.producerID.rawValue },
             consumers: consumers.values.map { $0.snapshot() }.sorted { $0.consumerID.rawValue < $1.consumerID.rawValue },
-            drops: drops.byReason)
+            drops: drops.byReason,
+            transports: transports.values.map { $0.snapshot() }.sorted { $0.transportID.rawValue < $1.transportID.rawValue })
     }
 }

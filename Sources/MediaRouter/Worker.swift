@@ -135,6 +135,7 @@ final class Worker: @unchecked Sendable {
     func enqueue(slot index: Int, length: Int, on transport: PlainTransport) {
         let slot = sendSlots + index
         slot.pointee.length = length
+        transport.bytesSent &+= UInt64(length)
         transport.remote!.write(into: slot)
         if transport.pendingSendCount == 0 { dirtyTransports.append(transport) }
         transport.pendingSends[transport.pendingSendCount] = UInt16(index)

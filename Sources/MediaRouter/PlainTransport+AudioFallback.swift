@@ -1,0 +1,158 @@
+import MediaControl
+import Quality
+
+/// The audio-fallback policy of each side of a transport, and the effects of its actions on media.
+/// Evaluated once per receiver report (subscriber side) or per sample interval (publisher side),
+/// never per packet.
+extension PlainTransport {
+    /// The subscriber's receiver reports about this transport's consumers, folded into one sample.
+    func downlinkReport(_ interval: ReportInterval, jitterSeconds: Double?, roundTripSeconds: Double?, now: UInt64) {
+        guard let since = downlink.lastSampleAt else {
+            downlink.lastSampleAt = now
+            downlink.bytesAtLastSample = bytesSent
+            return
+        }
+        guard now > since else { return }
+        let sample = QualitySample(
+            intervalSeconds: Double(now - since) / 1e9, packetsExpected: interval.packetsExpected, packetsLost: interval.packetsLost,
+            bytes: Int(clamping: bytesSent &- downlink.bytesAtLastSample), jitterSeconds: jitterSeconds,
+            roundTripSeconds: roundTripSeconds)
+        downlink.lastSampleAt = now
+        downlink.bytesAtLastSample = bytesSent
+        if let action = downlink.record(sample, now: now) { perform(action, side: .subscriber, now: now) }
+    }
+
+    /// Timer work: probe padding while the subscriber's video is off, and the publisher's uplink sample.
+    func tickQuality(now: UInt64) {
+        if downlink.policy.isVideoOff { probe(now: now) } else { lastProbeAt = nil }
+        guard !producersBySSRC.isEmpty else { return }
+        let interval = UInt64(worker.configuration.audioFallback.publisherSampleInterval.nanoseconds)
+        guard let since = uplink.lastSampleAt else {
+            uplink.lastSampleAt = now
+            uplink.bytesAtLastSample = bytesReceived
+            return
+        }
+        guard now - since >= interval else { return }
+        var lost = ReportInterval(packetsExpected: 0, packetsLost: 0)
+        var jitter = 0.0
+        for producer in producers {
+            lost = lost + producer.takeUplinkInterval()
+            jitter = max(jitter, producer.jitterSeconds)
+        }
+        let sample = QualitySample(
+            intervalSeconds: Double(now - since) / 1e9, packetsExpected: lost.packetsExpected, packetsLost: lost.packetsLost,
+            bytes: Int(clamping: bytesReceived &- uplink.bytesAtLastSample), jitterSeconds: jitter)
+        uplink.lastSampleAt = now
+        uplink.bytesAtLastSample = bytesReceived
+        if let action = uplink.record(sample, now: now) { perform(action, side: .publisher, now: now) }
+    }
+
+    /// The app turns one side's policy on or off; off while video is off restores it silently.
+    func setAudioFallback(side: AudioFallbackSide, enabled: Bool, now: UInt64) {
+        switch side {
+        case .subscriber:
+            if downlink.setEnabled(enabled) { restoreDownlinkVideo(now: now) }
+            updateDownlinkEligibility(now: now)
+        case .publisher:
+            if uplink.setEnabled(enabled) { setUplinkVideo(suspended: false, now: now) }
+        }
+    }
+
+    /// Re-checks whether the subscriber-side policy may act: only while some video consumer is off for
+    /// nobody's choice and its publisher's video is not itself off for quality.
+    func updateDownlinkEligibility(now: UInt64) {
+        let eligible = consumersBySSRC.values.contains { consumer in
+            consumer.kind == .video && !consumer.isPausedByChoice && !consumer.producer.isSuspendedForUplinkQuality
+        }
+        guard eligible != downlink.isEligible else { return }
+        if downlink.setEligible(eligible) { restoreDownlinkVideo(now: now) }
+    }
+
+    private var producers: some Sequence<Producer> {
+        // Each producer is in the table under its SSRC and, when it has one, its RTX SSRC.
+        producersBySSRC.lazy.filter { $0.key == $0.value.ssrc }.map(\.value)
+    }
+
+    private var videoConsumers: some Sequence<Consumer> {
+        consumersBySSRC.values.lazy.filter { $0.kind == .video }
+    }
+
+    private func perform(_ action: AudioFallbackAction, side: AudioFallbackSide, now: UInt64) {
+        let transition: AudioFallbackTransition
+        switch action {
+        case .warn:
+            transition = .warning
+        case .liftWarning:
+            transition = .warningLifted
+        case .disableVideo:
+            transition = .videoDisabled
+            switch side {
+            case .subscriber:
+                for consumer in videoConsumers { consumer.pause(.quality, now: now) }
+            case .publisher:
+                setUplinkVideo(suspended: true, now: now)
+            }
+        case .enableVideo:
+            transition = .videoEnabled
+            switch side {
+            case .subscriber: restoreDownlinkVideo(now: now)
+            case .publisher: setUplinkVideo(suspended: false, now: now)
+            }
+        }
+        worker.events.yield(.audioFallback(id, side: side, transition))
+    }
+
+    private func restoreDownlinkVideo(now: UInt64) {
+        probeCredit = 0
+        lastProbeAt = nil
+        for consumer in videoConsumers { consumer.resume(.quality, now: now) }
+    }
+
+    /// Stops or restarts every consumer of this transport's video producers, and lets their
+    /// subscribers' policies know whether they have video to judge.
+    private func setUplinkVideo(suspended: Bool, now: UInt64) {
+        for producer in producers where producer.kind == .video && producer.isSuspendedForUplinkQuality != suspended {
+            producer.isSuspendedForUplinkQuality = suspended
+            for consumer in producer.consumers {
+                if !suspended, consumer.isForwarding { consumer.restartFromKeyFrame(now: now) }
+                consumer.transport.updateDownlinkEligibility(now: now)
+            }
+        }
+    }
+
+    /// Sends padding on a video consumer at the probe rate, so the subscriber's reports show whether
+    /// the path would carry the lowest video.
+    private func probe(now: UInt64) {
+        guard let consumer = videoConsumers.first(where: { !$0.isPausedByChoice }) else { return }
+        if let last = lastProbeAt {
+            let bytesPerSecond = Double(worker.configuration.audioFallback.probeBitrate) / 8
+            probeCredit += bytesPerSecond * Double(now - last) / 1e9
+        }
+        lastProbeAt = now
+        let packetBytes = Double(Consumer.paddingPacketBytes)
+        // A late tick sends a little more, never a burst.
+        probeCredit = min(probeCredit, 4 * packetBytes)
+        while probeCredit >= packetBytes {
+            probeCredit -= packetBytes
+            consumer.sendPadding()
+        }
+    }
+}
+
+extension PlainTransport {
+    func snapshot() -> TransportStatistics {
+        var result = TransportStatistics(transportID: id, downlink: Self.statistics(downlink), uplink: Self.statistics(uplink))
+        result.bytesSent = bytesSent
+        result.bytesReceived = bytesReceived
+        return result
+    }
+
+    private static func statistics(_ monitor: LinkMonitor) -> LinkStatistics {
+        let quality = monitor.quality
+        return LinkStatistics(
+            score: quality.score, lossFraction: quality.loss, jitterSeconds: quality.jitterSeconds,
+            roundTripTimeSeconds: quality.roundTripSeconds, deliveredBitrate: quality.deliveredBitrate,
+            availableBitrate: quality.availableBitrate, audioFallbackState: monitor.fallbackState?.rawValue,
+            samples: monitor.estimator.sampleCount)
+    }
+}

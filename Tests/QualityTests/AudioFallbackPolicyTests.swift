@@ -1,0 +1,104 @@
+import Quality
+import Testing
+
+struct AudioFallbackPolicyTests {
+    static let second: UInt64 = 1_000_000_000
+
+    static func quality(loss: Double, delivered: Double? = 200_000) -> LinkQuality {
+        LinkQuality(
+            loss: loss, jitterSeconds: 0, roundTripSeconds: 0.05, deliveredBitrate: delivered, receiverEstimatedBitrate: nil,
+            neededBitrate: 150_000)
+    }
+
+    /// Disables, then probes clean until enabled; returns the time video came back.
+    static func cycle(_ policy: inout AudioFallbackPolicy, from start: UInt64) -> UInt64 {
+        var now = start
+        while !policy.isVideoOff {
+            _ = policy.evaluate(quality(loss: 0.3), now: now)
+            now += second / 2
+        }
+        while policy.isVideoOff {
+            _ = policy.evaluate(quality(loss: 0), now: now)
+            now += second / 2
+        }
+        return now
+    }
+
+    @Test func warningComesBeforeDisableEvenWhenTheLinkCollapsesAtOnce() {
+        var policy = AudioFallbackPolicy(configuration: AudioFallbackConfiguration())
+        let first = policy.evaluate(Self.quality(loss: 1), now: Self.second)
+        let second = policy.evaluate(Self.quality(loss: 1), now: Self.second + Self.second / 2)
+        let third = policy.evaluate(Self.quality(loss: 1), now: 2 * Self.second + Self.second / 2)
+        #expect([first, second, third] == [.warn, nil, .disableVideo])
+    }
+
+    @Test func aSingleBadEvaluationBetweenGoodOnesResetsTheDwell() {
+        var policy = AudioFallbackPolicy(configuration: AudioFallbackConfiguration(warnAfter: .seconds(1)))
+        var now: UInt64 = 0
+        for loss in [0.1, 0.0, 0.1, 0.0, 0.1, 0.0] {
+            now += Self.second * 3 / 4
+            let action = policy.evaluate(Self.quality(loss: loss), now: now)
+            #expect(action == nil)
+        }
+    }
+
+    @Test func quickReDisablesMultiplyTheRecoveryTime() {
+        var policy = AudioFallbackPolicy(configuration: AudioFallbackConfiguration())
+        #expect(policy.recoverAfter == .seconds(2))
+        var now = Self.cycle(&policy, from: 0)
+        #expect(policy.backoffLevel == 0)
+        now = Self.cycle(&policy, from: now)
+        #expect(policy.backoffLevel == 1)
+        #expect(policy.recoverAfter == .seconds(8))
+        now = Self.cycle(&policy, from: now)
+        #expect(policy.recoverAfter == .seconds(32))
+        now = Self.cycle(&policy, from: now)
+        #expect(policy.recoverAfter == .seconds(64), "capped at maximumRecoverAfter")
+        // Video that stays on longer than the back-off window starts over.
+        _ = Self.cycle(&policy, from: now + 61 * Self.second)
+        #expect(policy.backoffLevel == 0)
+    }
+
+    @Test func probingNeedsTheDeliveredRateAsWellAsTheScore() {
+        var policy = AudioFallbackPolicy(configuration: AudioFallbackConfiguration())
+        var now: UInt64 = 0
+        while !policy.isVideoOff {
+            now += Self.second / 2
+            _ = policy.evaluate(Self.quality(loss: 0.5), now: now)
+        }
+        for _ in 0..<20 {
+            now += Self.second / 2
+            let action = policy.evaluate(Self.quality(loss: 0, delivered: 100_000), now: now)
+            #expect(action == nil)
+        }
+        var enabledAt: UInt64?
+        let clearFrom = now
+        while enabledAt == nil {
+            now += Self.second / 2
+            if policy.evaluate(Self.quality(loss: 0, delivered: 160_000), now: now) == .enableVideo { enabledAt = now }
+        }
+        #expect(enabledAt! - clearFrom >= 2 * Self.second)
+    }
+
+    @Test func suspendedPolicySaysNothing() {
+        var policy = AudioFallbackPolicy(configuration: AudioFallbackConfiguration())
+        policy.suspend()
+        for step in 1...20 {
+            let action = policy.evaluate(Self.quality(loss: 1), now: UInt64(step) * Self.second)
+            #expect(action == nil)
+        }
+        policy.resume()
+        let afterResume = policy.evaluate(Self.quality(loss: 1), now: 21 * Self.second)
+        #expect(afterResume == .warn)
+    }
+
+    @Test func configurationProblemsAreNamed() {
+        #expect(AudioFallbackConfiguration().problem == nil)
+        #expect(AudioFallbackConfiguration(warningScore: 40, disableScore: 45).problem?.contains("disableScore") == true)
+        #expect(AudioFallbackConfiguration(recoveryScore: 60).problem?.contains("recoveryScore") == true)
+        #expect(AudioFallbackConfiguration(backoffFactor: 0.5).problem?.contains("backoffFactor") == true)
+        #expect(AudioFallbackConfiguration(smoothing: 0).problem?.contains("smoothing") == true)
+        #expect(AudioFallbackConfiguration(probeBitrate: 0).problem?.contains("probeBitrate") == true)
+        #expect(AudioFallbackConfiguration(recoverAfter: .seconds(10), maximumRecoverAfter: .seconds(5)).problem?.contains("maximumRecoverAfter") == true)
+    }
+}
