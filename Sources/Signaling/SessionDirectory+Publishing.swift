@@ -48,6 +48,9 @@ extension SessionDirectory {
             audioFallback: fallback)
         sessions[sessionId]!.connections[connectionId]!.streamIds.insert(info.streamId)
         sessions[sessionId]!.broadcast(.streamCreated(StreamEvent(stream: info)), excluding: connectionId)
+        if video != nil, fallback.publisherAudioFallbackEnabled == true {
+            await setAudioFallback(transport: transport.transportID, side: .publisher, enabled: info.hasVideo)
+        }
         logger.info("stream created", metadata: ["session": "\(sessionId)", "stream": "\(info.streamId)", "connection": "\(connectionId)"])
         return PublishResult(stream: info, transport: Self.answer(transport))
     }
@@ -98,6 +101,10 @@ extension SessionDirectory {
             }
         }
         await apply(consumerChanges, reason: .publisherChoice)
+        if let publishVideo = update.publishVideo, stream.video != nil, stream.audioFallback.publisherAudioFallbackEnabled == true {
+            // Quality never overrides a choice: with its video off, the publisher's uplink is not judged.
+            await setAudioFallback(transport: stream.transportID, side: .publisher, enabled: publishVideo)
+        }
     }
 
     func ownedStream(_ streamId: String, by connectionId: String, in sessionId: String) throws(SignalingError) -> StreamState {

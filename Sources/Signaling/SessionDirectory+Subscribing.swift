@@ -46,6 +46,9 @@ extension SessionDirectory {
         sessions[sessionId]!.subscribers[subscriber.id] = subscriber
         sessions[sessionId]!.connections[connectionId]!.subscriberIds.insert(subscriber.id)
         sessions[sessionId]!.streams[parameters.streamId]!.subscriberIds.insert(subscriber.id)
+        if video != nil, current.audioFallback.subscriberAudioFallbackEnabled == true {
+            await setAudioFallback(transport: transport.transportID, side: .subscriber, enabled: true)
+        }
         let disableReason: VideoDisableReason? =
             if video == nil { nil } else if !subscribeToVideo { .subscriberPropertyChanged } else if !current.info.hasVideo { .publisherPropertyChanged } else { nil }
         return SubscribeResult(

@@ -12,6 +12,8 @@ public actor SessionDirectory {
     let logger: Logger
     private let wallClock: @Sendable () -> Date
     var sessions: [String: SessionState] = [:]
+    /// Audio-fallback events sent to clients since the server started, by event name.
+    var audioFallbackEventCounts: [String: UInt64] = [:]
 
     public init(media: any MediaControl, limits: SignalingLimits, logger: Logger, wallClock: @escaping @Sendable () -> Date = Date.init) {
         self.media = media
@@ -49,6 +51,7 @@ public actor SessionDirectory {
             counts.streams += session.streams.count
             counts.subscribers += session.subscribers.count
         }
+        counts.audioFallbackEvents = audioFallbackEventCounts
         return counts
     }
 

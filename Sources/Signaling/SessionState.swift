@@ -69,4 +69,6 @@ public struct DirectoryCounts: Equatable, Sendable {
     public var connections = 0
     public var streams = 0
     public var subscribers = 0
+    /// Audio-fallback events sent to clients since the server started, by event name.
+    public var audioFallbackEvents: [String: UInt64] = [:]
 }

@@ -59,7 +59,11 @@ extension ServerMessage: Codable {
             case .connectionCreated(let value), .connectionDestroyed(let value): try container.encode(value, forKey: .data)
             case .streamCreated(let value), .streamDestroyed(let value): try container.encode(value, forKey: .data)
             case .streamPropertyChanged(let value): try container.encode(value, forKey: .data)
-            case .videoDisabled(let value), .videoEnabled(let value): try container.encode(value, forKey: .data)
+            case .videoDisabled(let value), .videoEnabled(let value), .videoDisableWarning(let value), .videoDisableWarningLifted(let value):
+                try container.encode(value, forKey: .data)
+            case .publisherVideoDisableWarning(let value), .publisherVideoDisableWarningLifted(let value), .publisherVideoDisabled(let value),
+                .publisherVideoEnabled(let value):
+                try container.encode(value, forKey: .data)
             case .signal(let value): try container.encode(value, forKey: .data)
             case .sessionDisconnected(let value): try container.encode(value, forKey: .data)
             }
@@ -102,6 +106,12 @@ extension ServerMessage: Codable {
         case .streamPropertyChanged: return .streamPropertyChanged(try data(StreamPropertyChange.self))
         case .videoDisabled: return .videoDisabled(try data(SubscriberVideoChange.self))
         case .videoEnabled: return .videoEnabled(try data(SubscriberVideoChange.self))
+        case .videoDisableWarning: return .videoDisableWarning(try data(SubscriberVideoChange.self))
+        case .videoDisableWarningLifted: return .videoDisableWarningLifted(try data(SubscriberVideoChange.self))
+        case .publisherVideoDisableWarning: return .publisherVideoDisableWarning(try data(PublisherVideoChange.self))
+        case .publisherVideoDisableWarningLifted: return .publisherVideoDisableWarningLifted(try data(PublisherVideoChange.self))
+        case .publisherVideoDisabled: return .publisherVideoDisabled(try data(PublisherVideoChange.self))
+        case .publisherVideoEnabled: return .publisherVideoEnabled(try data(PublisherVideoChange.self))
         case .signal: return .signal(try data(SignalDelivery.self))
         case .sessionDisconnected: return .sessionDisconnected(try data(SessionDisconnection.self))
         }

@@ -123,6 +123,18 @@ public struct SubscriberVideoChange: Codable, Equatable, Sendable {
     }
 }
 
+/// The publisher's own video, as the audio-fallback policy judges its uplink: a warning, its lifting,
+/// or video turned off or on for subscribers.
+public struct PublisherVideoChange: Codable, Equatable, Sendable {
+    public var streamId: String
+    public var reason: VideoDisableReason
+
+    public init(streamId: String, reason: VideoDisableReason) {
+        self.streamId = streamId
+        self.reason = reason
+    }
+}
+
 /// A signal as delivered.
 public struct SignalDelivery: Codable, Equatable, Sendable {
     /// The sending connection; omitted when the app's backend sent it through REST.
@@ -156,13 +168,26 @@ public enum SessionEvent: Equatable, Sendable {
     case streamPropertyChanged(StreamPropertyChange)
     case videoDisabled(SubscriberVideoChange)
     case videoEnabled(SubscriberVideoChange)
+    /// This subscriber's quality degraded; its video goes off if it degrades further (reason `quality`).
+    case videoDisableWarning(SubscriberVideoChange)
+    /// The warning passed without video going off.
+    case videoDisableWarningLifted(SubscriberVideoChange)
+    /// The publisher's uplink degraded; its video goes off for everyone if it degrades further.
+    case publisherVideoDisableWarning(PublisherVideoChange)
+    case publisherVideoDisableWarningLifted(PublisherVideoChange)
+    /// The publisher's video is off for every subscriber; the publisher should keep sending at least
+    /// the probe rate (docs/audio-fallback.md) so the router can see the uplink recover.
+    case publisherVideoDisabled(PublisherVideoChange)
+    case publisherVideoEnabled(PublisherVideoChange)
     case signal(SignalDelivery)
     /// The last message on a connection the server closes.
     case sessionDisconnected(SessionDisconnection)
 
     public enum Name: String, Codable, CaseIterable, Sendable {
         case connectionCreated, connectionDestroyed, streamCreated, streamDestroyed, streamPropertyChanged
-        case videoDisabled, videoEnabled, signal, sessionDisconnected
+        case videoDisabled, videoEnabled, videoDisableWarning, videoDisableWarningLifted
+        case publisherVideoDisableWarning, publisherVideoDisableWarningLifted, publisherVideoDisabled, publisherVideoEnabled
+        case signal, sessionDisconnected
     }
 
     public var name: Name {
@@ -174,6 +199,12 @@ public enum SessionEvent: Equatable, Sendable {
         case .streamPropertyChanged: .streamPropertyChanged
         case .videoDisabled: .videoDisabled
         case .videoEnabled: .videoEnabled
+        case .videoDisableWarning: .videoDisableWarning
+        case .videoDisableWarningLifted: .videoDisableWarningLifted
+        case .publisherVideoDisableWarning: .publisherVideoDisableWarning
+        case .publisherVideoDisableWarningLifted: .publisherVideoDisableWarningLifted
+        case .publisherVideoDisabled: .publisherVideoDisabled
+        case .publisherVideoEnabled: .publisherVideoEnabled
         case .signal: .signal
         case .sessionDisconnected: .sessionDisconnected
         }

@@ -1,7 +1,7 @@
 /// Reads one JSON object of the configuration, key by key, and refuses keys nobody asked for.
 struct ConfigurationReader {
     private let members: [String: JSONValue]
-    private let path: String
+    let path: String
     private var read: Set<String> = []
 
     init(_ value: JSONValue, path: String) throws(ConfigurationError) {

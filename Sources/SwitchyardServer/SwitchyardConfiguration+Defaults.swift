@@ -37,7 +37,23 @@ extension SwitchyardConfiguration {
             "retransmissionBufferPackets": 1024,
             "keyFrameRequestIntervalMs": 1000,
             "reportIntervalMs": 1000,
-            "producerIdleTimeoutMs": 5000
+            "producerIdleTimeoutMs": 5000,
+            "audioFallback": {
+              "warningScore": 70,
+              "disableScore": 45,
+              "recoveryScore": 80,
+              "warnAfterMs": 500,
+              "disableAfterMs": 1500,
+              "liftAfterMs": 2000,
+              "recoverAfterMs": 2000,
+              "backoffWindowMs": 60000,
+              "backoffFactor": 4,
+              "maxRecoverAfterMs": 64000,
+              "probeBitrate": 150000,
+              "probeDeliveredShare": 0.85,
+              "smoothing": 0.5,
+              "publisherSampleIntervalMs": 500
+            }
           },
           "logging": {
             "level": "info"

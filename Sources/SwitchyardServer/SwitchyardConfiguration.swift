@@ -122,6 +122,8 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
         guard retransmission & (retransmission - 1) == 0 else {
             throw ConfigurationError(keyPath: "media.retransmissionBufferPackets", problem: "\(retransmission) is not a power of two")
         }
+        var fallbackReader = try mediaReader.object("audioFallback")
+        let audioFallback = try audioFallback(&fallbackReader)
         let media = MediaRouterConfiguration(
             workerCount: workers == 0 ? ProcessInfo.processInfo.activeProcessorCount : workers,
             listenAddress: listenAddress, announcedAddress: announcedAddress,
@@ -130,7 +132,8 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
             retransmissionBufferPackets: retransmission,
             keyFrameRequestInterval: .milliseconds(try mediaReader.integer("keyFrameRequestIntervalMs", default: 1000, in: 100...60_000)),
             reportInterval: .milliseconds(try mediaReader.integer("reportIntervalMs", default: 1000, in: 100...60_000)),
-            producerIdleTimeout: .milliseconds(try mediaReader.integer("producerIdleTimeoutMs", default: 5000, in: 500...600_000)))
+            producerIdleTimeout: .milliseconds(try mediaReader.integer("producerIdleTimeoutMs", default: 5000, in: 500...600_000)),
+            audioFallback: audioFallback)
         try mediaReader.finish()
 
         var logging = try root.object("logging")

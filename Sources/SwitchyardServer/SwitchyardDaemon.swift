@@ -67,7 +67,10 @@ public final class SwitchyardDaemon: Sendable {
         // Clients get most of the drain time to close; the HTTP server stops in what is left.
         let shutdown = SignalingShutdownService(signaling: signaling, media: media, drainTime: configuration.drainTime * 0.8)
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [.init(service: application), .init(service: shutdown)],
+            services: [
+                .init(service: application), .init(service: shutdown),
+                .init(service: MediaEventRelay(media: media, directory: signaling.directory)),
+            ],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = configuration.drainTime
         group = ServiceGroup(configuration: groupConfiguration)

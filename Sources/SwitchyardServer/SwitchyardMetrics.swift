@@ -20,6 +20,7 @@ final class SwitchyardMetrics: Sendable {
     private let routers, transports, producers, consumers: Gauge
     private let packetsReceived, bytesReceived, packetsSent, bytesSent: Counter
     private let drops: Mutex<[String: Counter]>
+    private let audioFallbackEvents: [String: Counter]
     /// The totals each counter has been advanced to, by counter name and label.
     private let reported = Mutex([String: UInt64]())
 
@@ -39,9 +40,9 @@ final class SwitchyardMetrics: Sendable {
         bytesReceived = Self.counter(registry, "media_bytes_received", "Bytes of UDP datagrams received")
         packetsSent = Self.counter(registry, "media_packets_sent", "UDP datagrams sent by the media plane")
         bytesSent = Self.counter(registry, "media_bytes_sent", "Bytes of UDP datagrams sent")
-        for kind in Self.audioFallbackEventKinds {
-            _ = Self.counter(registry, "audio_fallback_events", "Audio-fallback events sent to clients", labels: [("kind", kind)])
-        }
+        audioFallbackEvents = Dictionary(uniqueKeysWithValues: Self.audioFallbackEventKinds.map { kind in
+            (kind, Self.counter(registry, "audio_fallback_events", "Audio-fallback events sent to clients", labels: [("kind", kind)]))
+        })
         drops = Mutex([:])
         Self.gauge(registry, "build_info", "Always 1; the labels describe the build", labels: [("srtp", srtpVersion), ("srtp_build", srtpBuild)]).set(1.0)
     }
@@ -75,6 +76,10 @@ final class SwitchyardMetrics: Sendable {
         advance(bytesReceived, key: "bytesReceived", to: plane.bytesReceived)
         advance(packetsSent, key: "packetsSent", to: plane.packetsSent)
         advance(bytesSent, key: "bytesSent", to: plane.bytesSent)
+        for (kind, count) in counts.audioFallbackEvents {
+            guard let counter = audioFallbackEvents[kind] else { continue }
+            advance(counter, key: "audioFallback." + kind, to: count)
+        }
         for (reason, count) in plane.drops {
             let counter = drops.withLock { drops in
                 if let counter = drops[reason] { return counter }

@@ -111,10 +111,12 @@ public final class TestPeer {
         return storage.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) } > 0
     }
 
-    /// The next packet the router sent, unprotected; nil after the receive timeout.
-    public func receive() -> Received? {
+    /// The next packet the router sent, unprotected; nil after the receive timeout, or at once when
+    /// `waiting` is false and nothing is queued.
+    public func receive(waiting: Bool = true) -> Received? {
         var storage = [UInt8](repeating: 0, count: 2048)
-        let received = storage.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        let flags = waiting ? Int32(0) : Int32(MSG_DONTWAIT)
+        let received = storage.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, flags) }
         guard received > 0, let inbound else { return nil }
         let isRTCP = (64...95).contains(storage[1] & 0x7F)
         return storage.withUnsafeMutableBytes { buffer -> Received? in

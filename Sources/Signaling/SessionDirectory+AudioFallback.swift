@@ -1,0 +1,63 @@
+import MediaControl
+import SignalingProtocol
+
+extension SessionDirectory {
+    /// Turns one side of a transport's audio-fallback policy on or off; a transport that has gone
+    /// away meanwhile needs nothing.
+    func setAudioFallback(transport: TransportID, side: AudioFallbackSide, enabled: Bool) async {
+        do {
+            try await media.setAudioFallback(transport: transport, side: side, enabled: enabled)
+        } catch {
+            logger.debug("transport gone before its audio-fallback setting", metadata: ["transport": "\(transport)", "error": "\(error)"])
+        }
+    }
+
+    /// Tells the people concerned what the media plane's audio-fallback policy did: the subscriber
+    /// about its own downlink; the publisher about its uplink, and then every subscriber of that
+    /// stream that wants video when the video goes off or comes back.
+    public func handle(_ event: MediaEvent) {
+        guard case .audioFallback(let transport, let side, let transition) = event else { return }
+        for sessionId in sessions.keys {
+            switch side {
+            case .subscriber:
+                guard let subscriber = sessions[sessionId]!.subscribers.values.first(where: { $0.transportID == transport }) else { continue }
+                let change = SubscriberVideoChange(subscriberId: subscriber.id, streamId: subscriber.streamId, reason: .quality)
+                let event: SessionEvent =
+                    switch transition {
+                    case .warning: .videoDisableWarning(change)
+                    case .warningLifted: .videoDisableWarningLifted(change)
+                    case .videoDisabled: .videoDisabled(change)
+                    case .videoEnabled: .videoEnabled(change)
+                    }
+                send(event, to: subscriber.connectionId, in: sessionId)
+                logger.info("audio fallback", metadata: ["subscriber": "\(subscriber.id)", "event": "\(event.name.rawValue)"])
+                return
+            case .publisher:
+                guard let stream = sessions[sessionId]!.streams.values.first(where: { $0.transportID == transport }) else { continue }
+                let change = PublisherVideoChange(streamId: stream.info.streamId, reason: .quality)
+                let event: SessionEvent =
+                    switch transition {
+                    case .warning: .publisherVideoDisableWarning(change)
+                    case .warningLifted: .publisherVideoDisableWarningLifted(change)
+                    case .videoDisabled: .publisherVideoDisabled(change)
+                    case .videoEnabled: .publisherVideoEnabled(change)
+                    }
+                send(event, to: stream.publisherConnectionId, in: sessionId)
+                logger.info("audio fallback", metadata: ["stream": "\(stream.info.streamId)", "event": "\(event.name.rawValue)"])
+                guard transition == .videoDisabled || transition == .videoEnabled else { return }
+                for subscriberId in stream.subscriberIds {
+                    guard let subscriber = sessions[sessionId]!.subscribers[subscriberId], subscriber.subscribeToVideo else { continue }
+                    let change = SubscriberVideoChange(subscriberId: subscriberId, streamId: stream.info.streamId, reason: .quality)
+                    send(transition == .videoDisabled ? .videoDisabled(change) : .videoEnabled(change), to: subscriber.connectionId, in: sessionId)
+                }
+                return
+            }
+        }
+    }
+
+    private func send(_ event: SessionEvent, to connectionId: String, in sessionId: String) {
+        guard let connection = sessions[sessionId]?.connections[connectionId] else { return }
+        connection.outbox.send(event)
+        audioFallbackEventCounts[event.name.rawValue, default: 0] += 1
+    }
+}
