@@ -25,6 +25,7 @@ final class Consumer {
     private(set) var keyFrameRequestsReceived: UInt64 = 0
     private(set) var probePacketsSent: UInt64 = 0
     private(set) var lastReportBlock: RTCPReportBlock?
+    private var skippedAtLastReport: UInt64 = 0
     private(set) var roundTripTimeSeconds: Double?
     var lastReportAt: UInt64 = 0
 
@@ -176,8 +177,15 @@ final class Consumer {
 
     /// A report block the subscriber sent about this consumer. Returns what it adds to the previous
     /// one: packets expected and lost in between (nothing for the first).
+    /// Packets the router never had to send (upstream loss) do not count against the subscriber's path.
     func received(_ block: RTCPReportBlock, arrivalCompactNTP: UInt32) -> ReportInterval? {
-        let interval = lastReportBlock.flatMap { ReportInterval(from: $0, to: block) }
+        var interval = lastReportBlock.flatMap { ReportInterval(from: $0, to: block) }
+        let skipped = rewriter.skippedCount
+        if interval != nil {
+            let upstream = max(0, Int(Int64(bitPattern: skipped &- skippedAtLastReport)))
+            interval!.packetsLost = max(0, interval!.packetsLost - upstream)
+        }
+        skippedAtLastReport = skipped
         lastReportBlock = block
         if let roundTrip = block.roundTripTime(arrivalCompactNTP: arrivalCompactNTP) {
             roundTripTimeSeconds = Double(roundTrip) / 65_536

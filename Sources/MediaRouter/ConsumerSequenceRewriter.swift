@@ -33,6 +33,10 @@ struct ConsumerSequenceRewriter: Sendable {
     private(set) var isAwaitingResync = true
     /// Packets dropped because they predate the current run.
     private(set) var droppedBeforeRunCount = 0
+    /// Outgoing sequence numbers skipped because the producer's packets never reached the router
+    /// (upstream loss), less those filled in late. The subscriber reports them lost, but its own
+    /// path is not to blame.
+    private(set) var skippedCount: UInt64 = 0
 
     private var sequenceNumberOffset: UInt16 = 0
     private var timestampOffset: UInt32
@@ -96,11 +100,15 @@ struct ConsumerSequenceRewriter: Sendable {
         let outgoing = (sequenceNumber &+ sequenceNumberOffset, timestamp &+ timestampOffset)
         // Only the newest packet moves the "last" values: a reordered one must not pull them back,
         // or the next resync would reuse sequence numbers and sender reports would run behind.
-        if unwrapped > producerSequence.lastUnwrapped ?? .min {
+        let newest = producerSequence.lastUnwrapped ?? .min
+        if unwrapped > newest {
+            if newest != .min { skippedCount &+= UInt64(unwrapped - newest - 1) }
             _ = producerSequence.unwrap(sequenceNumber)
             lastSequenceNumber = outgoing.0
             lastTimestamp = outgoing.1
             lastForwardedAt = now
+        } else if skippedCount > 0 {
+            skippedCount -= 1
         }
         return outgoing
     }

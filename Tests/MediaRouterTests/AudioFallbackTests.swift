@@ -78,71 +78,104 @@ import Testing
         }
     }
 
-    @Test func aLossySubscriberFallsBackToAudioAndRecoversWhileTheOtherKeepsVideo() async throws {
-        let plane = try MediaPlane(configuration: MediaRouterConfiguration(workerCount: 1, portRange: 42_300...42_349))
-        defer { plane.shutdown() }
-        let events = Mutex<[(time: Double, event: MediaEvent)]>([])
+    /// A publisher of audio and video and two subscribers, with the media plane's audio-fallback
+    /// events recorded as they come.
+    final class FallbackSession {
+        let plane: MediaPlane
         let start = ContinuousClock.now
-        func elapsed() -> Double {
-            let duration = ContinuousClock.now - start
-            return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        }
-        let collector = Task {
-            for await event in plane.events {
-                if case .audioFallback = event { events.withLock { $0.append((elapsed(), event)) } }
-            }
-        }
-        defer { collector.cancel() }
-
-        let router = try await plane.createRouter()
-        let publisher = try TestPeer()
-        let publisherTransport = try await plane.createPlainTransport(router: router, options: PlainTransportOptions(clientSRTP: publisher.srtpParameters))
-        try publisher.connect(to: publisherTransport)
-        let audio = try await plane.produce(
-            transport: publisherTransport.transportID, options: ProducerOptions(codec: CodecParameters(name: .opus, payloadType: 111), ssrc: Self.audioSSRC))
-        let video = try await plane.produce(
-            transport: publisherTransport.transportID, options: ProducerOptions(codec: CodecParameters(name: .vp8, payloadType: 96), ssrc: Self.videoSSRC))
+        let events = EventLog()
+        var collector: Task<Void, Never>?
+        let publisher: TestPeer
+        let publisherTransport: TransportID
         var subscribers: [ReportingSubscriber] = []
         var transports: [TransportID] = []
         var ssrcs: [(audio: UInt32, video: UInt32)] = []
-        for _ in 0..<2 {
-            let peer = try TestPeer()
-            let parameters = try await plane.createPlainTransport(
-                router: router, options: PlainTransportOptions(remoteAddress: peer.address, clientSRTP: peer.srtpParameters))
-            try peer.connect(to: parameters)
-            let audioConsumer = try await plane.consume(transport: parameters.transportID, producer: audio, pauseReasons: [])
-            let videoConsumer = try await plane.consume(transport: parameters.transportID, producer: video, pauseReasons: [])
-            try await plane.setAudioFallback(transport: parameters.transportID, side: .subscriber, enabled: true)
-            subscribers.append(ReportingSubscriber(peer: peer))
-            transports.append(parameters.transportID)
-            ssrcs.append((audioConsumer.ssrc, videoConsumer.ssrc))
-        }
-        let lossy = subscribers[0]
-        let clean = subscribers[1]
 
-        // The blocking socket loop runs on a thread of its own, off the test's cooperative pool; the
-        // objects it uses are not touched here until it has finished.
-        let drive = UncheckedBox { [subscribers, ssrcs] in
-            try Self.drive(publisher: publisher, subscribers: subscribers, ssrcs: ssrcs, elapsed: elapsed)
-        }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            DispatchQueue.global().async {
-                do {
-                    try drive.value()
-                    continuation.resume()
-                } catch {
-                    continuation.resume(throwing: error)
+        init(portBase: UInt16) async throws {
+            plane = try MediaPlane(configuration: MediaRouterConfiguration(workerCount: 1, portRange: portBase...(portBase + 49)))
+            let router = try await plane.createRouter()
+            publisher = try TestPeer()
+            let parameters = try await plane.createPlainTransport(router: router, options: PlainTransportOptions(clientSRTP: publisher.srtpParameters))
+            try publisher.connect(to: parameters)
+            publisherTransport = parameters.transportID
+            let audio = try await plane.produce(
+                transport: publisherTransport, options: ProducerOptions(codec: CodecParameters(name: .opus, payloadType: 111), ssrc: AudioFallbackTests.audioSSRC))
+            let video = try await plane.produce(
+                transport: publisherTransport, options: ProducerOptions(codec: CodecParameters(name: .vp8, payloadType: 96), ssrc: AudioFallbackTests.videoSSRC))
+            for _ in 0..<2 {
+                let peer = try TestPeer()
+                let parameters = try await plane.createPlainTransport(
+                    router: router, options: PlainTransportOptions(remoteAddress: peer.address, clientSRTP: peer.srtpParameters))
+                try peer.connect(to: parameters)
+                let audioConsumer = try await plane.consume(transport: parameters.transportID, producer: audio, pauseReasons: [])
+                let videoConsumer = try await plane.consume(transport: parameters.transportID, producer: video, pauseReasons: [])
+                subscribers.append(ReportingSubscriber(peer: peer))
+                transports.append(parameters.transportID)
+                ssrcs.append((audioConsumer.ssrc, videoConsumer.ssrc))
+            }
+            let (plane, events, start) = (plane, events, start)
+            collector = Task {
+                for await event in plane.events {
+                    if case .audioFallback = event { events.entries.withLock { $0.append((FallbackSession.seconds(since: start), event)) } }
                 }
             }
         }
 
-        let recorded = events.withLock { $0 }
-        let lossyEvents = recorded.compactMap { entry -> (Double, AudioFallbackTransition)? in
-            guard case .audioFallback(transports[0], .subscriber, let transition) = entry.event else { return nil }
-            return (entry.time, transition)
+        static func seconds(since start: ContinuousClock.Instant) -> Double {
+            let duration = ContinuousClock.now - start
+            return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         }
+
+        func elapsed() -> Double { Self.seconds(since: start) }
+
+        func close() {
+            collector?.cancel()
+            plane.shutdown()
+        }
+
+        /// The audio-fallback transitions of one side of one transport, with their times.
+        func transitions(of transport: TransportID, side: AudioFallbackSide) -> [(time: Double, transition: AudioFallbackTransition)] {
+            events.entries.withLock { $0 }.compactMap { entry in
+                guard case .audioFallback(transport, side, let transition) = entry.event else { return nil }
+                return (entry.time, transition)
+            }
+        }
+
+        /// Runs the publisher and subscribers on a thread of their own, off the test's cooperative pool;
+        /// the peers are not touched elsewhere until it has finished.
+        func run(until end: Double, downlinkLoss: @escaping (Int, Double) -> Double = { _, _ in 0 }, uplinkLoss: @escaping (Double) -> Double = { _ in 0 }) async throws {
+            let drive = UncheckedBox { [self] in
+                try AudioFallbackTests.drive(
+                    publisher: publisher, subscribers: subscribers, ssrcs: ssrcs, until: end, elapsed: elapsed,
+                    downlinkLoss: downlinkLoss, uplinkLoss: uplinkLoss)
+            }
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                DispatchQueue.global().async {
+                    do {
+                        try drive.value()
+                        continuation.resume()
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func aLossySubscriberFallsBackToAudioAndRecoversWhileTheOtherKeepsVideo() async throws {
+        let session = try await FallbackSession(portBase: 42_300)
+        defer { session.close() }
+        for transport in session.transports {
+            try await session.plane.setAudioFallback(transport: transport, side: .subscriber, enabled: true)
+        }
+        try await session.run(until: Self.runEnd, downlinkLoss: { index, time in index == 0 && time >= Self.lossStart && time < Self.lossEnd ? 0.3 : 0 })
+        let (subscribers, transports) = (session.subscribers, session.transports)
+        let lossyEvents = session.transitions(of: transports[0], side: .subscriber).map { ($0.time, $0.transition) }
         #expect(lossyEvents.map(\.1) == [.warning, .videoDisabled, .videoEnabled], "\(lossyEvents)")
-        #expect(!recorded.contains { if case .audioFallback(transports[1], _, _) = $0.event { true } else { false } }, "the clean subscriber hears nothing")
+        #expect(session.transitions(of: transports[1], side: .subscriber).isEmpty, "the clean subscriber hears nothing")
+        let lossy = subscribers[0]
+        let clean = subscribers[1]
+
         guard lossyEvents.count == 3 else { return }
         let (warnedAt, disabledAt, enabledAt) = (lossyEvents[0].0, lossyEvents[1].0, lossyEvents[2].0)
         #expect(warnedAt - Self.lossStart <= 2, "warning \(warnedAt - Self.lossStart) s after the loss began")
@@ -175,26 +208,58 @@ import Testing
         #expect(clean.reception.paddingTimes.isEmpty)
     }
 
+    @Test func aLossyPublisherUplinkTurnsItsVideoOffForEverySubscriberAndBack() async throws {
+        let session = try await FallbackSession(portBase: 42_360)
+        defer { session.close() }
+        try await session.plane.setAudioFallback(transport: session.publisherTransport, side: .publisher, enabled: true)
+        for transport in session.transports {
+            try await session.plane.setAudioFallback(transport: transport, side: .subscriber, enabled: true)
+        }
+        let (lossStart, lossEnd) = (2.0, 10.0)
+        try await session.run(until: 17, uplinkLoss: { (lossStart..<lossEnd).contains($0) ? 0.3 : 0 })
+        let publisherEvents = session.transitions(of: session.publisherTransport, side: .publisher)
+        #expect(publisherEvents.map(\.transition) == [.warning, .videoDisabled, .videoEnabled], "\(publisherEvents)")
+        for transport in session.transports {
+            #expect(session.transitions(of: transport, side: .subscriber).isEmpty, "subscribers' own paths are clean")
+        }
+        guard publisherEvents.count == 3 else { return }
+        let (disabledAt, enabledAt) = (publisherEvents[1].time, publisherEvents[2].time)
+        #expect(disabledAt - lossStart <= 4, "disabled \(disabledAt - lossStart) s after the loss began")
+        #expect(enabledAt > lossEnd && enabledAt - lossEnd <= 6, "enabled \(enabledAt - lossEnd) s after the loss ended")
+        for subscriber in session.subscribers {
+            let reception = subscriber.reception
+            #expect(reception.videoPayloadTimes.filter { $0 > disabledAt + 0.1 && $0 < enabledAt }.isEmpty)
+            #expect(reception.audioTimes.contains { $0 > disabledAt && $0 < enabledAt }, "audio goes on")
+            #expect(reception.paddingTimes.isEmpty, "nothing to probe: the subscribers' paths are not the problem")
+            let resumed = reception.video.first { $0.time > enabledAt }
+            #expect(resumed?.isKeyFrame == true, "video restarts on a key frame")
+            #expect((resumed?.time ?? 99) - enabledAt <= 0.5)
+        }
+    }
+
     /// Publishes 50 audio and 100 video packets a second (a key frame on every PLI and every 2 s) and
     /// runs the subscribers until `runEnd`.
     static func drive(
-        publisher: TestPeer, subscribers: [ReportingSubscriber], ssrcs: [(audio: UInt32, video: UInt32)], elapsed: () -> Double
+        publisher: TestPeer, subscribers: [ReportingSubscriber], ssrcs: [(audio: UInt32, video: UInt32)], until end: Double,
+        elapsed: () -> Double, downlinkLoss: (Int, Double) -> Double = { _, _ in 0 }, uplinkLoss: (Double) -> Double = { _ in 0 }
     ) throws {
+        var generator = SystemRandomNumberGenerator()
         var nextAudio = 0.0
         var nextVideo = 0.0
         var audioIndex = 0
         var videoIndex = 0
         var keyFrameWanted = true
         var lastKeyFrame = 0.0
-        while case let time = elapsed(), time < runEnd {
+        while case let time = elapsed(), time < end {
+            let sends = Double.random(in: 0..<1, using: &generator) >= uplinkLoss(time)
             let now = MediaClock.monotonicNow()
             while let packet = publisher.receive(waiting: false) {
                 if case .rtcp(let bytes) = packet, pictureLossIndications(in: [bytes]) > 0 { keyFrameWanted = true }
             }
             if time >= nextAudio {
-                try publisher.sendRTP(
+                if sends { try publisher.sendRTP(
                     payloadType: 111, sequenceNumber: UInt16(truncatingIfNeeded: audioIndex), timestamp: UInt32(960 * audioIndex),
-                    ssrc: audioSSRC, payload: [0x78] + [UInt8](repeating: 0x55, count: 80))
+                    ssrc: audioSSRC, payload: [0x78] + [UInt8](repeating: 0x55, count: 80)) }
                 audioIndex += 1
                 nextAudio += 0.02
             }
@@ -204,15 +269,14 @@ import Testing
                     keyFrameWanted = false
                     lastKeyFrame = time
                 }
-                try publisher.sendRTP(
+                if sends { try publisher.sendRTP(
                     payloadType: 96, sequenceNumber: UInt16(truncatingIfNeeded: videoIndex), timestamp: UInt32(900 * videoIndex),
-                    ssrc: videoSSRC, payload: VP8TestPayload.make(index: videoIndex, keyFrame: keyFrame, size: 700))
+                    ssrc: videoSSRC, payload: VP8TestPayload.make(index: videoIndex, keyFrame: keyFrame, size: 700)) }
                 videoIndex += 1
                 nextVideo += 0.01
             }
             for (index, subscriber) in subscribers.enumerated() {
-                let loss = index == 0 && time >= lossStart && time < lossEnd ? 0.3 : 0
-                subscriber.drain(at: time, lossProbability: loss, audioSSRC: ssrcs[index].audio, videoSSRC: ssrcs[index].video, now: now)
+                subscriber.drain(at: time, lossProbability: downlinkLoss(index, time), audioSSRC: ssrcs[index].audio, videoSSRC: ssrcs[index].video, now: now)
                 try subscriber.reportIfDue(at: time, now: now)
             }
             usleep(1000)
@@ -224,4 +288,9 @@ import Testing
 private struct UncheckedBox<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
+}
+
+/// Media events with the time they arrived, shared with the task that collects them.
+final class EventLog: Sendable {
+    let entries = Mutex<[(time: Double, event: MediaEvent)]>([])
 }

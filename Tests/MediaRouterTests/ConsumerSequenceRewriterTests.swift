@@ -33,6 +33,27 @@ extension ConsumerSequenceRewriter {
 }
 
 @Suite struct ConsumerSequenceRewriterTests {
+    @Test func upstreamGapsAreCountedAsSkippedAndLateFillsTakenBack() throws {
+        var rewriter = ConsumerSequenceRewriter(clockRate: 90_000, initialSequenceNumber: 100, timestampOffset: 0)
+        _ = try rewriter.forward(10, 0, at: 0)
+        _ = try rewriter.forward(11, 0, at: millisecond)
+        // 12, 13 and 14 never reach the router.
+        #expect(try rewriter.forward(15, 0, at: 2 * millisecond) == Mapped(105, 0))
+        #expect(rewriter.skippedCount == 3)
+        // 13 arrives late (a retransmission the publisher sent): it goes out, and is no longer skipped.
+        #expect(try rewriter.forward(13, 0, at: 3 * millisecond) == Mapped(103, 0))
+        #expect(rewriter.skippedCount == 2)
+    }
+
+    @Test func paddingTakesTheNextSequenceNumberAndTheNextRunFollowsIt() throws {
+        var rewriter = ConsumerSequenceRewriter(clockRate: 90_000, initialSequenceNumber: 100, timestampOffset: 0)
+        _ = try rewriter.forward(10, 900, at: 0)
+        let padding = [rewriter.nextPaddingPacket(), rewriter.nextPaddingPacket()]
+        #expect(padding.map(\.sequenceNumber) == [101, 102])
+        #expect(padding.map(\.timestamp) == [900, 900])
+        #expect(try rewriter.forward(40, 9_900, at: second).sequenceNumber == 103)
+    }
+
     @Test func theFirstPacketGetsTheInitialSequenceNumberAndTheTimestampOffset() throws {
         var rewriter = ConsumerSequenceRewriter(clockRate: 90_000, initialSequenceNumber: 1_000, timestampOffset: 500)
         let first = try rewriter.forward(7_000, 90_000, at: 0)
