@@ -66,7 +66,8 @@ public struct AudioFallbackConfiguration: Equatable, Sendable {
         self.publisherSampleInterval = publisherSampleInterval
     }
 
-    /// What is wrong with these settings, or nil when they can work together.
+    /// What is wrong with these settings, or nil when they can work together. Names are those of the
+    /// JSON configuration (`media.audioFallback`), which is where operators meet them.
     public var problem: String? {
         if !(0...100).contains(warningScore) { return "warningScore must be within 0...100, not \(warningScore)" }
         if !(0...100).contains(disableScore) { return "disableScore must be within 0...100, not \(disableScore)" }
@@ -74,12 +75,12 @@ public struct AudioFallbackConfiguration: Equatable, Sendable {
         if disableScore > warningScore { return "disableScore (\(disableScore)) must not exceed warningScore (\(warningScore))" }
         if recoveryScore < warningScore { return "recoveryScore (\(recoveryScore)) must not be below warningScore (\(warningScore))" }
         if backoffFactor < 1 { return "backoffFactor must be at least 1, not \(backoffFactor)" }
-        if maximumRecoverAfter < recoverAfter { return "maximumRecoverAfter must not be shorter than recoverAfter" }
+        if maximumRecoverAfter < recoverAfter { return "maxRecoverAfterMs must not be shorter than recoverAfterMs" }
         if probeBitrate < 1 { return "probeBitrate must be positive, not \(probeBitrate)" }
         if !(probeDeliveredShare > 0 && probeDeliveredShare <= 1) { return "probeDeliveredShare must be within (0, 1], not \(probeDeliveredShare)" }
         if !(smoothing > 0 && smoothing <= 1) { return "smoothing must be within (0, 1], not \(smoothing)" }
-        if publisherSampleInterval < .milliseconds(100) { return "publisherSampleInterval must be at least 100 ms" }
-        for (name, value) in [("warnAfter", warnAfter), ("disableAfter", disableAfter), ("liftAfter", liftAfter), ("recoverAfter", recoverAfter), ("backoffWindow", backoffWindow)]
+        if publisherSampleInterval < .milliseconds(100) { return "publisherSampleIntervalMs must be at least 100" }
+        for (name, value) in [("warnAfterMs", warnAfter), ("disableAfterMs", disableAfter), ("liftAfterMs", liftAfter), ("recoverAfterMs", recoverAfter), ("backoffWindowMs", backoffWindow)]
         where value < .zero {
             return "\(name) must not be negative"
         }

@@ -165,6 +165,9 @@ public struct ClientSessionHandler: Sendable {
                 result = .empty(.signal)
             case .getStats(let reference):
                 result = .getStats(try await directory.statistics(sessionId: sessionId, connectionId: connectionId, subscriberId: reference.subscriberId))
+            case .getPublisherStats(let reference):
+                result = .getPublisherStats(
+                    try await directory.publisherStatistics(sessionId: sessionId, connectionId: connectionId, streamId: reference.streamId))
             case .forceDisconnect(let reference):
                 try await directory.forceDisconnect(sessionId: sessionId, by: .connection(connectionId), connectionId: reference.connectionId)
                 result = .empty(.forceDisconnect)

@@ -57,6 +57,20 @@ struct RESTRoutes: Sendable {
                 return nil as EmptyResult?
             }
         }
+        router.get("/v1/sessions/:sessionId/subscribers/:subscriberId/stats") { request, context in
+            let sessionId = context.parameters.get("sessionId") ?? ""
+            let subscriberId = context.parameters.get("subscriberId") ?? ""
+            return try await respond(to: request, status: .ok) { _ throws(SignalingError) in
+                try await directory.statistics(sessionId: sessionId, subscriberId: subscriberId)
+            }
+        }
+        router.get("/v1/sessions/:sessionId/streams/:streamId/stats") { request, context in
+            let sessionId = context.parameters.get("sessionId") ?? ""
+            let streamId = context.parameters.get("streamId") ?? ""
+            return try await respond(to: request, status: .ok) { _ throws(SignalingError) in
+                try await directory.publisherStatistics(sessionId: sessionId, streamId: streamId)
+            }
+        }
         router.post("/v1/sessions/:sessionId/signal") { request, context in
             try await signal(request, sessionId: context.parameters.get("sessionId") ?? "", to: nil)
         }

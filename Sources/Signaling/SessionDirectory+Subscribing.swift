@@ -86,32 +86,7 @@ extension SessionDirectory {
         await apply(changes, reason: .subscriberChoice)
     }
 
-    /// What the router measured for one of this connection's subscribers.
-    public func statistics(sessionId: String, connectionId: String, subscriberId: String) async throws(SignalingError) -> SubscriberStatistics {
-        let subscriber = try ownedSubscriber(subscriberId, by: connectionId, in: sessionId)
-        let routerID = try await router(of: sessionId)
-        let statistics: RouterStatistics
-        do {
-            statistics = try await media.statistics(router: routerID)
-        } catch {
-            throw Self.mediaError(error)
-        }
-        func track(_ consumer: ConsumerParameters?) -> TrackStatistics? {
-            guard let consumer, let measured = statistics.consumers.first(where: { $0.consumerID == consumer.consumerID }) else { return nil }
-            let lost = max(0, measured.packetsLost)
-            return TrackStatistics(
-                packetsSent: measured.packetsSent, bytesSent: measured.bytesSent,
-                packetsReceived: measured.packetsSent - min(measured.packetsSent, UInt64(lost)), packetsLost: measured.packetsLost,
-                fractionLost: Double(measured.fractionLost) / 256, jitterSeconds: measured.jitterSeconds,
-                roundTripTimeSeconds: measured.roundTripTimeSeconds, retransmittedPackets: measured.retransmittedPackets,
-                nacksReceived: measured.nacksReceived, keyFrameRequestsReceived: measured.keyFrameRequestsReceived)
-        }
-        return SubscriberStatistics(
-            subscriberId: subscriberId, streamId: subscriber.streamId, timestamp: nowMilliseconds,
-            audio: track(subscriber.audio), video: track(subscriber.video))
-    }
-
-    private func ownedSubscriber(_ subscriberId: String, by connectionId: String, in sessionId: String) throws(SignalingError) -> SubscriberState {
+    func ownedSubscriber(_ subscriberId: String, by connectionId: String, in sessionId: String) throws(SignalingError) -> SubscriberState {
         _ = try connection(connectionId, in: sessionId)
         guard let subscriber = sessions[sessionId]?.subscribers[subscriberId] else {
             throw SignalingError(.notFound, "no subscriber \(subscriberId) in this session")

@@ -82,6 +82,7 @@ public struct ClientMessage: Equatable, Sendable {
         case .updateSubscriber: return .updateSubscriber(try params(SubscriberUpdate.self))
         case .signal: return .signal(try params(SignalParameters.self))
         case .getStats: return .getStats(try params(SubscriberReference.self))
+        case .getPublisherStats: return .getPublisherStats(try params(StreamReference.self))
         case .forceDisconnect: return .forceDisconnect(try params(ConnectionReference.self))
         case .forceUnpublish: return .forceUnpublish(try params(StreamReference.self))
         case .disconnect:
@@ -111,7 +112,8 @@ extension ClientMessage: Encodable {
         switch request {
         case .connect(let parameters): try container.encode(parameters, forKey: .params)
         case .publish(let parameters): try container.encode(parameters, forKey: .params)
-        case .unpublish(let parameters), .forceUnpublish(let parameters): try container.encode(parameters, forKey: .params)
+        case .unpublish(let parameters), .forceUnpublish(let parameters), .getPublisherStats(let parameters):
+            try container.encode(parameters, forKey: .params)
         case .updateStream(let parameters): try container.encode(parameters, forKey: .params)
         case .subscribe(let parameters): try container.encode(parameters, forKey: .params)
         case .unsubscribe(let parameters), .getStats(let parameters): try container.encode(parameters, forKey: .params)

@@ -9,6 +9,7 @@ public enum ClientRequest: Equatable, Sendable {
     case updateSubscriber(SubscriberUpdate)
     case signal(SignalParameters)
     case getStats(SubscriberReference)
+    case getPublisherStats(StreamReference)
     case forceDisconnect(ConnectionReference)
     case forceUnpublish(StreamReference)
     case disconnect
@@ -16,7 +17,7 @@ public enum ClientRequest: Equatable, Sendable {
     /// The `method` string of each request.
     public enum Method: String, Codable, CaseIterable, Sendable {
         case connect, publish, unpublish, updateStream, subscribe, unsubscribe, updateSubscriber, signal
-        case getStats, forceDisconnect, forceUnpublish, disconnect
+        case getStats, getPublisherStats, forceDisconnect, forceUnpublish, disconnect
     }
 
     public var method: Method {
@@ -30,6 +31,7 @@ public enum ClientRequest: Equatable, Sendable {
         case .updateSubscriber: .updateSubscriber
         case .signal: .signal
         case .getStats: .getStats
+        case .getPublisherStats: .getPublisherStats
         case .forceDisconnect: .forceDisconnect
         case .forceUnpublish: .forceUnpublish
         case .disconnect: .disconnect

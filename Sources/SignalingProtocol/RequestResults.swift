@@ -102,14 +102,20 @@ public struct TrackStatistics: Codable, Equatable, Sendable {
     public var retransmittedPackets: UInt64
     public var nacksReceived: UInt64
     public var keyFrameRequestsReceived: UInt64
+    /// Bytes that reached the subscriber: `bytesSent` in the share of packets received.
+    public var bytesReceived: UInt64
+    /// Padding-only packets sent to probe the path while video was off for quality.
+    public var probePacketsSent: UInt64
 
     public init(
         packetsSent: UInt64, bytesSent: UInt64, packetsReceived: UInt64, packetsLost: Int64, fractionLost: Double,
         jitterSeconds: Double, roundTripTimeSeconds: Double?, retransmittedPackets: UInt64, nacksReceived: UInt64,
-        keyFrameRequestsReceived: UInt64
+        keyFrameRequestsReceived: UInt64, bytesReceived: UInt64, probePacketsSent: UInt64
     ) {
         self.packetsSent = packetsSent
         self.bytesSent = bytesSent
+        self.bytesReceived = bytesReceived
+        self.probePacketsSent = probePacketsSent
         self.packetsReceived = packetsReceived
         self.packetsLost = packetsLost
         self.fractionLost = fractionLost
@@ -129,13 +135,23 @@ public struct SubscriberStatistics: Codable, Equatable, Sendable {
     public var timestamp: Int64
     public var audio: TrackStatistics?
     public var video: TrackStatistics?
+    /// The subscriber's downlink.
+    public var quality: LinkQualityReport?
+    /// The same, shaped like a W3C `RTCStatsReport` as the router's side of the path shows it:
+    /// `outbound-rtp` and `remote-inbound-rtp` per track, `transport` and `codec`.
+    public var rtcStatsReport: [RTCStatsEntry]
 
-    public init(subscriberId: String, streamId: String, timestamp: Int64, audio: TrackStatistics?, video: TrackStatistics?) {
+    public init(
+        subscriberId: String, streamId: String, timestamp: Int64, audio: TrackStatistics?, video: TrackStatistics?,
+        quality: LinkQualityReport?, rtcStatsReport: [RTCStatsEntry]
+    ) {
         self.subscriberId = subscriberId
         self.streamId = streamId
         self.timestamp = timestamp
         self.audio = audio
         self.video = video
+        self.quality = quality
+        self.rtcStatsReport = rtcStatsReport
     }
 }
 

@@ -6,6 +6,7 @@ public enum RequestResult: Equatable, Sendable {
     case publish(PublishResult)
     case subscribe(SubscribeResult)
     case getStats(SubscriberStatistics)
+    case getPublisherStats(PublisherStatistics)
     /// Every other method: success with nothing to return.
     case empty(ClientRequest.Method)
 
@@ -15,6 +16,7 @@ public enum RequestResult: Equatable, Sendable {
         case .publish: .publish
         case .subscribe: .subscribe
         case .getStats: .getStats
+        case .getPublisherStats: .getPublisherStats
         case .empty(let method): method
         }
     }
@@ -48,6 +50,7 @@ extension ServerMessage: Codable {
             case .publish(let value): try container.encode(value, forKey: .result)
             case .subscribe(let value): try container.encode(value, forKey: .result)
             case .getStats(let value): try container.encode(value, forKey: .result)
+            case .getPublisherStats(let value): try container.encode(value, forKey: .result)
             case .empty: try container.encode(EmptyResult(), forKey: .result)
             }
         case .error(let id, let error):
@@ -90,6 +93,7 @@ extension ServerMessage: Codable {
             case .publish: result = .publish(try container.decode(PublishResult.self, forKey: .result))
             case .subscribe: result = .subscribe(try container.decode(SubscribeResult.self, forKey: .result))
             case .getStats: result = .getStats(try container.decode(SubscriberStatistics.self, forKey: .result))
+            case .getPublisherStats: result = .getPublisherStats(try container.decode(PublisherStatistics.self, forKey: .result))
             default: result = .empty(method)
             }
             self = .reply(id: id, result)

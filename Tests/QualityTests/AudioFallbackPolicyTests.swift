@@ -99,6 +99,6 @@ struct AudioFallbackPolicyTests {
         #expect(AudioFallbackConfiguration(backoffFactor: 0.5).problem?.contains("backoffFactor") == true)
         #expect(AudioFallbackConfiguration(smoothing: 0).problem?.contains("smoothing") == true)
         #expect(AudioFallbackConfiguration(probeBitrate: 0).problem?.contains("probeBitrate") == true)
-        #expect(AudioFallbackConfiguration(recoverAfter: .seconds(10), maximumRecoverAfter: .seconds(5)).problem?.contains("maximumRecoverAfter") == true)
+        #expect(AudioFallbackConfiguration(recoverAfter: .seconds(10), maximumRecoverAfter: .seconds(5)).problem?.contains("maxRecoverAfterMs") == true)
     }
 }

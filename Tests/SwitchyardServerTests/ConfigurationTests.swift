@@ -59,6 +59,21 @@ import Testing
         #expect(refusal(#"{"server":{"tls":{}}}"#)?.keyPath == "server.tls.certificateChainFile")
     }
 
+    @Test func audioFallbackSettingsAreReadAndCheckedTogether() throws {
+        let configuration = try SwitchyardConfiguration.parse(Data(#"{"media":{"audioFallback":{"disableAfterMs":2500,"probeBitrate":200000}}}"#.utf8))
+        #expect(configuration.media.audioFallback.disableAfter == .milliseconds(2500))
+        #expect(configuration.media.audioFallback.probeBitrate == 200_000)
+        #expect(configuration.media.audioFallback.warningScore == 70)
+        #expect(refusal(#"{"media":{"audioFallback":{"warningScore":40}}}"#)
+            == ConfigurationError(keyPath: "media.audioFallback", problem: "disableScore (45.0) must not exceed warningScore (40.0)"))
+        #expect(refusal(#"{"media":{"audioFallback":{"smoothing":0}}}"#)?.keyPath == "media.audioFallback.smoothing")
+        #expect(refusal(#"{"media":{"audioFallback":{"recoverAfterMs":"2s"}}}"#)
+            == ConfigurationError(keyPath: "media.audioFallback.recoverAfterMs", problem: "expected an integer, found a string"))
+        #expect(refusal(#"{"media":{"audioFallback":{"warnAfter":500}}}"#)?.keyPath == "media.audioFallback.warnAfter")
+        #expect(refusal(#"{"media":{"audioFallback":{"recoverAfterMs":9000,"maxRecoverAfterMs":8000}}}"#)?.problem
+            == "maxRecoverAfterMs must not be shorter than recoverAfterMs")
+    }
+
     @Test func otherBadValuesAreNamed() {
         #expect(refusal("{ not json")?.problem.hasPrefix("not valid JSON") == true)
         #expect(refusal(#"{"logging":{"level":"loud"}}"#)?.keyPath == "logging.level")

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 import MediaControl
 import MediaTestSupport
 import SRTP
@@ -137,6 +140,31 @@ import Testing
         }
         #expect(statistics.video?.packetsSent == 15)
         #expect(statistics.audio?.packetsSent == 30)
+        #expect(statistics.audio?.bytesReceived == statistics.audio?.bytesSent, "no loss reported, so everything sent counts as received")
+        #expect(statistics.quality?.samples == 0, "this subscriber sends no receiver reports")
+        #expect(statistics.quality?.audioFallbackState == "suspended", "camera video on by default, but the subscriber chose no video")
+        let types = statistics.rtcStatsReport.map(\.type)
+        #expect(types.filter { $0 == "outbound-rtp" }.count == 2 && types.filter { $0 == "remote-inbound-rtp" }.count == 2)
+        #expect(types.filter { $0 == "codec" }.count == 2 && types.filter { $0 == "transport" }.count == 1)
+        let outboundVideo = try #require(statistics.rtcStatsReport.first { $0.type == "outbound-rtp" && $0.kind == "video" })
+        #expect(outboundVideo.ssrc == videoSSRC && outboundVideo.packetsSent == 15)
+        #expect(statistics.rtcStatsReport.contains { $0.id == outboundVideo.codecId && $0.mimeType == "video/VP8" && $0.clockRate == 90_000 })
+
+        guard case .getPublisherStats(let publisherStatistics) = try await publisher.call(
+            .getPublisherStats(StreamReference(streamId: published.stream.streamId)))
+        else { return }
+        #expect(publisherStatistics.audio?.packetsReceived == 30 && publisherStatistics.video?.packetsReceived == 30)
+        #expect(publisherStatistics.rtcStatsReport.filter { $0.type == "inbound-rtp" }.count == 2)
+        #expect(publisherStatistics.quality?.audioFallbackState == nil, "publisher audio fallback is off by default")
+        #expect(try await subscriber.refusal(.getPublisherStats(StreamReference(streamId: published.stream.streamId)))?.code == .notOwner)
+
+        let rest = try await harness.restToken()
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(harness.port)/v1/sessions/media/subscribers/\(subscribed.subscriberId)/stats")!)
+        request.setValue("Bearer \(rest)", forHTTPHeaderField: "Authorization")
+        let (body, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let overREST = try JSONDecoder().decode(SubscriberStatistics.self, from: body)
+        #expect(overREST.video?.packetsSent == 15 && overREST.rtcStatsReport.count == statistics.rtcStatsReport.count)
 
         #expect(try await publisher.refusal(.getStats(SubscriberReference(subscriberId: subscribed.subscriberId)))?.code == .notOwner)
         _ = try await publisher.call(.unpublish(StreamReference(streamId: published.stream.streamId)))
