@@ -14,6 +14,7 @@ let package = Package(
             name: "WireBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "Quality", package: "Switchyard"),
                 .product(name: "RTPWire", package: "Switchyard"),
                 .product(name: "SRTP", package: "Switchyard"),
             ],

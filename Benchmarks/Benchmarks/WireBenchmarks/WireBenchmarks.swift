@@ -1,4 +1,5 @@
 import Benchmark
+import Quality
 import RTPWire
 import SRTP
 
@@ -55,6 +56,24 @@ let benchmarks: @Sendable () -> Void = {
             packet.extensionElement(id: extensionIDs.transportSequence)?.storeBytes(
                 of: (transportSequence &+ 1).bigEndian, as: UInt16.self)
             blackHole(packet.absoluteSendTime(id: extensionIDs.absoluteSendTime))
+        }
+        benchmark.stopMeasurement()
+    }
+
+    // One subscriber's receiver report: the estimator takes the sample, the policy evaluates it. The
+    // loss alternates so the policy keeps moving through its states rather than idling in one.
+    Benchmark("Quality: record sample + evaluate policy, per report") { benchmark in
+        var monitor = LinkMonitor(configuration: AudioFallbackConfiguration())
+        _ = monitor.setEnabled(true)
+        var now: UInt64 = 0
+        benchmark.startMeasurement()
+        for index in benchmark.scaledIterations {
+            now &+= 500_000_000
+            let lost = (index / 40) % 2 == 0 ? 0 : 25
+            let sample = QualitySample(
+                intervalSeconds: 0.5, packetsExpected: 75, packetsLost: lost, bytes: 40_000, jitterSeconds: 0.004,
+                roundTripSeconds: 0.05)
+            blackHole(monitor.record(sample, now: now))
         }
         benchmark.stopMeasurement()
     }
