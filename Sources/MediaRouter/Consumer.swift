@@ -225,8 +225,8 @@ final class Consumer {
         if let block = lastReportBlock {
             result.packetsLost = Int64(block.cumulativeLost)
             result.fractionLost = block.fractionLost
-            result.jitterSeconds = Double(block.jitter) / Double(producer.options.codec.clockRate)
         }
+        result.jitterSeconds = reportedJitterSeconds ?? 0
         result.roundTripTimeSeconds = roundTripTimeSeconds
         return result
     }

@@ -124,8 +124,7 @@ final class Producer {
             expectedAtLastSample = expected
             lostAtLastSample = lost
         }
-        let expectedDelta = max(0, expected - expectedAtLastSample)
-        return ReportInterval(packetsExpected: Int(expectedDelta), packetsLost: Int(min(expectedDelta, max(0, lost - lostAtLastSample))))
+        return ReportInterval(expectedDelta: Int(expected - expectedAtLastSample), lostDelta: Int(lost - lostAtLastSample))
     }
 
     var jitterSeconds: Double { statistics.jitter / Double(options.codec.clockRate) }

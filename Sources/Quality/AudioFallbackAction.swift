@@ -1,6 +1,6 @@
 /// What the audio-fallback policy asks its caller to do. The caller performs it: tells the person,
 /// stops or restarts the video, starts or stops probing.
-public enum AudioFallbackAction: String, Equatable, Sendable, CaseIterable {
+public enum AudioFallbackAction: String, Equatable, Sendable {
     /// Quality degraded; video will go off if it degrades further.
     case warn
     /// A warning passed without video going off.

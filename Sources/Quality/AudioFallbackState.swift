@@ -1,5 +1,5 @@
 /// Where one link's audio-fallback policy stands.
-public enum AudioFallbackState: String, Equatable, Sendable, Codable {
+public enum AudioFallbackState: String, Equatable, Sendable {
     /// Video flows; quality is fine or not yet bad for long enough.
     case videoOn
     /// The person was warned; video still flows.

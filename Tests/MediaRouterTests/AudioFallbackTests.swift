@@ -24,8 +24,8 @@ import Testing
         var videoPayloadTimes: [Double] = []
         var audioTimes: [Double] = []
         var paddingTimes: [Double] = []
-        /// Video SSRC packets in arrival order: (time, sequence number, first payload byte after the
-        /// VP8 descriptor's key-frame flag, or nil for padding).
+        /// Video SSRC packets in arrival order: time, sequence number, and whether the VP8 payload
+        /// header marks a key frame (nil for padding-only probe packets).
         var video: [(time: Double, sequenceNumber: UInt16, isKeyFrame: Bool?)] = []
     }
 
