@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "SignalingProtocol", targets: ["SignalingProtocol"]),
         .library(name: "Signaling", targets: ["Signaling"]),
         .library(name: "SwitchyardServer", targets: ["SwitchyardServer"]),
+        .library(name: "SwitchyardClient", targets: ["SwitchyardClient"]),
         .executable(name: "switchyard", targets: ["switchyard"]),
     ],
     dependencies: [
@@ -73,6 +74,14 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
+            name: "SwitchyardClient",
+            dependencies: [
+                "SignalingProtocol", "RTPWire", "SRTP", "COpus", "CVPX", "CSystemShims",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(

@@ -28,4 +28,20 @@ int switchyard_send_batch(int socket_fd, switchyard_datagram_slot *slots, unsign
 /// The most datagrams one batch call handles; callers size their slot arrays to at most this.
 #define SWITCHYARD_MAX_BATCH 64
 
+/* Readiness polling for many sockets on one thread. struct epoll_event is packed on x86-64, which
+ * Swift does not import faithfully, so callers see only file descriptors and 64-bit tokens. */
+
+/// A new epoll instance (close-on-exec), or -1 with errno set.
+int switchyard_poller_create(void);
+
+/// Watches `fd` for readability; `token` comes back from `switchyard_poller_wait`. 0, or -1 with errno.
+int switchyard_poller_add(int poller_fd, int fd, unsigned long long token);
+
+/// Stops watching `fd`. 0, or -1 with errno.
+int switchyard_poller_remove(int poller_fd, int fd);
+
+/// Waits up to `timeout_ms` (-1: forever) and writes the tokens of up to `capacity` readable
+/// descriptors. Returns their count, 0 on timeout, or -1 with errno set (EINTR included).
+int switchyard_poller_wait(int poller_fd, unsigned long long *tokens, int capacity, int timeout_ms);
+
 #endif

@@ -1,7 +1,5 @@
-import RTPWire
-
-/// Finds the packets a producer's stream is missing and decides when to NACK each one upstream
-/// (RFC 4585 generic NACK).
+/// Finds the packets an RTP stream is missing and decides when to NACK each one (RFC 4585 generic
+/// NACK): the router uses it towards its publishers, clients towards the router.
 ///
 /// Feed every arriving sequence number to `received(sequenceNumber:now:)` and call
 /// `collect(now:roundTripTime:into:)` on a timer (every 10–20 ms, and after a gap was seen) to get the
@@ -19,50 +17,50 @@ import RTPWire
 /// in increasing sequence order (gaps are only ever added past the highest number seen), so a late
 /// arrival is found by binary search; it is marked recovered in place and the hole is compacted away
 /// by the next `collect`, which walks every entry anyway.
-struct NackGenerator: Sendable {
+public struct NackGenerator: Sendable {
     /// The default `maxMissing`: 256 packets is about a second of 2 Mbit/s video; a bigger jump is a
     /// restart or an outage that NACKs cannot repair, so it is better answered by a key frame.
-    static let defaultMaxMissing = 256
+    public static let defaultMaxMissing = 256
     /// The default `reorderDelay`: 10 ms, in nanoseconds.
-    static let defaultReorderDelay: UInt64 = 10_000_000
+    public static let defaultReorderDelay: UInt64 = 10_000_000
     /// The default `minRetryInterval`: 40 ms, in nanoseconds.
-    static let defaultMinRetryInterval: UInt64 = 40_000_000
+    public static let defaultMinRetryInterval: UInt64 = 40_000_000
     /// The default `assumedRoundTripTime`, used until an RTT is known: 100 ms, in nanoseconds.
-    static let defaultAssumedRoundTripTime: UInt64 = 100_000_000
+    public static let defaultAssumedRoundTripTime: UInt64 = 100_000_000
     /// The default `maxRetries`.
-    static let defaultMaxRetries = 10
+    public static let defaultMaxRetries = 10
     /// The default `maxAge`: 1 s, in nanoseconds, the age after which the retransmission buffers of
     /// this server no longer answer either.
-    static let defaultMaxAge: UInt64 = 1_000_000_000
+    public static let defaultMaxAge: UInt64 = 1_000_000_000
     /// The default `maxNacksPerCollect`: 64 sequence numbers, at most 64 retransmissions (about
     /// 80 KB of video) asked of the publisher per timer tick, so a burst of loss does not turn into a
     /// burst of retransmissions that causes more loss. 64 numbers also fit in one NACK packet.
-    static let defaultMaxNacksPerCollect = 64
+    public static let defaultMaxNacksPerCollect = 64
 
-    let maxMissing: Int
-    let reorderDelay: UInt64
-    let minRetryInterval: UInt64
-    let assumedRoundTripTime: UInt64
-    let maxRetries: Int
-    let maxAge: UInt64
-    let maxNacksPerCollect: Int
+    public let maxMissing: Int
+    public let reorderDelay: UInt64
+    public let minRetryInterval: UInt64
+    public let assumedRoundTripTime: UInt64
+    public let maxRetries: Int
+    public let maxAge: UInt64
+    public let maxNacksPerCollect: Int
 
     /// Sequence numbers currently missing.
-    private(set) var missingCount = 0
+    public private(set) var missingCount = 0
     /// Missing packets that arrived later (reordered or retransmitted).
-    private(set) var recoveredCount = 0
+    public private(set) var recoveredCount = 0
     /// Missing packets given up on after `maxRetries` NACKs.
-    private(set) var abandonedCount = 0
+    public private(set) var abandonedCount = 0
     /// Missing packets dropped because they became older than `maxAge`.
-    private(set) var expiredCount = 0
+    public private(set) var expiredCount = 0
     /// Missing packets dropped, oldest first, to make room for a newer gap.
-    private(set) var evictedCount = 0
+    public private(set) var evictedCount = 0
     /// Times the stream jumped so far that tracking was restarted.
-    private(set) var restartCount = 0
+    public private(set) var restartCount = 0
     /// Sequence numbers handed out to be NACKed, retries included.
-    private(set) var nackedCount = 0
+    public private(set) var nackedCount = 0
     /// Due NACKs postponed to a later `collect` by `maxNacksPerCollect`.
-    private(set) var rateLimitedCount = 0
+    public private(set) var rateLimitedCount = 0
 
     private struct Entry: Sendable {
         /// Unwrapped, so entries compare correctly across a 16-bit wrap.
@@ -84,7 +82,7 @@ struct NackGenerator: Sendable {
     private var probation: Int64?
 
     /// Creates a generator; times are nanoseconds. See the type's documentation for each value.
-    init(
+    public init(
         maxMissing: Int = NackGenerator.defaultMaxMissing,
         reorderDelay: UInt64 = NackGenerator.defaultReorderDelay,
         minRetryInterval: UInt64 = NackGenerator.defaultMinRetryInterval,
@@ -109,7 +107,7 @@ struct NackGenerator: Sendable {
     }
 
     /// Whether `sequenceNumber` is currently waiting to arrive.
-    func isMissing(_ sequenceNumber: UInt16) -> Bool {
+    public func isMissing(_ sequenceNumber: UInt16) -> Bool {
         guard let index = index(of: unwrapper.peek(sequenceNumber)) else { return false }
         return entries[index].isMissing
     }
@@ -119,7 +117,7 @@ struct NackGenerator: Sendable {
     /// A forward jump adds the skipped numbers as missing, unless more than `maxMissing` were skipped:
     /// then the list is cleared and nothing is NACKed (a restart, or an outage NACKs cannot repair).
     /// An older number that was missing is marked recovered.
-    mutating func received(sequenceNumber: UInt16, now: UInt64) {
+    public mutating func received(sequenceNumber: UInt16, now: UInt64) {
         let unwrapped = unwrapper.unwrap(sequenceNumber)
         guard let top = highest else {
             highest = unwrapped
@@ -166,7 +164,7 @@ struct NackGenerator: Sendable {
     /// Also drops entries that were recovered, abandoned or expired.
     ///
     /// - Parameter roundTripTime: The current RTT to the publisher in nanoseconds, nil if unknown.
-    mutating func collect(now: UInt64, roundTripTime: UInt64?, into body: (UInt16) -> Void) {
+    public mutating func collect(now: UInt64, roundTripTime: UInt64?, into body: (UInt16) -> Void) {
         let retryInterval = max(roundTripTime ?? assumedRoundTripTime, minRetryInterval)
         var budget = maxNacksPerCollect
         var kept = 0

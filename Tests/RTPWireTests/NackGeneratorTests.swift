@@ -1,8 +1,7 @@
 import Testing
-import RTPWire
+@testable import RTPWire
 import TestSupport
 
-@testable import MediaRouter
 
 private let millisecond: UInt64 = 1_000_000
 

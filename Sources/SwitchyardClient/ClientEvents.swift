@@ -1,0 +1,41 @@
+import SignalingProtocol
+
+/// What happens to a session, named after the reference platform's session delegate.
+public enum SessionClientEvent: Equatable, Sendable {
+    case connectionCreated(ConnectionInfo)
+    case connectionDestroyed(ConnectionInfo, reason: ConnectionDestroyedReason?)
+    case streamCreated(StreamInfo)
+    case streamDestroyed(StreamInfo, reason: StreamDestroyedReason?)
+    case streamPropertyChanged(StreamPropertyChange)
+    /// A signal; `from` is the sending connection (nil when sent through the REST API).
+    case signalReceived(type: String, data: String, from: String?)
+    /// The WebSocket dropped; the client is trying to connect again.
+    case sessionDidBeginReconnecting
+    /// Connected again, as a new connection: this server does not hold a dropped connection, so
+    /// the old connection's streams and subscriptions are gone and the app publishes and subscribes
+    /// again.
+    case sessionDidReconnect(ConnectionInfo)
+    /// The session ended: the server said why, or `reason` is nil when the network dropped it and
+    /// reconnection failed or was off.
+    case sessionDidDisconnect(reason: SessionDisconnectedReason?)
+}
+
+/// What happens to one subscriber, named after the reference platform's subscriber delegate.
+public enum SubscriberEvent: Equatable, Sendable {
+    case subscriberVideoDisabled(reason: VideoDisableReason)
+    case subscriberVideoEnabled(reason: VideoDisableReason)
+    case subscriberVideoDisableWarning
+    case subscriberVideoDisableWarningLifted
+    /// The subscription ended because its stream did, or the session did.
+    case subscriberDidDisconnectFromStream
+}
+
+/// What happens to one publisher, named after the reference platform's publisher delegate.
+public enum PublisherEvent: Equatable, Sendable {
+    case publisherVideoDisableWarning
+    case publisherVideoDisableWarningLifted
+    case publisherVideoDisabled(reason: VideoDisableReason)
+    case publisherVideoEnabled(reason: VideoDisableReason)
+    /// The stream ended (unpublished, forced, or the session ended).
+    case streamDestroyed(reason: StreamDestroyedReason?)
+}

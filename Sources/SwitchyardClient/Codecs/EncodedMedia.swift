@@ -1,0 +1,62 @@
+/// A loop of media encoded once and replayed by any number of publishers, so a load test spends its
+/// CPU on the network and the router, not on encoders. Video frames are already split into RTP
+/// payloads with their VP8 descriptors; the loop starts with a key frame, which a publisher jumps
+/// back to when it is asked for one.
+public final class EncodedMedia: Sendable {
+    public struct VideoFrame: Sendable {
+        /// RTP payloads in order, each starting with its VP8 payload descriptor.
+        public let payloads: [[UInt8]]
+        public let isKeyFrame: Bool
+        /// The counter painted into the picture.
+        public let counter: Int
+    }
+
+    /// Largest RTP payload: a 1200-byte packet less the RTP header, one header extension and the
+    /// SRTP tag, so packets stay well clear of path MTUs.
+    public static let maximumPayloadBytes = 1150
+
+    public let audioFrames: [[UInt8]]
+    public let videoFrames: [VideoFrame]
+    public let settings: MediaSettings
+
+    public init(settings: MediaSettings) throws(CodecError) {
+        self.settings = settings
+        let seconds = settings.loopSeconds
+        var audioFrames: [[UInt8]] = []
+        if settings.audioBitrate > 0 {
+            let encoder = try OpusEncoder(bitrate: settings.audioBitrate)
+            for index in 0..<(seconds * 50) { audioFrames.append(try encoder.encodeNextFrame(frameIndex: index)) }
+        }
+        var videoFrames: [VideoFrame] = []
+        if settings.videoBitrate > 0 {
+            let encoder = try VP8Encoder(
+                width: settings.width, height: settings.height, frameRate: settings.frameRate, bitrate: settings.videoBitrate)
+            for counter in 0..<(seconds * settings.frameRate) {
+                let frame = try encoder.encode(counter: counter, keyFrame: counter == 0)
+                videoFrames.append(VideoFrame(payloads: Self.packetize(frame.bytes), isKeyFrame: frame.isKeyFrame, counter: counter))
+            }
+        }
+        self.audioFrames = audioFrames
+        self.videoFrames = videoFrames
+    }
+
+    /// RFC 7741 packetization: frames split into near-equal parts; a one-byte descriptor with S=1 on
+    /// the first part of the frame (partition 0) and S=0 on the rest.
+    static func packetize(_ frame: [UInt8]) -> [[UInt8]] {
+        let capacity = maximumPayloadBytes - 1
+        let count = max(1, (frame.count + capacity - 1) / capacity)
+        let partSize = (frame.count + count - 1) / count
+        return (0..<count).map { index in
+            let start = index * partSize
+            let end = min(frame.count, start + partSize)
+            return [index == 0 ? 0x10 : 0x00] + frame[start..<end]
+        }
+    }
+
+    /// Average bits per second of the encoded video loop (payloads, without RTP headers).
+    public var measuredVideoBitrate: Double {
+        guard !videoFrames.isEmpty else { return 0 }
+        let bytes = videoFrames.reduce(0) { $0 + $1.payloads.reduce(0) { $0 + $1.count } }
+        return Double(bytes * 8) * Double(settings.frameRate) / Double(videoFrames.count)
+    }
+}

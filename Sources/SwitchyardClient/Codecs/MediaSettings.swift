@@ -1,0 +1,22 @@
+/// What a synthetic publisher sends. A bitrate of 0 leaves that track out.
+public struct MediaSettings: Equatable, Sendable {
+    public var videoBitrate: Int
+    public var audioBitrate: Int
+    public var width: Int
+    public var height: Int
+    public var frameRate: Int
+    /// Length of the encoded loop; its first frame is the only key frame, so this is also the key-frame
+    /// interval when nobody asks for one.
+    public var loopSeconds: Int
+
+    public init(videoBitrate: Int = 500_000, audioBitrate: Int = 32_000, width: Int = 640, height: Int = 360, frameRate: Int = 30, loopSeconds: Int = 5) {
+        self.videoBitrate = videoBitrate
+        self.audioBitrate = audioBitrate
+        self.width = width
+        self.height = height
+        self.frameRate = frameRate
+        self.loopSeconds = loopSeconds
+    }
+
+    public static let audioOnly = MediaSettings(videoBitrate: 0)
+}

@@ -1,0 +1,226 @@
+import RTPWire
+
+/// What a publisher sends: the encoded loop, paced in real time (an Opus frame every 20 ms, a VP8
+/// frame every 1/frameRate s), each packet stamped with abs-send-time; sender reports every second;
+/// NACKed packets resent byte for byte; a PLI or FIR answered by jumping to the loop's key frame.
+final class PublisherMedia: MediaHandler {
+    static let absoluteSendTimeID: UInt8 = 3
+    static let senderReportInterval: UInt64 = 1_000_000_000
+
+    let media: EncodedMedia
+    let audio: OutgoingTrack?
+    let video: OutgoingTrack?
+    var sendsAudio = true
+    var sendsVideo = true
+    private let reporterSSRC: UInt32
+    private var startedAt: UInt64?
+    private var nextAudioAt: UInt64 = 0
+    private var nextVideoAt: UInt64 = 0
+    private var audioFrameCount = 0
+    private var videoFrameCount = 0
+    private var loopVideoIndex = 0
+    private var keyFrameRequested = false
+    private var nextReportAt: UInt64 = 0
+    private var videoRing = SentPacketRing()
+    private var statistics = PublisherMediaStatistics()
+
+    init(media: EncodedMedia, audio: OutgoingTrack?, video: OutgoingTrack?, reporterSSRC: UInt32) {
+        self.media = media
+        self.audio = media.audioFrames.isEmpty ? nil : audio
+        self.video = media.videoFrames.isEmpty ? nil : video
+        self.reporterSSRC = reporterSSRC
+    }
+
+    deinit {
+        videoRing.release()
+    }
+
+    var snapshot: PublisherMediaStatistics { statistics }
+
+    func tick(now: UInt64, endpoint: MediaEndpoint) {
+        if startedAt == nil {
+            startedAt = now
+            nextAudioAt = now
+            nextVideoAt = now
+            nextReportAt = now + Self.senderReportInterval
+        }
+        if let audio {
+            // A loop thread that fell far behind skips ahead rather than bursting the backlog.
+            if now > nextAudioAt + 200_000_000 { nextAudioAt = now }
+            while nextAudioAt <= now {
+                if sendsAudio { sendAudioFrame(audio, now: now, endpoint: endpoint) }
+                audioFrameCount += 1
+                nextAudioAt += 20_000_000
+            }
+        }
+        if let video {
+            let frameInterval = 1_000_000_000 / UInt64(media.settings.frameRate)
+            if now > nextVideoAt + 200_000_000 { nextVideoAt = now }
+            while nextVideoAt <= now {
+                if sendsVideo { sendVideoFrame(video, now: now, endpoint: endpoint) }
+                videoFrameCount += 1
+                nextVideoAt += frameInterval
+            }
+        }
+        if now >= nextReportAt {
+            sendSenderReports(now: now, endpoint: endpoint)
+            nextReportAt = now + Self.senderReportInterval
+        }
+    }
+
+    private func sendAudioFrame(_ track: OutgoingTrack, now: UInt64, endpoint: MediaEndpoint) {
+        let frame = media.audioFrames[audioFrameCount % media.audioFrames.count]
+        let timestamp = track.timestampBase &+ UInt32(truncatingIfNeeded: audioFrameCount &* 960)
+        send(track, payload: frame, timestamp: timestamp, marker: false, now: now, endpoint: endpoint, ring: false)
+        statistics.audio.packetsSent += 1
+        statistics.audio.bytesSent += UInt64(frame.count)
+    }
+
+    private func sendVideoFrame(_ track: OutgoingTrack, now: UInt64, endpoint: MediaEndpoint) {
+        if keyFrameRequested {
+            keyFrameRequested = false
+            loopVideoIndex = 0
+        }
+        let frame = media.videoFrames[loopVideoIndex]
+        loopVideoIndex = (loopVideoIndex + 1) % media.videoFrames.count
+        let timestamp = track.timestampBase &+ UInt32(truncatingIfNeeded: videoFrameCount &* (90_000 / media.settings.frameRate))
+        for (index, payload) in frame.payloads.enumerated() {
+            send(track, payload: payload, timestamp: timestamp, marker: index == frame.payloads.count - 1, now: now, endpoint: endpoint, ring: true)
+            statistics.video.packetsSent += 1
+            statistics.video.bytesSent += UInt64(payload.count)
+        }
+        statistics.framesSent += 1
+        if frame.isKeyFrame { statistics.keyFramesSent += 1 }
+    }
+
+    private func send(
+        _ track: OutgoingTrack, payload: [UInt8], timestamp: UInt32, marker: Bool, now: UInt64, endpoint: MediaEndpoint, ring: Bool
+    ) {
+        let sequenceNumber = track.takeSequenceNumber()
+        endpoint.sendRTP(now: now) { buffer in
+            var packet = try payload.withUnsafeBytes { bytes in
+                try RTPPacket(
+                    writingInto: buffer, payloadType: track.payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp,
+                    ssrc: track.ssrc, marker: marker, payload: bytes)
+            }
+            try packet.setAbsoluteSendTime(AbsoluteSendTime(nanoseconds: now), id: Self.absoluteSendTimeID)
+            if ring { videoRing.store(UnsafeRawBufferPointer(packet.bytes), sequenceNumber: sequenceNumber) }
+            return packet.length
+        }
+    }
+
+    private func sendSenderReports(now: UInt64, endpoint: MediaEndpoint) {
+        guard let startedAt else { return }
+        let ntp = ReceiverStatistics.ntpTimestamp(nanosecondsSinceNTPEpoch: MonotonicClock.nanosecondsSinceNTPEpoch())
+        let elapsed = now - startedAt
+        endpoint.sendRTCP(now: now) { (writer: inout RTCPWriter) throws(RTCPError) in
+            for (track, rate, counters) in [(audio, UInt64(48_000), statistics.audio), (video, UInt64(90_000), statistics.video)] {
+                guard let track, sends(track) else { continue }
+                try RTCPSenderReport.write(
+                    senderSSRC: track.ssrc, ntpTimestamp: ntp,
+                    rtpTimestamp: track.timestampBase &+ UInt32(truncatingIfNeeded: elapsed * rate / 1_000_000_000),
+                    senderPacketCount: UInt32(truncatingIfNeeded: counters.packetsSent),
+                    senderOctetCount: UInt32(truncatingIfNeeded: counters.bytesSent), reportBlocks: [RTCPReportBlock](), into: &writer)
+            }
+        }
+        statistics.senderReportsSent += 1
+    }
+
+    private func sends(_ track: OutgoingTrack) -> Bool {
+        track.ssrc == audio?.ssrc ? sendsAudio : sendsVideo
+    }
+
+    func received(rtp packet: RTPPacket, now: UInt64, endpoint: MediaEndpoint) {
+        statistics.unexpectedPackets += 1
+    }
+
+    func received(rtcp compound: UnsafeRawBufferPointer, now: UInt64, endpoint: MediaEndpoint) {
+        guard let parsed = try? RTCPCompoundPacket(parsing: compound) else {
+            statistics.malformedRTCP += 1
+            return
+        }
+        for packet in parsed {
+            switch packet {
+            case .receiverReport(let report):
+                let arrival = ReceiverStatistics.compactNTP(
+                    fromNTPTimestamp: ReceiverStatistics.ntpTimestamp(nanosecondsSinceNTPEpoch: MonotonicClock.nanosecondsSinceNTPEpoch()))
+                for block in report.reportBlocks {
+                    if let roundTrip = block.roundTripTime(arrivalCompactNTP: arrival) {
+                        statistics.roundTripTimeSeconds = Double(roundTrip) / 65536
+                    }
+                    if block.ssrc == video?.ssrc { statistics.videoFractionLost = Double(block.fractionLost) / 256 }
+                }
+                statistics.receiverReports += 1
+            case .genericNACK(let nack) where nack.mediaSSRC == video?.ssrc:
+                statistics.nacksReceived += 1
+                for sequenceNumber in nack.lostSequenceNumbers {
+                    resend(sequenceNumber, now: now, endpoint: endpoint)
+                }
+            case .pictureLossIndication(let request) where request.mediaSSRC == video?.ssrc:
+                statistics.keyFrameRequests += 1
+                keyFrameRequested = true
+            case .fullIntraRequest:
+                statistics.keyFrameRequests += 1
+                keyFrameRequested = true
+            default:
+                break
+            }
+        }
+    }
+
+    private func resend(_ sequenceNumber: UInt16, now: UInt64, endpoint: MediaEndpoint) {
+        var found = false
+        endpoint.sendRTP(now: now) { buffer in
+            guard let length = videoRing.copy(sequenceNumber: sequenceNumber, into: buffer) else { return 0 }
+            found = true
+            return length
+        }
+        if found { statistics.retransmissions += 1 } else { statistics.retransmissionsMissed += 1 }
+    }
+}
+
+/// One outgoing RTP stream's identity and sequence counter.
+final class OutgoingTrack {
+    let ssrc: UInt32
+    let payloadType: UInt8
+    let timestampBase: UInt32
+    private var sequenceNumber: UInt16
+
+    init(ssrc: UInt32, payloadType: UInt8) {
+        self.ssrc = ssrc
+        self.payloadType = payloadType
+        timestampBase = UInt32.random(in: 0...UInt32.max)
+        sequenceNumber = UInt16.random(in: 0...UInt16.max)
+    }
+
+    func takeSequenceNumber() -> UInt16 {
+        defer { sequenceNumber &+= 1 }
+        return sequenceNumber
+    }
+}
+
+/// What a publisher's media side sent and heard back.
+public struct PublisherMediaStatistics: Equatable, Sendable {
+    public struct Track: Equatable, Sendable {
+        public var packetsSent: UInt64 = 0
+        public var bytesSent: UInt64 = 0
+    }
+
+    public var audio = Track()
+    public var video = Track()
+    public var framesSent: UInt64 = 0
+    public var keyFramesSent: UInt64 = 0
+    /// PLIs and FIRs from the router.
+    public var keyFrameRequests: UInt64 = 0
+    public var nacksReceived: UInt64 = 0
+    public var retransmissions: UInt64 = 0
+    /// NACKed packets too old to resend.
+    public var retransmissionsMissed: UInt64 = 0
+    public var senderReportsSent: UInt64 = 0
+    public var receiverReports: UInt64 = 0
+    public var roundTripTimeSeconds: Double?
+    /// Fraction of video the router reported lost in its last receiver report.
+    public var videoFractionLost: Double = 0
+    public var unexpectedPackets: UInt64 = 0
+    public var malformedRTCP: UInt64 = 0
+}

@@ -1,0 +1,56 @@
+import SignalingProtocol
+
+/// How to publish: what to send and the stream's properties, as in the reference platform's
+/// publisher settings.
+public struct PublisherSettings: Sendable {
+    public var name: String
+    public var media: EncodedMedia
+    public var videoType: VideoType
+    public var publishAudio: Bool
+    public var publishVideo: Bool
+    /// nil leaves the server's default (on for camera, off for screen).
+    public var subscriberAudioFallbackEnabled: Bool?
+    /// nil leaves the server's default (off).
+    public var publisherAudioFallbackEnabled: Bool?
+    /// What the publisher's own network does to its packets.
+    public var uplinkImpairment: ImpairmentSchedule
+    public var downlinkImpairment: ImpairmentSchedule
+
+    public init(
+        name: String = "", media: EncodedMedia, videoType: VideoType = .camera, publishAudio: Bool = true, publishVideo: Bool = true,
+        subscriberAudioFallbackEnabled: Bool? = nil, publisherAudioFallbackEnabled: Bool? = nil,
+        uplinkImpairment: ImpairmentSchedule = .clean, downlinkImpairment: ImpairmentSchedule = .clean
+    ) {
+        self.name = name
+        self.media = media
+        self.videoType = videoType
+        self.publishAudio = publishAudio
+        self.publishVideo = publishVideo
+        self.subscriberAudioFallbackEnabled = subscriberAudioFallbackEnabled
+        self.publisherAudioFallbackEnabled = publisherAudioFallbackEnabled
+        self.uplinkImpairment = uplinkImpairment
+        self.downlinkImpairment = downlinkImpairment
+    }
+}
+
+/// How to subscribe.
+public struct SubscriberSettings: Sendable {
+    public var subscribeToAudio: Bool
+    public var subscribeToVideo: Bool
+    /// Decode every frame with libvpx and libopus (costly; a load test decodes on a few subscribers).
+    public var decodes: Bool
+    /// What this subscriber's network does to the router's packets, and to its own RTCP.
+    public var downlinkImpairment: ImpairmentSchedule
+    public var uplinkImpairment: ImpairmentSchedule
+
+    public init(
+        subscribeToAudio: Bool = true, subscribeToVideo: Bool = true, decodes: Bool = false,
+        downlinkImpairment: ImpairmentSchedule = .clean, uplinkImpairment: ImpairmentSchedule = .clean
+    ) {
+        self.subscribeToAudio = subscribeToAudio
+        self.subscribeToVideo = subscribeToVideo
+        self.decodes = decodes
+        self.downlinkImpairment = downlinkImpairment
+        self.uplinkImpairment = uplinkImpairment
+    }
+}

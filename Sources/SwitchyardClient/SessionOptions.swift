@@ -1,0 +1,31 @@
+import Logging
+import SRTP
+
+/// How a `Session` reaches the daemon and where its media runs.
+public struct SessionOptions: Sendable {
+    /// The loop that runs this session's media endpoints; many sessions may share one.
+    public var mediaLoop: MediaLoop
+    /// The local address media sockets bind to (and offer to the router).
+    public var mediaAddress: String
+    public var srtpProfile: SRTPProfile
+    public var requestTimeout: Duration
+    /// Whether a dropped WebSocket is reopened (see `SessionEvent.sessionDidBeginReconnecting`).
+    public var reconnects: Bool
+    /// How long reconnection attempts go on before the session gives up.
+    public var reconnectTimeout: Duration
+    public var logger: Logger
+
+    public init(
+        mediaLoop: MediaLoop, mediaAddress: String = "127.0.0.1", srtpProfile: SRTPProfile = .aeadAES128GCM,
+        requestTimeout: Duration = .seconds(10), reconnects: Bool = true, reconnectTimeout: Duration = .seconds(30),
+        logger: Logger = Logger(label: "switchyard-client")
+    ) {
+        self.mediaLoop = mediaLoop
+        self.mediaAddress = mediaAddress
+        self.srtpProfile = srtpProfile
+        self.requestTimeout = requestTimeout
+        self.reconnects = reconnects
+        self.reconnectTimeout = reconnectTimeout
+        self.logger = logger
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import HummingbirdWSClient
+import Logging
+import SignalingProtocol
+import Synchronization
+
+/// One WebSocket to the daemon speaking the protocol of docs/protocol.md: requests get ids and
+/// their replies are matched back to the caller; events are handed to `onEvent` in arrival order.
+final class SignalingChannel: Sendable {
+    private struct State {
+        var writer: WebSocketOutboundWriter?
+        var pending: [Int: CheckedContinuation<Result<RequestResult, SessionError>, Never>] = [:]
+        var nextID = 1
+        var isClosed = false
+    }
+
+    /// Shared with the reader task, which outlives no one but must not copy the lock.
+    private final class Shared: Sendable {
+        let lock = Mutex(State())
+    }
+
+    private let shared = Shared()
+    private let session = Mutex<Task<WebSocketCloseFrame?, any Error>?>(nil)
+    /// The close frame the server sent, or nil when the connection just dropped.
+    let closed: Task<WebSocketCloseFrame?, Never>
+
+    /// Opens the WebSocket at `url`. `onEvent` and `onClose` are called from the channel's reader.
+    init(
+        url: String, logger: Logger, onEvent: @escaping @Sendable (SessionEvent) -> Void
+    ) async throws(SessionError) {
+        let (ready, readyContinuation) = AsyncStream.makeStream(of: Bool.self)
+        let state = self.shared
+        let task = Task {
+            defer { readyContinuation.finish() }
+            return try await WebSocketClient.connect(
+                url: url, configuration: WebSocketClientConfiguration(maxFrameSize: 1 << 20), logger: logger
+            ) { inbound, outbound, _ in
+                state.lock.withLock { $0.writer = outbound }
+                readyContinuation.yield(true)
+                do {
+                    for try await message in inbound.messages(maxSize: 1 << 20) {
+                        guard case .text(let text) = message,
+                            let decoded = try? JSONDecoder().decode(ServerMessage.self, from: Data(text.utf8))
+                        else { continue }
+                        switch decoded {
+                        case .reply(let id, let result): Self.resume(state, id: id, with: .success(result))
+                        case .error(let id, let error):
+                            if let id { Self.resume(state, id: id, with: .failure(.refused(code: error.code, message: error.message))) }
+                        case .event(let event): onEvent(event)
+                        }
+                    }
+                } catch {}
+                Self.closeAll(state)
+            }
+        }
+        session.withLock { $0 = task }
+        closed = Task {
+            let frame = try? await task.value
+            Self.closeAll(state)
+            return frame ?? nil
+        }
+        var iterator = ready.makeAsyncIterator()
+        guard await iterator.next() == true else {
+            let reason: String
+            do {
+                _ = try await task.value
+                reason = "the server closed the connection during the handshake"
+            } catch {
+                reason = "\(error)"
+            }
+            throw .unreachable(url: url, reason: reason)
+        }
+    }
+
+    private static func resume(_ state: Shared, id: Int, with result: Result<RequestResult, SessionError>) {
+        state.lock.withLock { $0.pending.removeValue(forKey: id) }?.resume(returning: result)
+    }
+
+    private static func closeAll(_ state: Shared) {
+        let waiting = state.lock.withLock { state in
+            state.isClosed = true
+            state.writer = nil
+            defer { state.pending.removeAll() }
+            return Array(state.pending.values)
+        }
+        for continuation in waiting { continuation.resume(returning: .failure(.connectionClosed)) }
+    }
+
+    /// Sends a request and waits for its result.
+    func call(_ request: ClientRequest, timeout: Duration = .seconds(10)) async throws(SessionError) -> RequestResult {
+        let (id, writer) = shared.lock.withLock { state -> (Int, WebSocketOutboundWriter?) in
+            defer { state.nextID += 1 }
+            return (state.nextID, state.isClosed ? nil : state.writer)
+        }
+        guard let writer else { throw .connectionClosed }
+        let text = String(decoding: ClientMessage(id: id, request: request).encoded(), as: UTF8.self)
+        let state = self.shared
+        let result = await withCheckedContinuation { continuation in
+            let accepted = state.lock.withLock { state -> Bool in
+                guard !state.isClosed else { return false }
+                state.pending[id] = continuation
+                return true
+            }
+            guard accepted else {
+                continuation.resume(returning: .failure(.connectionClosed))
+                return
+            }
+            Task {
+                do {
+                    try await writer.write(.text(text))
+                } catch {
+                    Self.resume(state, id: id, with: .failure(.connectionClosed))
+                    return
+                }
+                try? await Task.sleep(for: timeout)
+                Self.resume(state, id: id, with: .failure(.timedOut(method: request.method.rawValue)))
+            }
+        }
+        return try result.get()
+    }
+
+    /// Closes the WebSocket with a normal closure and waits for it to end.
+    func close() async {
+        let writer = shared.lock.withLock { $0.writer }
+        try? await writer?.close(.normalClosure, reason: nil)
+        _ = await closed.value
+    }
+
+    /// Drops the connection without a close handshake, as a failing network would.
+    func drop() {
+        session.withLock { $0 }?.cancel()
+    }
+}
