@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "SwitchyardServer", targets: ["SwitchyardServer"]),
         .library(name: "SwitchyardClient", targets: ["SwitchyardClient"]),
         .executable(name: "switchyard", targets: ["switchyard"]),
+        .executable(name: "switchyard-bench", targets: ["switchyard-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -82,6 +83,20 @@ let package = Package(
                 "SignalingProtocol", "RTPWire", "SRTP", "COpus", "CVPX", "CSystemShims",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "SwitchyardBench",
+            dependencies: [
+                "SwitchyardClient", "SignalingProtocol", "Signaling", "SRTP",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "switchyard-bench",
+            dependencies: [
+                "SwitchyardBench", "SwitchyardClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(

@@ -47,10 +47,11 @@ public final class Subscriber: Sendable {
         return await session.options.mediaLoop.run { media.value.snapshot }
     }
 
-    /// Latency of every media packet from the publisher's send to this client's receive.
-    public func latency() async -> LatencyHistogram {
+    /// Latency of every media packet from the publisher's send to this client's receive, since the
+    /// subscription started or the last call; the next call starts afresh.
+    public func takeLatency() async -> LatencyHistogram {
         let media = self.media
-        return await session.options.mediaLoop.run { media.value.latency }
+        return await session.options.mediaLoop.run { media.value.takeLatency() }
     }
 
     /// What the socket saw, before SRTP and impairments.

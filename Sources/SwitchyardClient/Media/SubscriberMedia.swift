@@ -29,8 +29,7 @@ final class SubscriberMedia: MediaHandler {
     private var bytesSinceReport: UInt64 = 0
     private var lastReportAt: UInt64?
     private var receivingSince: UInt64?
-    private var roundTripTime: UInt64?
-    private(set) var latency = LatencyHistogram()
+    private var latency = LatencyHistogram()
     private var statistics = SubscriberMediaStatistics()
     /// False while the subscriber knows video is off (its choice, the publisher's, or quality), so
     /// the pause is not counted as a freeze.
@@ -64,6 +63,11 @@ final class SubscriberMedia: MediaHandler {
         result.video.jitterSeconds = videoReceiver.jitter / 90_000
         result.isWaitingForKeyFrame = frames.isWaitingForKeyFrame
         return result
+    }
+
+    func takeLatency() -> LatencyHistogram {
+        defer { latency = LatencyHistogram() }
+        return latency
     }
 
     // MARK: Receiving
@@ -204,7 +208,7 @@ final class SubscriberMedia: MediaHandler {
     private func sendNacks(now: UInt64, endpoint: MediaEndpoint) {
         guard let videoSSRC else { return }
         var lost: [UInt16] = []
-        nacks.collect(now: now, roundTripTime: roundTripTime) { lost.append($0) }
+        nacks.collect(now: now, roundTripTime: nil) { lost.append($0) }
         guard !lost.isEmpty else { return }
         statistics.nackPacketsSent += 1
         statistics.nackedSequenceNumbers += UInt64(lost.count)

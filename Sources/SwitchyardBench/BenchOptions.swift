@@ -1,0 +1,86 @@
+import SwitchyardClient
+
+/// Everything a run is parameterised by; copied into the report so a figure never loses its context.
+public struct BenchOptions: Codable, Sendable {
+    public var scenario: BenchScenario
+    /// `ws://host:port/v1/ws` of a running daemon, or nil to start a local one.
+    public var serverURL: String?
+    /// A running local daemon's process id, so its CPU and memory can be read from /proc.
+    public var serverPID: Int32?
+    public var apiKey: String
+    public var apiSecret: String
+    /// Subscribers (fanout, audio-only, fallback, soak) or participants (room).
+    public var clients: Int
+    /// Seconds of measurement, after everyone has joined and a warm-up.
+    public var durationSeconds: Double
+    public var warmupSeconds: Double
+    public var videoBitrate: Int
+    public var audioBitrate: Int
+    public var width: Int
+    public var height: Int
+    public var frameRate: Int
+    /// Subscribers that decode every frame with libvpx and libopus.
+    public var decoders: Int
+    /// Fallback: how many subscribers get the schedule; the rest stay clean.
+    public var impairedSubscribers: Int
+    /// Fallback: what the impaired subscribers' downlinks go through, timed from the start of measurement.
+    public var schedule: ImpairmentSchedule
+    /// Join: how many joins, and the pause between two (the router asks a publisher for at most one
+    /// key frame per `keyFrameRequestIntervalMs`, 1 s by default).
+    public var joins: Int
+    public var joinIntervalSeconds: Double
+    /// Local daemon: media workers (0 = one per core).
+    public var workers: Int
+    public var srtpProfile: String
+    /// Simultaneous connection attempts while clients join.
+    public var connectConcurrency: Int
+
+    public init(scenario: BenchScenario) {
+        self.scenario = scenario
+        serverURL = nil
+        serverPID = nil
+        apiKey = "switchyard-development"
+        apiSecret = "switchyard-development-secret-do-not-use-in-production"
+        clients = scenario == .room ? 4 : scenario == .fallback ? 4 : 20
+        durationSeconds = scenario == .fallback ? 22 : scenario == .soak ? 60 : 10
+        warmupSeconds = 2
+        videoBitrate = scenario == .audioOnly ? 0 : 500_000
+        audioBitrate = 32_000
+        width = 640
+        height = 360
+        frameRate = 30
+        decoders = 1
+        impairedSubscribers = scenario == .fallback ? 2 : 0
+        schedule = scenario == .fallback ? (try? ImpairmentSchedule(parsing: "3s:loss=0.3;11s:clean")) ?? .clean : .clean
+        joins = 15
+        joinIntervalSeconds = 1.1
+        workers = 0
+        srtpProfile = "AEAD_AES_128_GCM"
+        connectConcurrency = 32
+    }
+
+    /// The problem with these options, naming the option, or nil.
+    public var problem: String? {
+        if clients < 1 { return "--clients must be at least 1" }
+        if scenario == .room, clients < 2 { return "--clients must be at least 2 for room" }
+        if !(durationSeconds > 0) { return "--duration must be positive" }
+        if scenario == .soak, durationSeconds > 3600 { return "--duration for soak is capped at 3600 s" }
+        if warmupSeconds < 0 { return "--warmup cannot be negative" }
+        if videoBitrate != 0, videoBitrate < 50_000 { return "--video-bitrate must be 0 or at least 50000" }
+        if audioBitrate < 6_000 || audioBitrate > 510_000 { return "--audio-bitrate must be within 6000...510000" }
+        if frameRate < 1 || frameRate > 60 { return "--fps must be within 1...60" }
+        if decoders < 0 { return "--decoders cannot be negative" }
+        if impairedSubscribers < 0 || impairedSubscribers > clients { return "--impaired must be within 0...--clients" }
+        if scenario == .fallback, videoBitrate == 0 { return "fallback needs video" }
+        if scenario == .fallback, schedule.firstDegradation == nil { return "fallback needs a --schedule with an impairment" }
+        if joins < 1 { return "--joins must be at least 1" }
+        if connectConcurrency < 1 { return "--connect-concurrency must be at least 1" }
+        return nil
+    }
+
+    var mediaSettings: MediaSettings {
+        MediaSettings(
+            videoBitrate: scenario == .audioOnly ? 0 : videoBitrate, audioBitrate: audioBitrate, width: width, height: height,
+            frameRate: frameRate)
+    }
+}

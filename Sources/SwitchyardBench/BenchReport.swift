@@ -1,0 +1,173 @@
+/// The results of one run: what `--json` writes and what the table shows. docs/benchmark.md
+/// describes every field.
+public struct BenchReport: Codable, Sendable {
+    public struct Daemon: Codable, Sendable {
+        /// Whether the bench started the daemon itself.
+        public var local: Bool
+        public var url: String
+        public var pid: Int32?
+        public var srtpBuild: String?
+    }
+
+    public struct Clients: Codable, Sendable {
+        public var publishers = 0
+        public var subscribers = 0
+        public var connectFailures = 0
+    }
+
+    public struct Forwarding: Codable, Sendable {
+        /// Datagrams the daemon's media plane sent during the measurement (from /metrics).
+        public var packetsForwarded: UInt64?
+        public var packetsPerSecond: Double?
+        /// Forwarded packets per CPU-second of the daemon (local daemon or --server-pid).
+        public var packetsPerServerCPUSecond: Double?
+        /// Media packets the subscribers received, per second.
+        public var receivedPacketsPerSecond: Double = 0
+        /// Megabits per second of datagrams the subscribers received.
+        public var receivedMbitPerSecond: Double = 0
+    }
+
+    public struct Latency: Codable, Sendable {
+        /// Packets measured (clean subscribers only), from the publisher's send to the subscriber's receive.
+        public var samples: UInt64 = 0
+        public var p50Ms: Double?
+        public var p95Ms: Double?
+        public var p99Ms: Double?
+        public var maxMs: Double?
+        public var meanMs: Double?
+    }
+
+    public struct Loss: Codable, Sendable {
+        /// Over clean subscribers: media packets expected and lost (after NACK repair), RFC 3550.
+        public var packetsExpected: Int64 = 0
+        public var packetsLost: Int64 = 0
+        public var lossPercent: Double = 0
+        /// Packets the impairment layer dropped on purpose (impaired subscribers).
+        public var impairmentDrops: UInt64 = 0
+    }
+
+    public struct Jitter: Codable, Sendable {
+        /// RFC 3550 interarrival jitter of video, mean and maximum over clean subscribers.
+        public var meanMs: Double = 0
+        public var maxMs: Double = 0
+    }
+
+    public struct Video: Codable, Sendable {
+        public var framesSent: UInt64 = 0
+        /// Complete, decodable frames over all subscribers.
+        public var framesReceived: UInt64 = 0
+        /// Frames decoded by libvpx on the decoding subscribers.
+        public var framesDecoded: UInt64 = 0
+        public var audioFramesDecoded: UInt64 = 0
+        public var decodeErrors: UInt64 = 0
+        /// Decoded pictures whose painted counter did not follow the previous one.
+        public var counterMismatches: UInt64 = 0
+        public var freezes: UInt64 = 0
+        public var freezeSeconds: Double = 0
+        public var keyFrameWaits: UInt64 = 0
+        public var pictureLossIndications: UInt64 = 0
+        public var nackedPackets: UInt64 = 0
+    }
+
+    public struct Join: Codable, Sendable {
+        public var count = 0
+        public var failures = 0
+        public var p50Ms: Double?
+        public var p95Ms: Double?
+        public var maxMs: Double?
+        public var samplesMs: [Double] = []
+    }
+
+    public struct ProcessUsage: Codable, Sendable {
+        public var cpuSeconds: Double
+        /// Percent of one core over the measurement (200 = both cores of this machine).
+        public var cpuPercent: Double
+        public var rssStartMB: Double
+        public var rssEndMB: Double
+        public var rssPeakMB: Double
+    }
+
+    public struct SubscriberFallback: Codable, Sendable {
+        public var subscriber: String
+        public var impaired: Bool
+        /// Seconds from the start of the impairment to the first warning / disable, and from the end
+        /// of the impairment to the enable; absent when it did not happen.
+        public var warningAfterSeconds: Double?
+        public var disabledAfterSeconds: Double?
+        public var enabledAfterRecoverySeconds: Double?
+        /// Quality events of any kind (warning, lifted, disabled, enabled).
+        public var transitions = 0
+        /// Every quality event with its time from the start of measurement.
+        public var events: [TimedEvent] = []
+    }
+
+    public struct TimedEvent: Codable, Sendable {
+        public var seconds: Double
+        public var event: String
+    }
+
+    public struct Fallback: Codable, Sendable {
+        public var schedule: String
+        public var impairmentStartSeconds: Double
+        public var impairmentEndSeconds: Double?
+        public var subscribers: [SubscriberFallback] = []
+        /// Worst (largest) timing over the impaired subscribers.
+        public var warningAfterSeconds: Double?
+        public var disabledAfterSeconds: Double?
+        public var enabledAfterRecoverySeconds: Double?
+        public var transitions = 0
+        /// Quality events seen by subscribers whose network was clean. Must be 0.
+        public var cleanSubscriberEvents = 0
+    }
+
+    public struct Soak: Codable, Sendable {
+        /// The daemon's resident memory every few seconds.
+        public var rssSamplesMB: [Double] = []
+        public var rssGrowthMB: Double = 0
+        /// Requests refused or timed out, SRTP/RTP packets the clients refused, decode errors.
+        public var errors: UInt64 = 0
+    }
+
+    public struct TimelinePoint: Codable, Sendable {
+        public var seconds: Double
+        public var kbps: Double
+        public var lossPercent: Double
+        /// on, warned, off (quality), or paused (another reason).
+        public var state: String
+    }
+
+    public struct TimelineSeries: Codable, Sendable {
+        public var subscriber: String
+        public var impaired: Bool
+        public var points: [TimelinePoint] = []
+    }
+
+    public struct TargetCheck: Codable, Sendable {
+        public var name: String
+        public var limit: String
+        public var measured: String
+        public var met: Bool
+    }
+
+    public var scenario: BenchScenario
+    public var startedAt: String
+    public var options: BenchOptions
+    public var daemon: Daemon
+    public var clients = Clients()
+    public var measuredSeconds: Double = 0
+    public var forwarding = Forwarding()
+    public var latency = Latency()
+    public var loss = Loss()
+    public var jitter = Jitter()
+    public var video = Video()
+    public var join: Join?
+    /// The daemon's CPU and memory; absent when it is remote and no --server-pid was given.
+    public var server: ProcessUsage?
+    /// The bench's own CPU and memory, to show whether the bench was the bottleneck.
+    public var bench: ProcessUsage?
+    public var fallback: Fallback?
+    public var soak: Soak?
+    public var timeline: [TimelineSeries] = []
+    public var targets: [TargetCheck] = []
+    public var errors: [String] = []
+}

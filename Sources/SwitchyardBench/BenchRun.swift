@@ -1,0 +1,263 @@
+import Foundation
+import Logging
+import SRTP
+import Signaling
+import SignalingProtocol
+import SwitchyardClient
+import Synchronization
+
+/// One run of one scenario: starts (or finds) the daemon, brings the simulated clients in, measures,
+/// and tears everything down.
+public final class BenchRun: @unchecked Sendable {
+    let options: BenchOptions
+    let url: String
+    let metrics: MetricsScraper?
+    let serverPID: Int32?
+    let loop: MediaLoop
+    let tokens: TokenAuthority
+    let media: EncodedMedia
+    let sessionPrefix = "bench-\(UInt32.random(in: 0...UInt32.max))"
+    private let daemon: LocalDaemon?
+    private let clientOptions: SessionOptions
+    var report: BenchReport
+    private let sessionList = Mutex<[Session]>([])
+    private let progress: @Sendable (String) -> Void
+
+    /// - Parameters:
+    ///   - daemonExecutable: the `switchyard` binary to start when `options.serverURL` is nil.
+    ///   - progress: where to say what the run is doing (stderr for the command).
+    public init(options: BenchOptions, daemonExecutable: URL, progress: @escaping @Sendable (String) -> Void) async throws(BenchError) {
+        if let problem = options.problem { throw .invalidOptions(problem) }
+        guard let profile = SRTPProfile(rawValue: options.srtpProfile) else {
+            throw .invalidOptions("--srtp-profile \(options.srtpProfile) is not one of \(SRTPProfile.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        self.options = options
+        self.progress = progress
+        progress("encoding \(options.mediaSettings.loopSeconds) s of media once (\(options.width)x\(options.height)@\(options.frameRate), \(options.videoBitrate) bps VP8, \(options.audioBitrate) bps Opus)")
+        do {
+            media = try EncodedMedia(settings: options.mediaSettings)
+        } catch {
+            throw .setupFailed("\(error)")
+        }
+        if let serverURL = options.serverURL {
+            url = serverURL
+            daemon = nil
+            serverPID = options.serverPID
+            metrics = URL(string: serverURL).flatMap { address in
+                address.host.map { MetricsScraper(url: "http://\($0):\(address.port ?? 80)/metrics") }
+            }
+        } else {
+            let transports = options.scenario == .room ? options.clients * options.clients : options.clients + 2
+            progress("starting \(daemonExecutable.path)")
+            let daemon = try await LocalDaemon(executable: daemonExecutable, options: options, transports: transports)
+            self.daemon = daemon
+            url = daemon.url
+            serverPID = daemon.pid
+            metrics = MetricsScraper(url: daemon.metricsURL)
+        }
+        do {
+            loop = try MediaLoop(name: "bench-media")
+        } catch {
+            await daemon?.stop()
+            throw .setupFailed("\(error)")
+        }
+        tokens = await TokenAuthority(apiKey: options.apiKey, apiSecret: options.apiSecret)
+        var logger = Logger(label: "switchyard-bench")
+        logger.logLevel = .critical
+        clientOptions = SessionOptions(mediaLoop: loop, srtpProfile: profile, requestTimeout: .seconds(20), reconnects: false, logger: logger)
+        report = BenchReport(
+            scenario: options.scenario, startedAt: ISO8601DateFormatter().string(from: Date()), options: options,
+            daemon: BenchReport.Daemon(local: daemon != nil, url: url, pid: serverPID))
+    }
+
+    /// Runs the scenario and returns its report; always tears down.
+    public func run() async -> BenchReport {
+        if let metrics { report.daemon.srtpBuild = await Self.srtpBuild(metrics) }
+        do {
+            switch options.scenario {
+            case .fanout, .audioOnly, .soak, .fallback: try await runFanout()
+            case .room: try await runRoom()
+            case .join: try await runJoins()
+            }
+        } catch {
+            report.errors.append("\(error)")
+        }
+        let sessions = sessionList.withLock { $0 }
+        progress("disconnecting \(sessions.count) clients")
+        await forEachConcurrently(sessions) { await $0.disconnect() }
+        await loop.stop()
+        await daemon?.stop()
+        report.targets = TargetEvaluator.targets(for: report)
+        return report
+    }
+
+    private static func srtpBuild(_ metrics: MetricsScraper) async -> String? {
+        await metrics.scrape().keys.first { $0.hasPrefix("switchyard_build_info") }.flatMap { line in
+            line.range(of: "srtp_build=\"").map { String(line[$0.upperBound...].prefix { $0 != "\"" }) }
+        }
+    }
+
+    // MARK: Clients
+
+    func connect(session sessionId: String, role: Role) async throws -> Session {
+        let token = try await tokens.mintClientToken(sessionId: sessionId, role: role, lifetime: 3600, now: Date())
+        let session = try await Session.connect(url: url, sessionId: sessionId, token: token, options: clientOptions)
+        sessionList.withLock { $0.append(session) }
+        return session
+    }
+
+    /// Runs `body` for 0..<count, at most `connectConcurrency` at a time, keeping the successes in
+    /// order and counting the failures in the report.
+    func concurrently<Value: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) async throws -> Value) async -> [Value] {
+        var results: [Int: Value] = [:]
+        var failures: [String] = []
+        await withTaskGroup(of: (Int, Result<Value, any Error>).self) { group in
+            var next = 0
+            func launch() {
+                let index = next
+                next += 1
+                group.addTask {
+                    do { return (index, .success(try await body(index))) } catch { return (index, .failure(error)) }
+                }
+            }
+            while next < min(count, options.connectConcurrency) { launch() }
+            while let (index, result) = await group.next() {
+                switch result {
+                case .success(let value): results[index] = value
+                case .failure(let error): failures.append("\(error)")
+                }
+                if next < count { launch() }
+            }
+        }
+        report.clients.connectFailures += failures.count
+        report.errors += Array(failures.prefix(5))
+        return (0..<count).compactMap { results[$0] }
+    }
+
+    private func forEachConcurrently<Element: Sendable>(_ elements: [Element], _ body: @escaping @Sendable (Element) async -> Void) async {
+        await withTaskGroup(of: Void.self) { group in
+            var iterator = elements.makeIterator()
+            for _ in 0..<options.connectConcurrency {
+                guard let element = iterator.next() else { break }
+                group.addTask { await body(element) }
+            }
+            while await group.next() != nil {
+                guard let element = iterator.next() else { continue }
+                group.addTask { await body(element) }
+            }
+        }
+    }
+
+    // MARK: Scenarios
+
+    private func runFanout() async throws {
+        let sessionId = "\(sessionPrefix)-fanout"
+        progress("publishing")
+        let publisherSession = try await connect(session: sessionId, role: .publisher)
+        let publisher = try await publisherSession.publish(PublisherSettings(name: "bench", media: media))
+        report.clients.publishers = 1
+        progress("connecting \(options.clients) subscribers (\(options.connectConcurrency) at a time)")
+        let options = self.options
+        let connected: [(Session, Subscriber, Int)] = await concurrently(options.clients) { [self] index in
+            let session = try await connect(session: sessionId, role: .subscriber)
+            let subscriber = try await session.subscribe(
+                to: publisher.streamId, settings: SubscriberSettings(decodes: index < options.decoders))
+            return (session, subscriber, index)
+        }
+        let tracked = connected.map { session, subscriber, index in
+            TrackedSubscriber(
+                label: "s\(index + 1)", subscriber: subscriber, session: session,
+                isImpaired: options.scenario == .fallback && index < options.impairedSubscribers)
+        }
+        report.clients.subscribers = tracked.count
+        try await Measurement(run: self, publishers: [publisher], subscribers: tracked).measure()
+    }
+
+    private func runRoom() async throws {
+        let sessionId = "\(sessionPrefix)-room"
+        progress("\(options.clients) participants publishing")
+        let media = self.media
+        let participants: [(Session, Publisher)] = await concurrently(options.clients) { [self] index in
+            let session = try await connect(session: sessionId, role: .publisher)
+            return (session, try await session.publish(PublisherSettings(name: "p\(index + 1)", media: media)))
+        }
+        report.clients.publishers = participants.count
+        progress("each subscribing to the \(participants.count - 1) others")
+        let pairs = participants.indices.flatMap { viewer in participants.indices.filter { $0 != viewer }.map { (viewer, $0) } }
+        let decoders = options.decoders
+        let tracked: [TrackedSubscriber] = await concurrently(pairs.count) { index in
+            let (viewer, source) = pairs[index]
+            let subscriber = try await participants[viewer].0.subscribe(
+                to: participants[source].1.streamId, settings: SubscriberSettings(decodes: index < decoders))
+            return TrackedSubscriber(label: "p\(viewer + 1)←p\(source + 1)", subscriber: subscriber, session: participants[viewer].0, isImpaired: false)
+        }
+        report.clients.subscribers = tracked.count
+        try await Measurement(run: self, publishers: participants.map(\.1), subscribers: tracked).measure()
+    }
+
+    private func runJoins() async throws {
+        let sessionId = "\(sessionPrefix)-join"
+        let publisherSession = try await connect(session: sessionId, role: .publisher)
+        let publisher = try await publisherSession.publish(PublisherSettings(name: "bench", media: media))
+        report.clients.publishers = 1
+        try await Task.sleep(for: .seconds(options.warmupSeconds))
+        var join = BenchReport.Join()
+        let start = ProcessUsageSample.current(at: MonotonicClock.now())
+        let serverStart = serverPID.flatMap { ProcessUsageSample.read(pid: $0, at: MonotonicClock.now()) }
+        for index in 0..<options.joins {
+            progress("join \(index + 1) of \(options.joins)")
+            let began = MonotonicClock.now()
+            do {
+                let session = try await connect(session: sessionId, role: .subscriber)
+                let subscriber = try await session.subscribe(to: publisher.streamId, settings: SubscriberSettings(decodes: true))
+                var statistics = await subscriber.statistics()
+                let deadline = began + 5_000_000_000
+                while statistics.framesDecoded == 0, MonotonicClock.now() < deadline {
+                    try await Task.sleep(for: .milliseconds(2))
+                    statistics = await subscriber.statistics()
+                }
+                if statistics.framesDecoded > 0, let first = statistics.firstFrameAt {
+                    join.samplesMs.append(Double(first - began) / 1e6)
+                } else {
+                    join.failures += 1
+                }
+                add(video: statistics)
+                await session.disconnect()
+                sessionList.withLock { $0.removeAll { $0 === session } }
+            } catch {
+                join.failures += 1
+                report.errors.append("join \(index + 1): \(error)")
+            }
+            try await Task.sleep(for: .seconds(options.joinIntervalSeconds))
+        }
+        join.count = join.samplesMs.count
+        let sorted = join.samplesMs.sorted()
+        join.p50Ms = Measurement.percentile(sorted, 0.5)
+        join.p95Ms = Measurement.percentile(sorted, 0.95)
+        join.maxMs = sorted.last
+        report.join = join
+        let end = ProcessUsageSample.current(at: MonotonicClock.now())
+        report.measuredSeconds = Double(end.at - start.at) / 1e9
+        report.bench = ProcessUsageSample.usage(from: start, to: end, peakMB: end.rssMB)
+        if let serverStart, let pid = serverPID, let serverEnd = ProcessUsageSample.read(pid: pid, at: MonotonicClock.now()) {
+            report.server = ProcessUsageSample.usage(from: serverStart, to: serverEnd, peakMB: serverEnd.rssMB)
+        }
+    }
+
+    func add(video statistics: SubscriberMediaStatistics) {
+        report.video.framesReceived += statistics.framesReceived
+        report.video.framesDecoded += statistics.framesDecoded
+        report.video.audioFramesDecoded += statistics.audioFramesDecoded
+        report.video.decodeErrors += statistics.decodeErrors
+        report.video.counterMismatches += statistics.counterMismatches
+        report.video.freezes += statistics.freezeCount
+        report.video.freezeSeconds += statistics.totalFreezeSeconds
+        report.video.keyFrameWaits += statistics.keyFrameWaits
+        report.video.pictureLossIndications += statistics.pictureLossIndicationsSent
+        report.video.nackedPackets += statistics.nackedSequenceNumbers
+    }
+
+    func say(_ message: String) {
+        progress(message)
+    }
+}

@@ -1,0 +1,15 @@
+/// The load shapes the bench knows.
+public enum BenchScenario: String, CaseIterable, Codable, Sendable {
+    /// One publisher (audio and video) to N subscribers.
+    case fanout
+    /// N participants, each publishing and subscribing to everyone else.
+    case room
+    /// One audio-only publisher to N subscribers.
+    case audioOnly = "audio-only"
+    /// Connect → subscribe → first decoded frame, one client after another.
+    case join
+    /// A schedule of impairments on some subscribers while the others stay clean; the audio-fallback timings.
+    case fallback
+    /// A bounded long fanout that watches memory and error counts.
+    case soak
+}

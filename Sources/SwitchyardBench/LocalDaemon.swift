@@ -1,0 +1,107 @@
+import Foundation
+import Glibc
+
+/// A `switchyard` process the bench starts for one run, on a free port with a media port range big
+/// enough for every client, and stops afterwards.
+final class LocalDaemon: Sendable {
+    let process: Process
+    let url: String
+    let metricsURL: String
+    let configPath: String
+
+    /// Starts `executable` with a configuration for `clients` media transports (each needs a port).
+    init(executable: URL, options: BenchOptions, transports: Int) async throws(BenchError) {
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw .daemonFailed("no switchyard executable at \(executable.path) (build it, or pass --daemon or --server)")
+        }
+        guard let httpPort = Self.freePort(), let mediaFirst = Self.freePortBlock(count: transports + 64) else {
+            throw .daemonFailed("no free ports on 127.0.0.1")
+        }
+        let configuration: [String: Any] = [
+            "server": ["host": "127.0.0.1", "port": httpPort],
+            "credentials": ["apiKey": options.apiKey, "apiSecret": options.apiSecret],
+            "signaling": [
+                "maxConnectionsPerSession": max(1000, options.clients + 16), "maxSubscribersPerConnection": max(256, options.clients + 16),
+                "messagesPerSecond": 200, "messageBurst": 400,
+            ],
+            "media": [
+                "workers": options.workers, "listenAddress": "127.0.0.1",
+                "portRange": ["first": mediaFirst, "last": mediaFirst + transports + 63],
+            ],
+            "logging": ["level": "warning"],
+            "shutdown": ["drainSeconds": 5],
+        ]
+        configPath = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-bench-\(getpid()).json").path
+        do {
+            let data = try JSONSerialization.data(withJSONObject: configuration, options: [.prettyPrinted, .sortedKeys])
+            try data.write(to: URL(fileURLWithPath: configPath))
+        } catch {
+            throw .daemonFailed("cannot write \(configPath): \(error)")
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["--config", configPath]
+        process.standardOutput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw .daemonFailed("cannot start \(executable.path): \(error)")
+        }
+        self.process = process
+        url = "ws://127.0.0.1:\(httpPort)/v1/ws"
+        metricsURL = "http://127.0.0.1:\(httpPort)/metrics"
+        for _ in 0..<300 {
+            if await MetricsScraper(url: metricsURL).isHealthy() { return }
+            guard process.isRunning else { throw .daemonFailed("exited with status \(process.terminationStatus) before listening") }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        process.terminate()
+        throw .daemonFailed("not listening on port \(httpPort) after 15 s")
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// SIGTERM, and wait for the graceful shutdown.
+    func stop() async {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        for _ in 0..<200 where process.isRunning { try? await Task.sleep(for: .milliseconds(50)) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(atPath: configPath)
+    }
+
+    private static func freePort() -> Int? {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        return ok ? Int(UInt16(bigEndian: address.sin_port)) : nil
+    }
+
+    /// The first port of `count` consecutive UDP ports that are all free now, above the ephemeral
+    /// clients' usual range start.
+    private static func freePortBlock(count: Int) -> Int? {
+        var first = 20_000 + Int(getpid() % 50) * 200
+        while first + count < 32_000 {
+            if (first..<(first + count)).allSatisfy(isFreeUDPPort) { return first }
+            first += count
+        }
+        return nil
+    }
+
+    private static func isFreeUDPPort(_ port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import SwitchyardClient
+
+/// The measurement window of a run with long-lived subscribers: baseline after the warm-up, samples
+/// while it runs (timeline, memory), and the figures at the end.
+struct Measurement {
+    static let timelineInterval: UInt64 = 250_000_000
+    static let maximumTimelineSeries = 16
+
+    let run: BenchRun
+    let publishers: [Publisher]
+    let subscribers: [TrackedSubscriber]
+
+    func measure() async throws {
+        let options = run.options
+        run.say("warming up for \(options.warmupSeconds) s")
+        try await Task.sleep(for: .seconds(options.warmupSeconds))
+
+        let baseline = await statistics()
+        for subscriber in subscribers { _ = await subscriber.subscriber.takeLatency() }
+        let metricsStart = await run.metrics?.scrape() ?? [:]
+        let start = MonotonicClock.now()
+        let benchStart = ProcessUsageSample.current(at: start)
+        let serverStart = run.serverPID.flatMap { ProcessUsageSample.read(pid: $0, at: start) }
+        let framesSentStart = await framesSent()
+        for subscriber in subscribers where subscriber.isImpaired {
+            subscriber.subscriber.impair(downlink: options.schedule)
+        }
+        run.say("measuring \(subscribers.count) subscribers for \(options.durationSeconds) s")
+
+        let tracked = Array((subscribers.filter(\.isImpaired) + subscribers.filter { !$0.isImpaired }).prefix(Self.maximumTimelineSeries))
+        var series = tracked.map { BenchReport.TimelineSeries(subscriber: $0.label, impaired: $0.isImpaired) }
+        var previous = await tracked.asyncMap { await Sample(subscriber: $0) }
+        var serverPeak = serverStart?.rssMB ?? 0
+        var benchPeak = benchStart.rssMB
+        var soakSamples: [Double] = []
+        let end = start + UInt64(options.durationSeconds * 1e9)
+        var nextSoakSample = start
+        while MonotonicClock.now() < end {
+            try await Task.sleep(for: .nanoseconds(Int64(Self.timelineInterval)))
+            let now = MonotonicClock.now()
+            let current = await tracked.asyncMap { await Sample(subscriber: $0) }
+            for index in tracked.indices {
+                series[index].points.append(current[index].point(since: previous[index], start: start, state: tracked[index].state(at: now)))
+            }
+            previous = current
+            if let pid = run.serverPID, let sample = ProcessUsageSample.read(pid: pid, at: now) {
+                serverPeak = max(serverPeak, sample.rssMB)
+                if now >= nextSoakSample {
+                    soakSamples.append(sample.rssMB)
+                    nextSoakSample = now + 5_000_000_000
+                }
+            }
+            benchPeak = max(benchPeak, ProcessUsageSample.current(at: now).rssMB)
+        }
+
+        let finish = MonotonicClock.now()
+        let seconds = Double(finish - start) / 1e9
+        let final = await statistics()
+        let metricsEnd = await run.metrics?.scrape() ?? [:]
+        let benchEnd = ProcessUsageSample.current(at: finish)
+        var report = run.report
+        report.measuredSeconds = seconds
+        report.timeline = series
+        report.bench = ProcessUsageSample.usage(from: benchStart, to: benchEnd, peakMB: benchPeak)
+        if let serverStart, let pid = run.serverPID, let serverEnd = ProcessUsageSample.read(pid: pid, at: finish) {
+            report.server = ProcessUsageSample.usage(from: serverStart, to: serverEnd, peakMB: serverPeak)
+        }
+        let framesSentDuringRun = await framesSent() - framesSentStart
+
+        let sentKey = "switchyard_media_packets_sent_total"
+        if let sentBefore = metricsStart[sentKey], let sentAfter = metricsEnd[sentKey] {
+            let forwarded = UInt64(max(0, sentAfter - sentBefore))
+            report.forwarding.packetsForwarded = forwarded
+            report.forwarding.packetsPerSecond = Double(forwarded) / seconds
+            if let server = report.server, server.cpuSeconds > 0 {
+                report.forwarding.packetsPerServerCPUSecond = Double(forwarded) / server.cpuSeconds
+            }
+        }
+
+        var latency = LatencyHistogram()
+        var receivedPackets: UInt64 = 0
+        var receivedBytes: UInt64 = 0
+        var jitters: [Double] = []
+        for (index, subscriber) in subscribers.enumerated() {
+            let before = baseline[index]
+            let after = final[index]
+            receivedPackets += after.media.audio.packetsReceived + after.media.video.packetsReceived
+            receivedPackets -= before.media.audio.packetsReceived + before.media.video.packetsReceived
+            receivedBytes += after.endpoint.bytesReceived - before.endpoint.bytesReceived
+            run.add(video: after.media.subtracting(before.media))
+            if subscriber.isImpaired {
+                report.loss.impairmentDrops += after.endpoint.datagramsLostToImpairment - before.endpoint.datagramsLostToImpairment
+                _ = await subscriber.subscriber.takeLatency()
+                continue
+            }
+            latency.merge(await subscriber.subscriber.takeLatency())
+            let lost = (after.media.audio.packetsLost + after.media.video.packetsLost) - (before.media.audio.packetsLost + before.media.video.packetsLost)
+            let received = Int64(after.media.audio.packetsReceived + after.media.video.packetsReceived + after.media.video.paddingPackets)
+                - Int64(before.media.audio.packetsReceived + before.media.video.packetsReceived + before.media.video.paddingPackets)
+            report.loss.packetsLost += lost
+            report.loss.packetsExpected += received + max(0, lost)
+            if options.videoBitrate > 0, after.media.video.packetsReceived > 0 { jitters.append(after.media.video.jitterSeconds * 1000) }
+        }
+        report.video = run.report.video
+        report.video.framesSent = framesSentDuringRun
+        report.loss.lossPercent = report.loss.packetsExpected > 0 ? 100 * Double(report.loss.packetsLost) / Double(report.loss.packetsExpected) : 0
+        report.forwarding.receivedPacketsPerSecond = Double(receivedPackets) / seconds
+        report.forwarding.receivedMbitPerSecond = Double(receivedBytes * 8) / seconds / 1e6
+        report.latency = BenchReport.Latency(
+            samples: latency.count, p50Ms: latency.percentileMilliseconds(0.5), p95Ms: latency.percentileMilliseconds(0.95),
+            p99Ms: latency.percentileMilliseconds(0.99), maxMs: latency.count > 0 ? Double(latency.maximumNanoseconds) / 1e6 : nil,
+            meanMs: latency.meanMilliseconds)
+        report.jitter = BenchReport.Jitter(meanMs: jitters.isEmpty ? 0 : jitters.reduce(0, +) / Double(jitters.count), maxMs: jitters.max() ?? 0)
+        if options.scenario == .fallback {
+            report.fallback = FallbackAnalysis(schedule: options.schedule, start: start).analyse(subscribers)
+        }
+        if options.scenario == .soak {
+            let errors = final.reduce(UInt64(0)) { $0 + $1.media.decodeErrors + $1.endpoint.datagramsRefused }
+            report.soak = BenchReport.Soak(rssSamplesMB: soakSamples, rssGrowthMB: (soakSamples.last ?? 0) - (soakSamples.first ?? 0), errors: errors + UInt64(report.clients.connectFailures))
+        }
+        run.report = report
+    }
+
+    private func statistics() async -> [(media: SubscriberMediaStatistics, endpoint: EndpointCounters)] {
+        await subscribers.asyncMap { (await $0.subscriber.statistics(), await $0.subscriber.endpointCounters()) }
+    }
+
+    private func framesSent() async -> UInt64 {
+        await publishers.asyncMap { await $0.statistics().framesSent }.reduce(0, +)
+    }
+
+    static func percentile(_ sorted: [Double], _ fraction: Double) -> Double? {
+        guard !sorted.isEmpty else { return nil }
+        let rank = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
+        return sorted[min(max(rank, 0), sorted.count - 1)]
+    }
+}
+
+/// One timeline reading of one subscriber.
+private struct Sample {
+    var bytes: UInt64
+    var received: UInt64
+    var dropped: UInt64
+    var at: UInt64
+
+    init(subscriber: TrackedSubscriber) async {
+        let counters = await subscriber.subscriber.endpointCounters()
+        bytes = counters.bytesReceived
+        received = counters.datagramsReceived
+        dropped = counters.datagramsLostToImpairment
+        at = MonotonicClock.now()
+    }
+
+    func point(since previous: Sample, start: UInt64, state: String) -> BenchReport.TimelinePoint {
+        let seconds = Double(at - previous.at) / 1e9
+        let arrived = received - previous.received
+        return BenchReport.TimelinePoint(
+            seconds: Double(at - start) / 1e9,
+            kbps: seconds > 0 ? Double((bytes - previous.bytes) * 8) / seconds / 1000 : 0,
+            lossPercent: arrived > 0 ? 100 * Double(dropped - previous.dropped) / Double(arrived) : 0, state: state)
+    }
+}
+
+extension SubscriberMediaStatistics {
+    /// The counters accumulated since `earlier`.
+    func subtracting(_ earlier: SubscriberMediaStatistics) -> SubscriberMediaStatistics {
+        var result = self
+        result.framesReceived -= earlier.framesReceived
+        result.framesDecoded -= earlier.framesDecoded
+        result.audioFramesDecoded -= earlier.audioFramesDecoded
+        result.decodeErrors -= earlier.decodeErrors
+        result.counterMismatches -= earlier.counterMismatches
+        result.freezeCount -= earlier.freezeCount
+        result.totalFreezeSeconds -= earlier.totalFreezeSeconds
+        result.keyFrameWaits -= earlier.keyFrameWaits
+        result.pictureLossIndicationsSent -= earlier.pictureLossIndicationsSent
+        result.nackedSequenceNumbers -= earlier.nackedSequenceNumbers
+        return result
+    }
+}
+
+extension Array where Element: Sendable {
+    func asyncMap<Result>(_ transform: (Element) async -> Result) async -> [Result] {
+        var results: [Result] = []
+        results.reserveCapacity(count)
+        for element in self { results.append(await transform(element)) }
+        return results
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// The report as a readable table for a terminal.
+public enum ReportTable {
+    public static func render(_ report: BenchReport) -> String {
+        var rows: [(String, String)] = []
+        func row(_ name: String, _ value: String) { rows.append((name, value)) }
+        func number(_ value: Double?, _ unit: String = "", digits: Int = 1) -> String {
+            guard let value else { return "–" }
+            return String(format: "%.\(digits)f", value) + unit
+        }
+        let options = report.options
+        row("scenario", report.scenario.rawValue)
+        row("daemon", "\(report.daemon.local ? "local" : "remote") \(report.daemon.url)\(report.daemon.srtpBuild.map { " (srtp \($0))" } ?? "")")
+        row("clients", "\(report.clients.publishers) publishers, \(report.clients.subscribers) subscribers, \(report.clients.connectFailures) failed to connect")
+        row("media", options.videoBitrate > 0 && report.scenario != .audioOnly
+            ? "VP8 \(options.width)x\(options.height)@\(options.frameRate) \(options.videoBitrate / 1000) kbps + Opus \(options.audioBitrate / 1000) kbps"
+            : "Opus \(options.audioBitrate / 1000) kbps")
+        row("measured", number(report.measuredSeconds, " s"))
+        if report.scenario != .join {
+            let forwarding = report.forwarding
+            row("forwarded packets/s", number(forwarding.packetsPerSecond, digits: 0))
+            row("forwarded packets per server CPU-s", number(forwarding.packetsPerServerCPUSecond, digits: 0))
+            row("received by subscribers", "\(number(forwarding.receivedPacketsPerSecond, " packets/s", digits: 0)), \(number(forwarding.receivedMbitPerSecond, " Mbit/s", digits: 2))")
+            row("latency p50 / p95 / p99 / max", [report.latency.p50Ms, report.latency.p95Ms, report.latency.p99Ms, report.latency.maxMs].map { number($0, digits: 2) }.joined(separator: " / ") + " ms (\(report.latency.samples) packets)")
+            row("loss (clean subscribers)", "\(number(report.loss.lossPercent, " %", digits: 3)) (\(report.loss.packetsLost) of \(report.loss.packetsExpected))")
+            row("jitter mean / max", "\(number(report.jitter.meanMs, digits: 2)) / \(number(report.jitter.maxMs, " ms", digits: 2))")
+        }
+        let video = report.video
+        row("frames sent / received / decoded", "\(video.framesSent) / \(video.framesReceived) / \(video.framesDecoded) (audio frames decoded \(video.audioFramesDecoded))")
+        row("decode errors / counter mismatches", "\(video.decodeErrors) / \(video.counterMismatches)")
+        row("freezes", "\(video.freezes) (\(number(video.freezeSeconds, " s", digits: 2))), key-frame waits \(video.keyFrameWaits), PLIs \(video.pictureLossIndications), NACKed \(video.nackedPackets)")
+        if let join = report.join {
+            row("join p50 / p95 / max", "\([join.p50Ms, join.p95Ms, join.maxMs].map { number($0, digits: 1) }.joined(separator: " / ")) ms (\(join.count) joins, \(join.failures) failed)")
+        }
+        if let server = report.server {
+            row("server CPU / RSS", "\(number(server.cpuPercent, " %")) of a core, \(number(server.rssStartMB, digits: 1)) → \(number(server.rssEndMB, " MB", digits: 1)) (peak \(number(server.rssPeakMB, " MB", digits: 1)))")
+        } else {
+            row("server CPU / RSS", "– (remote daemon; pass --server-pid)")
+        }
+        if let bench = report.bench {
+            row("bench CPU / RSS", "\(number(bench.cpuPercent, " %")) of a core, \(number(bench.rssEndMB, " MB", digits: 1))")
+        }
+        if let fallback = report.fallback {
+            row("impairment", "\(fallback.schedule) (from \(number(fallback.impairmentStartSeconds, " s")) to \(number(fallback.impairmentEndSeconds, " s")))")
+            row("→ warning / → disabled / recovery → enabled", [fallback.warningAfterSeconds, fallback.disabledAfterSeconds, fallback.enabledAfterRecoverySeconds].map { number($0, " s", digits: 2) }.joined(separator: " / "))
+            row("transitions (impaired) / events on clean", "\(fallback.transitions) / \(fallback.cleanSubscriberEvents)")
+            for subscriber in fallback.subscribers where subscriber.impaired {
+                row("  \(subscriber.subscriber)", subscriber.events.map { String(format: "%.2fs %@", $0.seconds, $0.event) }.joined(separator: ", "))
+            }
+        }
+        if let soak = report.soak {
+            row("server RSS over the soak", "\(soak.rssSamplesMB.map { String(format: "%.1f", $0) }.joined(separator: " ")) MB (growth \(number(soak.rssGrowthMB, " MB", digits: 1)))")
+            row("errors", "\(soak.errors)")
+        }
+        for target in report.targets {
+            row("\(target.met ? "✓" : "✗") \(target.name)", "\(target.measured) (target \(target.limit))")
+        }
+        for error in report.errors.prefix(5) { row("error", error) }
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
+    }
+}

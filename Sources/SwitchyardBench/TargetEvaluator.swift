@@ -1,0 +1,31 @@
+import Foundation
+
+/// The targets the project claims, checked against a report. A target is listed only when the run
+/// is the kind that can show it.
+enum TargetEvaluator {
+    static func targets(for report: BenchReport) -> [BenchReport.TargetCheck] {
+        var checks: [BenchReport.TargetCheck] = []
+        func check(_ name: String, _ limit: String, _ measured: Double?, unit: String, _ passes: (Double) -> Bool) {
+            let shown = measured.map { String(format: "%.3g", $0) + unit } ?? "not measured"
+            checks.append(BenchReport.TargetCheck(name: name, limit: limit, measured: shown, met: measured.map(passes) ?? false))
+        }
+        switch report.scenario {
+        case .fanout, .audioOnly, .room, .soak:
+            check("no loss on clean subscribers", "0 %", report.loss.lossPercent, unit: " %") { $0 == 0 }
+            check("p99 added latency", "≤ 5 ms", report.latency.p99Ms, unit: " ms") { $0 <= 5 }
+            if report.scenario == .soak {
+                check("soak errors", "0", report.soak.map { Double($0.errors) }, unit: "") { $0 == 0 }
+            }
+        case .join:
+            check("join p95 (connect → first decoded frame)", "≤ 150 ms", report.join?.p95Ms, unit: " ms") { $0 <= 150 }
+        case .fallback:
+            let fallback = report.fallback
+            check("impairment → warning", "≤ 2 s", fallback?.warningAfterSeconds, unit: " s") { $0 <= 2 }
+            check("impairment → video disabled", "≤ 4 s", fallback?.disabledAfterSeconds, unit: " s") { $0 <= 4 }
+            check("recovery → video enabled", "≤ 6 s", fallback?.enabledAfterRecoverySeconds, unit: " s") { $0 <= 6 }
+            check("fallback events on clean subscribers", "0", fallback.map { Double($0.cleanSubscriberEvents) }, unit: "") { $0 == 0 }
+        }
+        check("bench below its CPU limit (not the bottleneck)", "< 90 % of a core", report.bench?.cpuPercent, unit: " %") { $0 < 90 }
+        return checks
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// Draws the run's timeline: one lane per watched subscriber with its received bitrate, the loss
+/// its network imposed, and its video state (on, warned, off for quality, paused) as a band.
+public enum TimelineSVG {
+    static let laneHeight = 90.0
+    static let left = 140.0
+    static let plotWidth = 900.0
+
+    public static func render(_ report: BenchReport) -> String {
+        let series = report.timeline
+        let duration = max(report.measuredSeconds, series.flatMap(\.points).map(\.seconds).max() ?? 1)
+        let maximumKbps = max(100, series.flatMap(\.points).map(\.kbps).max() ?? 100)
+        let height = 60 + Double(series.count) * laneHeight + 40
+        func x(_ seconds: Double) -> Double { left + plotWidth * seconds / duration }
+        var svg = """
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(left + plotWidth + 40))" height="\(Int(height))" font-family="sans-serif" font-size="11">
+            <rect width="100%" height="100%" fill="white"/>
+            <text x="\(left)" y="20" font-size="14">switchyard-bench \(report.scenario.rawValue): received kbps (line, 0–\(Int(maximumKbps))), imposed loss (grey), video state (band)</text>
+            <text x="\(left)" y="38">band: green on · amber warned · red off (quality) · blue paused (other reason)</text>
+
+            """
+        for (lane, entry) in series.enumerated() {
+            let top = 50 + Double(lane) * laneHeight
+            let plotHeight = laneHeight - 24
+            svg += "<text x=\"8\" y=\"\(format(top + plotHeight / 2))\">\(escape(entry.subscriber))\(entry.impaired ? " (impaired)" : "")</text>\n"
+            svg += "<rect x=\"\(left)\" y=\"\(format(top))\" width=\"\(plotWidth)\" height=\"\(format(plotHeight))\" fill=\"none\" stroke=\"#ccc\"/>\n"
+            var previousSeconds = 0.0
+            for point in entry.points {
+                let lossHeight = plotHeight * min(point.lossPercent, 100) / 100
+                if lossHeight > 0 {
+                    svg += "<rect x=\"\(format(x(previousSeconds)))\" y=\"\(format(top + plotHeight - lossHeight))\" width=\"\(format(max(0.5, x(point.seconds) - x(previousSeconds))))\" height=\"\(format(lossHeight))\" fill=\"#ddd\"/>\n"
+                }
+                svg += "<rect x=\"\(format(x(previousSeconds)))\" y=\"\(format(top + plotHeight + 4))\" width=\"\(format(max(0.5, x(point.seconds) - x(previousSeconds))))\" height=\"10\" fill=\"\(color(point.state))\"/>\n"
+                previousSeconds = point.seconds
+            }
+            let line = entry.points.map { "\(format(x($0.seconds))),\(format(top + plotHeight - plotHeight * min($0.kbps, maximumKbps) / maximumKbps))" }
+            svg += "<polyline fill=\"none\" stroke=\"#1f4e9c\" stroke-width=\"1.5\" points=\"\(line.joined(separator: " "))\"/>\n"
+        }
+        let axis = 60 + Double(series.count) * laneHeight
+        let step = duration > 60 ? 10.0 : duration > 20 ? 5.0 : 1.0
+        var tick = 0.0
+        while tick <= duration {
+            svg += "<text x=\"\(format(x(tick)))\" y=\"\(format(axis))\" text-anchor=\"middle\">\(Int(tick)) s</text>\n"
+            tick += step
+        }
+        return svg + "</svg>\n"
+    }
+
+    private static func color(_ state: String) -> String {
+        switch state {
+        case "warned": "#f0a500"
+        case "off": "#d62728"
+        case "paused": "#4a90d9"
+        default: "#2ca02c"
+        }
+    }
+
+    private static func format(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    private static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+    }
+}

@@ -1,0 +1,114 @@
+import ArgumentParser
+import Foundation
+import SwitchyardBench
+import SwitchyardClient
+
+/// `switchyard-bench`: load and fallback scenarios against a Switchyard daemon (docs/benchmark.md).
+@main
+struct SwitchyardBenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "switchyard-bench",
+        abstract: "Load-test a Switchyard daemon with simulated clients sending real Opus and VP8.",
+        discussion: "Without --server it starts a local daemon (the switchyard binary beside this one, or --daemon) and stops it afterwards.")
+
+    @Argument(help: "fanout, room, audio-only, join, fallback or soak.")
+    var scenario: String
+
+    @Option(help: "The daemon's WebSocket URL (ws://host:port/v1/ws); omit to start a local daemon.")
+    var server: String?
+    @Option(help: "The process id of a running local daemon, to read its CPU and memory from /proc.")
+    var serverPid: Int32?
+    @Option(help: "The switchyard executable to start when --server is omitted.")
+    var daemon: String?
+    @Option(help: "API key the daemon's tokens are signed for.")
+    var apiKey: String?
+    @Option(help: "API secret (at least 32 bytes).")
+    var apiSecret: String?
+    @Option(help: "Subscribers (fanout, audio-only, fallback, soak) or participants (room).")
+    var clients: Int?
+    @Option(help: "Seconds of measurement.")
+    var duration: Double?
+    @Option(help: "Seconds between everyone joining and the measurement.")
+    var warmup: Double?
+    @Option(help: "VP8 bits per second (0: no video).")
+    var videoBitrate: Int?
+    @Option(help: "Opus bits per second.")
+    var audioBitrate: Int?
+    @Option(help: "Video width.")
+    var width: Int?
+    @Option(help: "Video height.")
+    var height: Int?
+    @Option(help: "Video frames per second.")
+    var fps: Int?
+    @Option(help: "Subscribers that decode every frame with libvpx and libopus.")
+    var decoders: Int?
+    @Option(help: "Fallback: subscribers whose downlink follows --schedule; the rest stay clean.")
+    var impaired: Int?
+    @Option(help: "Fallback: impairment schedule, e.g. \"3s:loss=0.3;11s:clean\" (docs/benchmark.md).")
+    var schedule: String?
+    @Option(help: "Join: number of joins.")
+    var joins: Int?
+    @Option(help: "Join: seconds between joins.")
+    var joinInterval: Double?
+    @Option(help: "Local daemon: media workers (0: one per core).")
+    var workers: Int?
+    @Option(help: "SRTP profile the clients offer.")
+    var srtpProfile: String?
+    @Option(help: "Simultaneous connection attempts while clients join.")
+    var connectConcurrency: Int?
+    @Option(help: "Write the report as JSON to this file.")
+    var json: String?
+    @Option(help: "Draw the timeline as SVG to this file.")
+    var svg: String?
+
+    func run() async throws {
+        guard let scenario = BenchScenario(rawValue: scenario) else {
+            throw ValidationError("unknown scenario \"\(scenario)\"; use one of \(BenchScenario.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        var options = BenchOptions(scenario: scenario)
+        options.serverURL = server
+        options.serverPID = serverPid
+        if let apiKey { options.apiKey = apiKey }
+        if let apiSecret { options.apiSecret = apiSecret }
+        if let clients { options.clients = clients }
+        if let duration { options.durationSeconds = duration }
+        if let warmup { options.warmupSeconds = warmup }
+        if let videoBitrate { options.videoBitrate = videoBitrate }
+        if let audioBitrate { options.audioBitrate = audioBitrate }
+        if let width { options.width = width }
+        if let height { options.height = height }
+        if let fps { options.frameRate = fps }
+        if let decoders { options.decoders = decoders }
+        if let impaired { options.impairedSubscribers = impaired }
+        if let schedule {
+            do {
+                options.schedule = try ImpairmentSchedule(parsing: schedule)
+            } catch {
+                throw ValidationError("--schedule: \(error)")
+            }
+        }
+        if let joins { options.joins = joins }
+        if let joinInterval { options.joinIntervalSeconds = joinInterval }
+        if let workers { options.workers = workers }
+        if let srtpProfile { options.srtpProfile = srtpProfile }
+        if let connectConcurrency { options.connectConcurrency = connectConcurrency }
+        if let problem = options.problem { throw ValidationError(problem) }
+
+        let executable = daemon.map { URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("switchyard")
+        let run = try await BenchRun(options: options, daemonExecutable: executable) { message in
+            FileHandle.standardError.write(Data("switchyard-bench: \(message)\n".utf8))
+        }
+        let report = await run.run()
+        print(ReportTable.render(report))
+        if let json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(report).write(to: URL(fileURLWithPath: json))
+        }
+        if let svg {
+            try TimelineSVG.render(report).write(toFile: svg, atomically: true, encoding: .utf8)
+        }
+        if report.clients.subscribers == 0 && report.join == nil { throw ExitCode(1) }
+    }
+}
