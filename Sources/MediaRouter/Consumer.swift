@@ -134,8 +134,8 @@ final class Consumer {
 
     /// Sends one padding-only packet on this consumer's SSRC, in its sequence space, to probe the
     /// subscriber's path while video is off for quality. The receiver's reports then cover it.
-    func sendPadding() {
-        let (sequenceNumber, timestamp) = rewriter.nextPaddingPacket()
+    func sendPadding(now: UInt64) {
+        let (sequenceNumber, timestamp) = rewriter.nextPaddingPacket(now: now)
         let slot = transport.worker.sendSlot()
         let length = Self.writePadding(
             into: slot.buffer, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp, ssrc: ssrc)

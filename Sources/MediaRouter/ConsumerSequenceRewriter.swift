@@ -77,13 +77,17 @@ struct ConsumerSequenceRewriter: Sendable {
         isAwaitingResync = true
     }
 
-    /// The sequence number and timestamp of a padding-only packet sent while nothing is forwarded
-    /// (probing a paused consumer's path): the next sequence number, so the receiver sees no gap, and
-    /// the newest timestamp, as RFC 3550 padding carries. The next forwarded packet starts a new run.
-    mutating func nextPaddingPacket() -> (sequenceNumber: UInt16, timestamp: UInt32) {
+    /// The sequence number and timestamp of a padding-only packet sent at `now` while nothing is
+    /// forwarded (probing a paused consumer's path): the next sequence number, so the receiver sees
+    /// no gap, and the timestamp of `now` extrapolated from the newest forwarded packet. A receiver
+    /// computes jitter from every packet (RFC 3550 A.8), so padding stuck at the last frame's
+    /// timestamp would read as a delay growing by the length of the pause and ruin the very quality
+    /// the probe is meant to show. The next forwarded packet starts a new run, whose timestamp is
+    /// never below the padding's.
+    mutating func nextPaddingPacket(now: UInt64) -> (sequenceNumber: UInt16, timestamp: UInt32) {
         lastSequenceNumber &+= 1
         isAwaitingResync = true
-        return (lastSequenceNumber, lastTimestamp)
+        return (lastSequenceNumber, timestamp(at: now))
     }
 
     /// The consumer's sequence number and timestamp for a producer packet being forwarded to it, or

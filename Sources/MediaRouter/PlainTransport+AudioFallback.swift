@@ -134,7 +134,7 @@ extension PlainTransport {
         probeCredit = min(probeCredit, 4 * packetBytes)
         while probeCredit >= packetBytes {
             probeCredit -= packetBytes
-            consumer.sendPadding()
+            consumer.sendPadding(now: now)
         }
     }
 }

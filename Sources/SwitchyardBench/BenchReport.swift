@@ -1,3 +1,5 @@
+import SignalingProtocol
+
 /// The results of one run: what `--json` writes and what the table shows. docs/benchmark.md
 /// describes every field.
 public struct BenchReport: Codable, Sendable {
@@ -99,6 +101,8 @@ public struct BenchReport: Codable, Sendable {
         public var transitions = 0
         /// Every quality event with its time from the start of measurement.
         public var events: [TimedEvent] = []
+        /// The router's view of this subscriber's downlink at the end (`getStats` quality).
+        public var serverQualityAtEnd: LinkQualityReport?
     }
 
     public struct TimedEvent: Codable, Sendable {

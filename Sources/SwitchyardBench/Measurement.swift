@@ -112,7 +112,11 @@ struct Measurement {
             meanMs: latency.meanMilliseconds)
         report.jitter = BenchReport.Jitter(meanMs: jitters.isEmpty ? 0 : jitters.reduce(0, +) / Double(jitters.count), maxMs: jitters.max() ?? 0)
         if options.scenario == .fallback {
-            report.fallback = FallbackAnalysis(schedule: options.schedule, start: start).analyse(subscribers)
+            var fallback = FallbackAnalysis(schedule: options.schedule, start: start).analyse(subscribers)
+            for (index, subscriber) in subscribers.enumerated() {
+                fallback.subscribers[index].serverQualityAtEnd = try? await subscriber.subscriber.serverStatistics().quality
+            }
+            report.fallback = fallback
         }
         if options.scenario == .soak {
             let errors = final.reduce(UInt64(0)) { $0 + $1.media.decodeErrors + $1.endpoint.datagramsRefused }

@@ -45,13 +45,16 @@ extension ConsumerSequenceRewriter {
         #expect(rewriter.skippedCount == 2)
     }
 
-    @Test func paddingTakesTheNextSequenceNumberAndTheNextRunFollowsIt() throws {
+    @Test func paddingTakesTheNextSequenceNumberAndATimestampThatFollowsWallTime() throws {
         var rewriter = ConsumerSequenceRewriter(clockRate: 90_000, initialSequenceNumber: 100, timestampOffset: 0)
         _ = try rewriter.forward(10, 900, at: 0)
-        let padding = [rewriter.nextPaddingPacket(), rewriter.nextPaddingPacket()]
+        let padding = [rewriter.nextPaddingPacket(now: 100 * millisecond), rewriter.nextPaddingPacket(now: 200 * millisecond)]
         #expect(padding.map(\.sequenceNumber) == [101, 102])
-        #expect(padding.map(\.timestamp) == [900, 900])
-        #expect(try rewriter.forward(40, 9_900, at: second).sequenceNumber == 103)
+        // 100 ms at 90 kHz is 9000 ticks: a receiver's jitter sees the padding arrive on time.
+        #expect(padding.map(\.timestamp) == [9_900, 18_900])
+        let resumed = try rewriter.forward(40, 9_900, at: second)
+        #expect(resumed.sequenceNumber == 103)
+        #expect(resumed.timestamp == 90_900)
     }
 
     @Test func theFirstPacketGetsTheInitialSequenceNumberAndTheTimestampOffset() throws {

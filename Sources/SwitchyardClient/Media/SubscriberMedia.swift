@@ -74,16 +74,25 @@ final class SubscriberMedia: MediaHandler {
 
     func received(rtp packet: RTPPacket, now: UInt64, endpoint: MediaEndpoint) {
         if receivingSince == nil { receivingSince = now }
+        // Padding counts towards the rate estimate: probing the path is what it is for.
+        bytesSinceReport += UInt64(packet.length)
         var packet = packet
         packet.removePadding()
         let payload = UnsafeRawBufferPointer(packet.payload)
-        bytesSinceReport += UInt64(packet.length)
         if let sent = packet.absoluteSendTime(id: PublisherMedia.absoluteSendTimeID), !payload.isEmpty {
             let ticks = (AbsoluteSendTime(nanoseconds: now).value &- sent.value) & 0x00FF_FFFF
             latency.record(nanoseconds: AbsoluteSendTime(value: ticks).nanoseconds)
         }
         if packet.ssrc == videoSSRC {
-            videoReceiver.record(sequenceNumber: packet.sequenceNumber, rtpTimestamp: packet.timestamp, arrivalNanoseconds: now)
+            // A packet that fills a gap is a retransmission (or reordered past the NACK delay). Like a
+            // WebRTC receiver, whose retransmissions arrive on an RTX SSRC, the media stream's
+            // statistics leave it out, so receiver reports show the loss of the path, not what is
+            // left after repair.
+            if nacks.isMissing(packet.sequenceNumber) {
+                statistics.video.repairedPackets += 1
+            } else {
+                videoReceiver.record(sequenceNumber: packet.sequenceNumber, rtpTimestamp: packet.timestamp, arrivalNanoseconds: now)
+            }
             nacks.received(sequenceNumber: packet.sequenceNumber, now: now)
             if payload.isEmpty {
                 statistics.video.paddingPackets += 1
@@ -260,11 +269,13 @@ public struct SubscriberMediaStatistics: Equatable, Sendable {
         public var packetsReceived: UInt64 = 0
         /// Payload bytes of media packets.
         public var bytesReceived: UInt64 = 0
-        /// RFC 3550 cumulative loss (padding counts as received).
+        /// RFC 3550 cumulative loss of the path (padding counts as received; repaired packets as lost).
         public var packetsLost: Int64 = 0
         public var jitterSeconds: Double = 0
         /// Padding-only packets (the router's bandwidth probes while video is off).
         public var paddingPackets: UInt64 = 0
+        /// Packets that arrived after being NACKed; counted received but also lost, as RTX would be.
+        public var repairedPackets: UInt64 = 0
     }
 
     public var audio = Track()
