@@ -118,6 +118,7 @@ let package = Package(
             name: "MediaRouterTests", dependencies: ["MediaRouter", "MediaControl", "Quality", "RTPWire", "SRTP", "TestSupport", "MediaTestSupport"]),
         .testTarget(name: "CLibraryTests", dependencies: ["COpus", "CVPX", "CSystemShims"]),
         .testTarget(name: "SignalingProtocolTests", dependencies: ["SignalingProtocol"]),
+        .testTarget(name: "SwitchyardClientTests", dependencies: ["SwitchyardClient"]),
         .testTarget(
             name: "SignalingTests",
             dependencies: ["Signaling", "SignalingProtocol", .product(name: "JWTKit", package: "jwt-kit")]
@@ -126,6 +127,7 @@ let package = Package(
             name: "SwitchyardServerTests",
             dependencies: [
                 "SwitchyardServer", "Signaling", "SignalingProtocol", "MediaControl", "RTPWire", "SRTP", "MediaTestSupport",
+                "SwitchyardClient",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]
         ),

@@ -11,11 +11,14 @@ public final class Publisher: Sendable {
     private let endpoint: LoopBound<MediaEndpoint>
     private let media: LoopBound<PublisherMedia>
     private let hasEnded = Atomic<Bool>(false)
+    /// The local UDP port this publisher's media uses.
+    public let mediaPort: UInt16
 
     init(session: Session, stream: StreamInfo, endpoint: LoopBound<MediaEndpoint>, media: LoopBound<PublisherMedia>) {
         self.session = session
         self.stream = stream
         self.endpoint = endpoint
+        mediaPort = endpoint.value.port
         self.media = media
         (events, eventSink) = AsyncStream.makeStream(of: PublisherEvent.self, bufferingPolicy: .bufferingNewest(1024))
     }

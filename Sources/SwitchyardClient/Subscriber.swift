@@ -13,12 +13,15 @@ public final class Subscriber: Sendable {
     private let media: LoopBound<SubscriberMedia>
     private let videoState: Mutex<(disabledFor: Set<VideoDisableReason>, subscribesToVideo: Bool)>
     private let hasEnded = Atomic<Bool>(false)
+    /// The local UDP port this subscriber's media uses.
+    public let mediaPort: UInt16
 
     init(session: Session, result: SubscribeResult, subscribesToVideo: Bool, endpoint: LoopBound<MediaEndpoint>, media: LoopBound<SubscriberMedia>) {
         self.session = session
         subscriberId = result.subscriberId
         streamId = result.streamId
         self.endpoint = endpoint
+        mediaPort = endpoint.value.port
         self.media = media
         var disabled: Set<VideoDisableReason> = []
         if !result.videoEnabled, let reason = result.videoDisableReason { disabled.insert(reason) }

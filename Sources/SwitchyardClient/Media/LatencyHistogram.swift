@@ -28,8 +28,8 @@ public struct LatencyHistogram: Equatable, Sendable {
         maximumNanoseconds = max(maximumNanoseconds, other.maximumNanoseconds)
     }
 
-    /// The latency below which `fraction` of the samples fall, in milliseconds (upper edge of the
-    /// bucket; the exact maximum for the top sample); nil when empty.
+    /// The latency below which `fraction` of the samples fall, in milliseconds: the upper edge of
+    /// its bucket (never above the maximum), or the maximum when it falls beyond 100 ms; nil when empty.
     public func percentileMilliseconds(_ fraction: Double) -> Double? {
         guard count > 0 else { return nil }
         let rank = max(1, UInt64((fraction * Double(count)).rounded(.up)))
@@ -37,8 +37,9 @@ public struct LatencyHistogram: Equatable, Sendable {
         for (index, bucket) in buckets.enumerated() {
             seen += UInt64(bucket)
             if seen >= rank {
-                let edge = UInt64(index + 1) * Self.bucketNanoseconds
-                return Double(min(edge, maximumNanoseconds)) / 1e6
+                // The last bucket is open-ended: what lies in it is known only by its maximum.
+                guard index < Self.bucketCount - 1 else { break }
+                return Double(min(UInt64(index + 1) * Self.bucketNanoseconds, maximumNanoseconds)) / 1e6
             }
         }
         return Double(maximumNanoseconds) / 1e6

@@ -1,0 +1,184 @@
+import Foundation
+import Glibc
+import SignalingProtocol
+import SwitchyardClient
+import Testing
+
+extension SessionError {
+    var refusalCode: SignalingErrorCode? {
+        if case .refused(let code, _) = self { return code }
+        return nil
+    }
+}
+
+/// SwitchyardClient against a real daemon: real WebSockets, real UDP and SRTP, libopus and libvpx.
+@Suite(.serialized) struct ClientEndToEndTests {
+    static let media: EncodedMedia = try! EncodedMedia(
+        settings: MediaSettings(videoBitrate: 300_000, audioBitrate: 24_000, width: 256, height: 144, frameRate: 30, loopSeconds: 2))
+
+    private func session(_ harness: DaemonHarness, _ id: String, _ role: Role, loop: MediaLoop, data: String = "") async throws -> Session {
+        let token = try await harness.token(session: id, role: role, data: data)
+        return try await Session.connect(
+            url: "ws://127.0.0.1:\(harness.port)/v1/ws", sessionId: id, token: token,
+            options: SessionOptions(mediaLoop: loop, reconnectTimeout: .seconds(5)))
+    }
+
+    /// The next event matching `predicate`, failing after `timeout`.
+    private func next<Event: Sendable>(
+        _ events: AsyncStream<Event>, timeout: Duration = .seconds(5), where predicate: @escaping @Sendable (Event) -> Bool
+    ) async -> Event? {
+        await withTaskGroup(of: Event?.self) { group in
+            group.addTask {
+                for await event in events where predicate(event) { return event }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? nil
+        }
+    }
+
+    /// The error `body` fails with, nil when it succeeds.
+    private func failure<Value>(_ body: () async throws -> Value) async -> SessionError? {
+        do {
+            _ = try await body()
+            return nil
+        } catch {
+            return error as? SessionError
+        }
+    }
+
+    @Test func publishesAndSubscribesDecodableOpusAndVP8() async throws {
+        let harness = try await DaemonHarness.start()
+        let loop = try MediaLoop()
+        let alice = try await session(harness, "client-media", .publisher, loop: loop, data: "name=alice")
+        let bob = try await session(harness, "client-media", .subscriber, loop: loop, data: "name=bob")
+        #expect(await next(alice.events) { $0 == .connectionCreated(bob.connection!) } != nil)
+
+        let publisher = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))
+        guard case .streamCreated(let stream) = await next(bob.events, where: { if case .streamCreated = $0 { true } else { false } }) else {
+            Issue.record("no streamCreated")
+            return
+        }
+        #expect(stream.streamId == publisher.streamId)
+        #expect(stream.videoDimensions == VideoDimensions(width: 256, height: 144))
+        let subscriber = try await bob.subscribe(to: stream.streamId, settings: SubscriberSettings(decodes: true))
+        try await Task.sleep(for: .seconds(2.5))
+
+        let received = await subscriber.statistics()
+        #expect(received.framesDecoded >= 45)
+        #expect(received.decodeErrors == 0)
+        #expect(received.counterMismatches == 0)
+        #expect(received.audioFramesDecoded >= 80)
+        #expect(received.audio.packetsLost == 0 && received.video.packetsLost == 0)
+        #expect(received.receiverReportsSent >= 3)
+        #expect(received.senderReportsReceived >= 1)
+        #expect(received.estimatedBitrate ?? 0 > 100_000)
+        let latency = await subscriber.takeLatency()
+        #expect(latency.count >= received.audio.packetsReceived)
+        #expect(try #require(latency.percentileMilliseconds(0.5)) < 50)
+
+        let sent = await publisher.statistics()
+        #expect(sent.framesSent >= 60)
+        #expect(sent.receiverReports >= 1)
+        let server = try await subscriber.serverStatistics()
+        #expect(server.video?.packetsSent ?? 0 > 0)
+        #expect(try await subscriber.rtcStatsReport().contains { $0.type == "outbound-rtp" })
+        #expect(try await publisher.serverStatistics().video?.packetsReceived ?? 0 > 0)
+
+        await bob.disconnect()
+        await alice.disconnect()
+        await loop.stop()
+        try await harness.stop()
+    }
+
+    @Test func everySessionSubscriberAndPublisherEventArrives() async throws {
+        let harness = try await DaemonHarness.start()
+        let loop = try MediaLoop()
+        let host = try await session(harness, "client-events", .moderator, loop: loop)
+        let guest = try await session(harness, "client-events", .publisher, loop: loop)
+        #expect(await next(host.events) { if case .connectionCreated = $0 { true } else { false } } != nil)
+
+        try await guest.signal(type: "chat", data: "hello", to: host.connection!.connectionId)
+        #expect(await next(host.events) { $0 == .signalReceived(type: "chat", data: "hello", from: guest.connection!.connectionId) } != nil)
+
+        let publisher = try await guest.publish(PublisherSettings(media: Self.media))
+        #expect(await next(host.events) { if case .streamCreated = $0 { true } else { false } } != nil)
+        let subscriber = try await host.subscribe(to: publisher.streamId)
+        try await publisher.setPublishVideo(false)
+        #expect(await next(host.events) { if case .streamPropertyChanged(let change) = $0 { change.changedProperty == .hasVideo } else { false } } != nil)
+        #expect(await next(subscriber.events) { $0 == .subscriberVideoDisabled(reason: .publisherPropertyChanged) } != nil)
+        #expect(!subscriber.isVideoExpected)
+        try await publisher.setPublishVideo(true)
+        #expect(await next(subscriber.events) { $0 == .subscriberVideoEnabled(reason: .publisherPropertyChanged) } != nil)
+        try await subscriber.setSubscribeToVideo(false)
+        #expect(await next(subscriber.events) { $0 == .subscriberVideoDisabled(reason: .subscriberPropertyChanged) } != nil)
+        try await subscriber.setSubscribeToVideo(true)
+        #expect(await next(subscriber.events) { $0 == .subscriberVideoEnabled(reason: .subscriberPropertyChanged) } != nil)
+
+        // The network drops the guest's WebSocket: it reconnects as a new connection, and its old
+        // stream ends for everyone.
+        guest.simulateNetworkDrop()
+        #expect(await next(guest.events) { $0 == .sessionDidBeginReconnecting } != nil)
+        #expect(await next(publisher.events) { if case .streamDestroyed = $0 { true } else { false } } != nil)
+        guard case .sessionDidReconnect(let reconnected) = await next(guest.events, where: { if case .sessionDidReconnect = $0 { true } else { false } }) else {
+            Issue.record("no sessionDidReconnect")
+            return
+        }
+        #expect(await next(host.events) { $0 == .streamDestroyed(publisher.stream, reason: .networkDisconnected) } != nil)
+        #expect(await next(subscriber.events) { $0 == .subscriberDidDisconnectFromStream } != nil)
+        #expect(await next(host.events) { $0 == .connectionCreated(reconnected) } != nil)
+
+        try await host.forceDisconnect(connectionId: reconnected.connectionId)
+        #expect(await next(guest.events) { $0 == .sessionDidDisconnect(reason: .forceDisconnected) } != nil)
+        #expect(await next(host.events) { if case .connectionDestroyed(_, .forceDisconnected) = $0 { true } else { false } } != nil)
+
+        await host.disconnect()
+        #expect(await next(host.events) { $0 == .sessionDidDisconnect(reason: .clientDisconnected) } != nil)
+        await loop.stop()
+        try await harness.stop()
+    }
+
+    @Test func refusalsAndGarbageAreNamedAndHarmless() async throws {
+        let harness = try await DaemonHarness.start()
+        let loop = try MediaLoop()
+        let url = "ws://127.0.0.1:\(harness.port)/v1/ws"
+        let options = SessionOptions(mediaLoop: loop)
+        let garbageToken = await failure { try await Session.connect(url: url, sessionId: "client-bad", token: "not-a-token", options: options) }
+        #expect(garbageToken?.refusalCode == .invalidToken)
+        let closedPort = await failure { try await Session.connect(url: "ws://127.0.0.1:1/v1/ws", sessionId: "x", token: "t", options: options) }
+        #expect(closedPort?.description.hasPrefix("cannot open ws://127.0.0.1:1/v1/ws") == true)
+        let viewer = try await session(harness, "client-bad", .subscriber, loop: loop)
+        #expect(await failure { try await viewer.subscribe(to: "s_missing") }?.refusalCode == .notFound)
+        #expect(await failure { try await viewer.publish(PublisherSettings(media: Self.media)) }?.refusalCode == .forbidden)
+
+        // Garbage sent to a subscriber's media port is refused and counted; media keeps flowing.
+        let owner = try await session(harness, "client-bad", .publisher, loop: loop)
+        let publisher = try await owner.publish(PublisherSettings(media: Self.media))
+        let subscriber = try await viewer.subscribe(to: publisher.streamId)
+        let junk = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(junk) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = subscriber.mediaPort.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        for length in [1, 12, 200, 1400] {
+            let bytes = [UInt8](repeating: 0x80, count: length)
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(junk, bytes, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+        try await Task.sleep(for: .seconds(1))
+        #expect(await subscriber.endpointCounters().datagramsRefused == 4)
+        let statistics = await subscriber.statistics()
+        #expect(statistics.framesReceived >= 15)
+        #expect(statistics.video.packetsLost == 0)
+        await viewer.disconnect()
+        await owner.disconnect()
+        await loop.stop()
+        try await harness.stop()
+    }
+}
