@@ -57,8 +57,13 @@ test: interop-peers
 run: srtp
 	$(SWIFT) run $(SCRATCH) switchyard $(if $(wildcard $(CONFIG)),--config $(CONFIG),)
 
-# Wire and SRTP micro-benchmarks with the chosen build, then forwarding with both builds side by side.
+# The switchyard-bench suite against release daemons (docs/benchmark.md), then the wire and SRTP
+# micro-benchmarks with the chosen build, then forwarding with both builds side by side.
+BENCH_RESULTS ?= bench-results
 bench: srtp
+	$(SWIFT) build -c release $(SCRATCH) --product switchyard
+	$(SWIFT) build -c release $(SCRATCH) --product switchyard-bench
+	scripts/bench-suite.sh "$$($(SWIFT) build -c release $(SCRATCH) --show-bin-path)" $(BENCH_RESULTS)
 	cd Benchmarks && $(SWIFT) package $(SCRATCH) --allow-writing-to-package-directory benchmark --skip-target ForwardingBenchmark
 	cd Benchmarks && PKG_CONFIG_PATH=$(SRTP_PKGCONFIG) $(SWIFT) run -c release --scratch-path .build-openssl ForwardingBenchmark
 	cd Benchmarks && PKG_CONFIG_PATH= $(SWIFT) run -c release --scratch-path .build-system ForwardingBenchmark --skip-memory

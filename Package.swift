@@ -95,14 +95,14 @@ let package = Package(
         .executableTarget(
             name: "switchyard-bench",
             dependencies: [
-                "SwitchyardBench", "SwitchyardClient",
+                "SwitchyardBench", "SwitchyardClient", "CSystemShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "switchyard",
             dependencies: [
-                "SwitchyardServer", "Signaling", "SignalingProtocol", "SRTP",
+                "SwitchyardServer", "Signaling", "SignalingProtocol", "SRTP", "CSystemShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

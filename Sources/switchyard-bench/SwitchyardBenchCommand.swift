@@ -1,4 +1,5 @@
 import ArgumentParser
+import CSystemShims
 import Foundation
 import SwitchyardBench
 import SwitchyardClient
@@ -94,6 +95,8 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         if let connectConcurrency { options.connectConcurrency = connectConcurrency }
         if let problem = options.problem { throw ValidationError(problem) }
 
+        // A socket per simulated client, UDP and TCP: a thousand clients need more than the usual 1024.
+        _ = switchyard_raise_open_file_limit()
         let executable = daemon.map { URL(fileURLWithPath: $0) }
             ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("switchyard")
         let run = try await BenchRun(options: options, daemonExecutable: executable) { message in

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CSystemShims
 import Foundation
 import Logging
 import Metrics
@@ -51,6 +52,8 @@ struct Serve: AsyncParsableCommand {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = Logger(label: "switchyard")
+        let openFiles = switchyard_raise_open_file_limit()
+        logger.info("open file limit", metadata: ["limit": "\(openFiles)"])
         if configuration.usesDevelopmentCredentials {
             if configuration.listensBeyondLoopback {
                 for _ in 0..<3 {

@@ -44,4 +44,9 @@ int switchyard_poller_remove(int poller_fd, int fd);
 /// descriptors. Returns their count, 0 on timeout, or -1 with errno set (EINTR included).
 int switchyard_poller_wait(int poller_fd, unsigned long long *tokens, int capacity, int timeout_ms);
 
+/* Raises the soft limit on open files to the hard limit. A server with a socket per client (and a
+ * load tester with a thousand clients) outgrows the usual soft limit of 1024 long before the hard
+ * one. Returns the new soft limit, or -1 with errno set. */
+long long switchyard_raise_open_file_limit(void);
+
 #endif

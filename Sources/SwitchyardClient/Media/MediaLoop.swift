@@ -9,7 +9,7 @@ import Synchronization
 /// simulated clients runs them all here, so the bench spends its CPU on packets, not on threads.
 ///
 /// Endpoint state is touched only on this thread; other threads reach it through `perform` and
-/// `run`, which queue work for the loop and wake it through a pipe.
+/// `run`, which queue work for the loop and wake it through a pipe. The thread runs until `stop()`.
 public final class MediaLoop: @unchecked Sendable {
     public static let tickInterval: UInt64 = 5_000_000
     private static let batchSize = 32
@@ -44,7 +44,8 @@ public final class MediaLoop: @unchecked Sendable {
             slots[index].buffer = slotStorage + index * 2048
             slots[index].capacity = 2048
         }
-        let thread = Thread { [unowned self] in self.runLoop() }
+        // The thread keeps the loop alive until `stop()`: endpoints must never outlive their loop.
+        let thread = Thread { self.runLoop() }
         thread.name = name
         thread.stackSize = 1 << 20
         self.thread = thread

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+/// The `switchyard-bench` executable end to end: it starts its own daemon, runs each kind of
+/// scenario briefly, and writes a report with every field docs/benchmark.md documents.
+@Suite(.serialized) struct BenchProcessTests {
+    static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("switchyard-bench")
+    }
+
+    /// The report fields docs/benchmark.md lists, with the scenarios that have them.
+    static let documentedFields: [(path: String, scenarios: String)] = {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/benchmark.md")
+        guard let text = try? String(contentsOf: docs, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 4, cells[1].hasPrefix("`report."), cells[1].hasSuffix("`") else { return nil }
+            return (String(cells[1].dropFirst(8).dropLast()), cells[2])
+        }
+    }()
+
+    struct Outcome {
+        var status: Int32
+        var errors: String
+        var report: [String: Any]
+    }
+
+    private func run(_ arguments: [String]) throws -> Outcome {
+        let json = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: json) }
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments + ["--json", json]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = Pipe()
+        try process.run()
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let report = (try? Data(contentsOf: URL(fileURLWithPath: json))).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        return Outcome(status: process.terminationStatus, errors: errorText, report: report ?? [:])
+    }
+
+    private func value(_ report: [String: Any], _ path: String) -> Any? {
+        path.split(separator: ".").reduce(report as Any?) { ($0 as? [String: Any])?[String($1)] }
+    }
+
+    private func expectDocumentedFields(_ report: [String: Any], scenario: String) {
+        let fields = Self.documentedFields.filter { $0.scenarios == "all" || $0.scenarios.contains(scenario) }
+        #expect(fields.count > 20, "docs/benchmark.md lists the report fields")
+        for field in fields {
+            #expect(value(report, field.path) != nil, "report field \(field.path) (documented for \(field.scenarios)) missing from a \(scenario) run")
+        }
+    }
+
+    @Test func fanoutReportsForwardingLatencyAndBothProcesses() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
+        let outcome = try run(["fanout", "--clients", "3", "--duration", "2", "--warmup", "0.5", "--decoders", "1"])
+        #expect(outcome.status == 0, "\(outcome.errors)")
+        expectDocumentedFields(outcome.report, scenario: "fanout")
+        #expect(value(outcome.report, "clients.subscribers") as? Int == 3)
+        #expect(value(outcome.report, "loss.packetsLost") as? Int == 0)
+        #expect((value(outcome.report, "video.framesDecoded") as? Int ?? 0) > 30)
+        #expect((value(outcome.report, "forwarding.packetsPerServerCPUSecond") as? Double ?? 0) > 0)
+        #expect(value(outcome.report, "daemon.local") as? Bool == true)
+    }
+
+    @Test func fallbackTimingsFallWithinTheConfiguredPolicy() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
+        let outcome = try run([
+            "fallback", "--clients", "2", "--impaired", "1", "--schedule", "1s:loss=0.3;5s:clean", "--duration", "10", "--warmup", "1",
+        ])
+        #expect(outcome.status == 0, "\(outcome.errors)")
+        expectDocumentedFields(outcome.report, scenario: "fallback")
+        // The default policy: warn after 0.5 s below 70, disable 1.5 s later below 45, enable after
+        // 2 s of a good probed path; the targets are 2, 4 and 6 s.
+        let warning = try #require(value(outcome.report, "fallback.warningAfterSeconds") as? Double)
+        let disabled = try #require(value(outcome.report, "fallback.disabledAfterSeconds") as? Double)
+        let enabled = try #require(value(outcome.report, "fallback.enabledAfterRecoverySeconds") as? Double)
+        #expect(warning >= 0.5 && warning <= 2)
+        #expect(disabled >= warning + 1.5 && disabled <= 4)
+        #expect(enabled >= 2 && enabled <= 6)
+        #expect(value(outcome.report, "fallback.cleanSubscriberEvents") as? Int == 0)
+    }
+
+    @Test func joinAndSoakReportTheirOwnSections() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
+        let join = try run(["join", "--joins", "2", "--join-interval", "1.1", "--warmup", "0.5"])
+        #expect(join.status == 0, "\(join.errors)")
+        expectDocumentedFields(join.report, scenario: "join")
+        #expect(value(join.report, "join.count") as? Int == 2)
+        let soak = try run(["soak", "--clients", "2", "--duration", "3", "--warmup", "0.5"])
+        #expect(soak.status == 0, "\(soak.errors)")
+        expectDocumentedFields(soak.report, scenario: "soak")
+    }
+
+    @Test(arguments: [
+        (["fanout", "--clients", "0"], "--clients must be at least 1"),
+        (["teleport"], "unknown scenario \"teleport\""),
+        (["fallback", "--schedule", "3:loss=0.3"], "schedule step \"3:loss=0.3\" is not <seconds>s:<impairment>"),
+        (["fanout", "--srtp-profile", "NULL"], "--srtp-profile NULL is not one of"),
+    ])
+    func badOptionsAreRefusedWithTheirName(arguments: [String], message: String) throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
+        let outcome = try run(arguments)
+        #expect(outcome.status != 0)
+        #expect(outcome.errors.contains(message), "\(outcome.errors)")
+    }
+}

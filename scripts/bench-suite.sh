@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The standard switchyard-bench suite (docs/benchmark.md): each scenario against a freshly started
+# local daemon, its table on stdout, its JSON report and SVG timeline in the results directory.
+# Usage: scripts/bench-suite.sh <directory with switchyard and switchyard-bench> [results directory]
+set -euo pipefail
+
+bin="${1:?usage: $0 <bin directory> [results directory]}"
+results="${2:-bench-results}"
+mkdir -p "$results"
+bench="$bin/switchyard-bench"
+
+run() {
+    local name="$1"
+    shift
+    echo
+    echo "== switchyard-bench $name $*"
+    "$bench" "$@" --json "$results/$name.json" --svg "$results/$name.svg"
+}
+
+run fanout-1000 fanout --clients 1000 --duration 10 --decoders 2
+run join join --joins 15
+run fallback fallback
+run room room --clients 6
+run audio-only audio-only --clients 200
+run soak soak --clients 100 --duration 60
+echo
+echo "Reports: $results/*.json, timelines: $results/*.svg"
