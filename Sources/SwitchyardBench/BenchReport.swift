@@ -89,6 +89,14 @@ public struct BenchReport: Codable, Sendable {
         public var rssPeakMB: Double
     }
 
+    public struct MediaThread: Codable, Sendable {
+        public var busyPercent: Double
+        public var receivePercent: Double
+        public var tickPercent: Double
+        public var socketsReadPerSecond: Double
+        public var wakeupsPerSecond: Double
+    }
+
     public struct SubscriberFallback: Codable, Sendable {
         public var subscriber: String
         public var impaired: Bool
@@ -169,6 +177,10 @@ public struct BenchReport: Codable, Sendable {
     public var server: ProcessUsage?
     /// The bench's own CPU and memory, to show whether the bench was the bottleneck.
     public var bench: ProcessUsage?
+    /// The bench's media thread: the share of the measurement it spent receiving and handling
+    /// packets, and ticking every endpoint (pacing, RTCP, NACK); near 100 % in all means the bench
+    /// could not keep up.
+    public var benchMediaThread: MediaThread?
     public var fallback: Fallback?
     public var soak: Soak?
     public var timeline: [TimelineSeries] = []

@@ -15,13 +15,13 @@ struct Measurement {
         run.say("warming up for \(options.warmupSeconds) s")
         try await Task.sleep(for: .seconds(options.warmupSeconds))
 
-        let baseline = await statistics()
-        for subscriber in subscribers { _ = await subscriber.subscriber.takeLatency() }
+        let baseline = await Subscriber.snapshot(subscribers.map(\.subscriber), takingLatency: true)
         let metricsStart = await run.metrics?.scrape() ?? [:]
         let start = MonotonicClock.now()
         let benchStart = ProcessUsageSample.current(at: start)
         let serverStart = run.serverPID.flatMap { ProcessUsageSample.read(pid: $0, at: start) }
         let framesSentStart = await framesSent()
+        let loopStart = await run.loop.loopStatistics()
         for subscriber in subscribers where subscriber.isImpaired {
             subscriber.subscriber.impair(downlink: options.schedule)
         }
@@ -29,7 +29,7 @@ struct Measurement {
 
         let tracked = Array((subscribers.filter(\.isImpaired) + subscribers.filter { !$0.isImpaired }).prefix(Self.maximumTimelineSeries))
         var series = tracked.map { BenchReport.TimelineSeries(subscriber: $0.label, impaired: $0.isImpaired) }
-        var previous = await tracked.asyncMap { await Sample(subscriber: $0) }
+        var previous = await Sample.take(tracked)
         var serverPeak = serverStart?.rssMB ?? 0
         var benchPeak = benchStart.rssMB
         var soakSamples: [Double] = []
@@ -38,7 +38,7 @@ struct Measurement {
         while MonotonicClock.now() < end {
             try await Task.sleep(for: .nanoseconds(Int64(Self.timelineInterval)))
             let now = MonotonicClock.now()
-            let current = await tracked.asyncMap { await Sample(subscriber: $0) }
+            let current = await Sample.take(tracked)
             for index in tracked.indices {
                 series[index].points.append(current[index].point(since: previous[index], start: start, state: tracked[index].state(at: now)))
             }
@@ -53,19 +53,29 @@ struct Measurement {
             benchPeak = max(benchPeak, ProcessUsageSample.current(at: now).rssMB)
         }
 
+        // Everything that counts is read at once, before the slower work of summing it up.
         let finish = MonotonicClock.now()
-        let seconds = Double(finish - start) / 1e9
-        let final = await statistics()
+        let final = await Subscriber.snapshot(subscribers.map(\.subscriber), takingLatency: true)
+        let benchEnd = ProcessUsageSample.current(at: MonotonicClock.now())
+        let serverEnd = run.serverPID.flatMap { ProcessUsageSample.read(pid: $0, at: MonotonicClock.now()) }
+        let framesSentDuringRun = await framesSent() - framesSentStart
+        let loopEnd = await run.loop.loopStatistics()
         let metricsEnd = await run.metrics?.scrape() ?? [:]
-        let benchEnd = ProcessUsageSample.current(at: finish)
+        let seconds = Double(finish - start) / 1e9
         var report = run.report
         report.measuredSeconds = seconds
         report.timeline = series
         report.bench = ProcessUsageSample.usage(from: benchStart, to: benchEnd, peakMB: benchPeak)
-        if let serverStart, let pid = run.serverPID, let serverEnd = ProcessUsageSample.read(pid: pid, at: finish) {
+        let window = Double(finish - start)
+        let receiving = 100 * Double(loopEnd.receiveNanoseconds - loopStart.receiveNanoseconds) / window
+        let ticking = 100 * Double(loopEnd.tickNanoseconds - loopStart.tickNanoseconds) / window
+        report.benchMediaThread = BenchReport.MediaThread(
+            busyPercent: receiving + ticking, receivePercent: receiving, tickPercent: ticking,
+            socketsReadPerSecond: Double(loopEnd.socketsRead - loopStart.socketsRead) / seconds,
+            wakeupsPerSecond: Double(loopEnd.wakeups - loopStart.wakeups) / seconds)
+        if let serverStart, let serverEnd {
             report.server = ProcessUsageSample.usage(from: serverStart, to: serverEnd, peakMB: serverPeak)
         }
-        let framesSentDuringRun = await framesSent() - framesSentStart
 
         let sentKey = "switchyard_media_packets_sent_total"
         if let sentBefore = metricsStart[sentKey], let sentAfter = metricsEnd[sentKey] {
@@ -90,10 +100,9 @@ struct Measurement {
             run.add(video: after.media.subtracting(before.media))
             if subscriber.isImpaired {
                 report.loss.impairmentDrops += after.endpoint.datagramsLostToImpairment - before.endpoint.datagramsLostToImpairment
-                _ = await subscriber.subscriber.takeLatency()
                 continue
             }
-            latency.merge(await subscriber.subscriber.takeLatency())
+            if let measured = after.latency { latency.merge(measured) }
             let lost = (after.media.audio.packetsLost + after.media.video.packetsLost) - (before.media.audio.packetsLost + before.media.video.packetsLost)
             let received = Int64(after.media.audio.packetsReceived + after.media.video.packetsReceived + after.media.video.paddingPackets)
                 - Int64(before.media.audio.packetsReceived + before.media.video.packetsReceived + before.media.video.paddingPackets)
@@ -125,10 +134,6 @@ struct Measurement {
         run.report = report
     }
 
-    private func statistics() async -> [(media: SubscriberMediaStatistics, endpoint: EndpointCounters)] {
-        await subscribers.asyncMap { (await $0.subscriber.statistics(), await $0.subscriber.endpointCounters()) }
-    }
-
     private func framesSent() async -> UInt64 {
         await publishers.asyncMap { await $0.statistics().framesSent }.reduce(0, +)
     }
@@ -147,12 +152,12 @@ private struct Sample {
     var dropped: UInt64
     var at: UInt64
 
-    init(subscriber: TrackedSubscriber) async {
-        let counters = await subscriber.subscriber.endpointCounters()
-        bytes = counters.bytesReceived
-        received = counters.datagramsReceived
-        dropped = counters.datagramsLostToImpairment
-        at = MonotonicClock.now()
+    static func take(_ subscribers: [TrackedSubscriber]) async -> [Sample] {
+        let snapshots = await Subscriber.snapshot(subscribers.map(\.subscriber), takingLatency: false)
+        let now = MonotonicClock.now()
+        return snapshots.map {
+            Sample(bytes: $0.endpoint.bytesReceived, received: $0.endpoint.datagramsReceived, dropped: $0.endpoint.datagramsLostToImpairment, at: now)
+        }
     }
 
     func point(since previous: Sample, start: UInt64, state: String) -> BenchReport.TimelinePoint {

@@ -40,6 +40,9 @@ public enum ReportTable {
         }
         if let bench = report.bench {
             row("bench CPU / RSS", "\(number(bench.cpuPercent, " %")) of a core, \(number(bench.rssEndMB, " MB", digits: 1))")
+            if let thread = report.benchMediaThread {
+                row("bench media thread busy", "\(number(thread.busyPercent, " %")) (receiving \(number(thread.receivePercent, " %")), ticking \(number(thread.tickPercent, " %"))), \(number(thread.socketsReadPerSecond, digits: 0)) socket reads/s")
+            }
         }
         if let fallback = report.fallback {
             row("impairment", "\(fallback.schedule) (from \(number(fallback.impairmentStartSeconds, " s")) to \(number(fallback.impairmentEndSeconds, " s")))")

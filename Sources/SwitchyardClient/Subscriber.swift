@@ -57,6 +57,26 @@ public final class Subscriber: Sendable {
         return await session.options.mediaLoop.run { media.value.takeLatency() }
     }
 
+    /// The statistics, socket counters and (with `takingLatency`) latency of many subscribers, read in
+    /// one hop onto each media loop, so that the figures of a loop's subscribers describe one instant.
+    public static func snapshot(_ subscribers: [Subscriber], takingLatency: Bool) async -> [SubscriberSnapshot] {
+        var results = [SubscriberSnapshot?](repeating: nil, count: subscribers.count)
+        let byLoop = Dictionary(grouping: subscribers.indices) { ObjectIdentifier(subscribers[$0].session.options.mediaLoop) }
+        for indices in byLoop.values {
+            let loop = subscribers[indices[0]].session.options.mediaLoop
+            let bound = LoopBoundList(parts: indices.map { (subscribers[$0].media, subscribers[$0].endpoint) })
+            let snapshots = await loop.run {
+                bound.parts.map { media, endpoint in
+                    SubscriberSnapshot(
+                        media: media.value.snapshot, endpoint: endpoint.value.counters,
+                        latency: takingLatency ? media.value.takeLatency() : nil)
+                }
+            }
+            for (index, snapshot) in zip(indices, snapshots) { results[index] = snapshot }
+        }
+        return results.compactMap { $0 }
+    }
+
     /// What the socket saw, before SRTP and impairments.
     public func endpointCounters() async -> EndpointCounters {
         let endpoint = self.endpoint
@@ -110,4 +130,17 @@ public final class Subscriber: Sendable {
         eventSink.yield(.subscriberDidDisconnectFromStream)
         eventSink.finish()
     }
+}
+
+/// One subscriber's figures at one instant.
+public struct SubscriberSnapshot: Sendable {
+    public var media: SubscriberMediaStatistics
+    public var endpoint: EndpointCounters
+    /// The latency since the previous take, when asked for.
+    public var latency: LatencyHistogram?
+}
+
+/// Many subscribers' loop-bound parts, carried onto the loop together.
+private struct LoopBoundList: @unchecked Sendable {
+    let parts: [(LoopBound<SubscriberMedia>, LoopBound<MediaEndpoint>)]
 }

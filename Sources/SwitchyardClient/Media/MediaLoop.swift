@@ -106,6 +106,12 @@ public final class MediaLoop: @unchecked Sendable {
     }
 
     private var endpointTokens: [ObjectIdentifier: UInt64] = [:]
+    private var statistics = MediaLoopStatistics()
+
+    /// Where the loop's thread spends its time, for telling whether it keeps up.
+    public func loopStatistics() async -> MediaLoopStatistics {
+        await run { self.statistics }
+    }
 
     private func runLoop() {
         var tokens = [UInt64](repeating: 0, count: 256)
@@ -114,6 +120,7 @@ public final class MediaLoop: @unchecked Sendable {
             let now = MonotonicClock.now()
             let timeout = nextTick > now ? Int32((nextTick - now + 999_999) / 1_000_000) : 0
             let ready = tokens.withUnsafeMutableBufferPointer { switchyard_poller_wait(poller, $0.baseAddress, Int32($0.count), timeout) }
+            statistics.wakeups += 1
             if ready > 0 {
                 let arrival = MonotonicClock.now()
                 for index in 0..<Int(ready) {
@@ -122,14 +129,18 @@ public final class MediaLoop: @unchecked Sendable {
                         drainWakePipe()
                     } else {
                         endpoints[token]?.readable(now: arrival, slots: slots)
+                        statistics.socketsRead += 1
                     }
                 }
+                statistics.receiveNanoseconds += MonotonicClock.now() - arrival
             }
             runPending()
             let afterIO = MonotonicClock.now()
             if afterIO >= nextTick {
                 for endpoint in endpoints.values { endpoint.tick(now: afterIO) }
                 nextTick = max(nextTick + Self.tickInterval, afterIO + Self.tickInterval / 2)
+                statistics.ticks += 1
+                statistics.tickNanoseconds += MonotonicClock.now() - afterIO
             }
         }
         runPending()
@@ -155,4 +166,17 @@ public final class MediaLoop: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 64)
         while read(wakeRead, &buffer, buffer.count) > 0 {}
     }
+}
+
+/// Counters of a media loop's thread.
+public struct MediaLoopStatistics: Equatable, Sendable {
+    /// Returns from epoll_wait.
+    public var wakeups: UInt64 = 0
+    /// Ready sockets drained.
+    public var socketsRead: UInt64 = 0
+    /// Time spent draining sockets and handling what arrived.
+    public var receiveNanoseconds: UInt64 = 0
+    /// Tick rounds over every endpoint, and the time they took.
+    public var ticks: UInt64 = 0
+    public var tickNanoseconds: UInt64 = 0
 }
