@@ -158,16 +158,15 @@ public final class BenchRun: @unchecked Sendable {
         report.clients.publishers = 1
         progress("connecting \(options.clients) subscribers (\(options.connectConcurrency) at a time)")
         let options = self.options
-        let connected: [(Session, Subscriber, Int)] = await concurrently(options.clients) { [self] index in
+        let connected: [(Subscriber, Int)] = await concurrently(options.clients) { [self] index in
             let session = try await connect(session: sessionId, role: .subscriber)
             let subscriber = try await session.subscribe(
                 to: publisher.streamId, settings: SubscriberSettings(decodes: index < options.decoders))
-            return (session, subscriber, index)
+            return (subscriber, index)
         }
-        let tracked = connected.map { session, subscriber, index in
+        let tracked = connected.map { subscriber, index in
             TrackedSubscriber(
-                label: "s\(index + 1)", subscriber: subscriber, session: session,
-                isImpaired: options.scenario == .fallback && index < options.impairedSubscribers)
+                label: "s\(index + 1)", subscriber: subscriber, isImpaired: options.scenario == .fallback && index < options.impairedSubscribers)
         }
         report.clients.subscribers = tracked.count
         try await Measurement(run: self, publishers: [publisher], subscribers: tracked).measure()
@@ -189,7 +188,7 @@ public final class BenchRun: @unchecked Sendable {
             let (viewer, source) = pairs[index]
             let subscriber = try await participants[viewer].0.subscribe(
                 to: participants[source].1.streamId, settings: SubscriberSettings(decodes: index < decoders))
-            return TrackedSubscriber(label: "p\(viewer + 1)←p\(source + 1)", subscriber: subscriber, session: participants[viewer].0, isImpaired: false)
+            return TrackedSubscriber(label: "p\(viewer + 1)←p\(source + 1)", subscriber: subscriber, isImpaired: false)
         }
         report.clients.subscribers = tracked.count
         try await Measurement(run: self, publishers: participants.map(\.1), subscribers: tracked).measure()

@@ -6,7 +6,6 @@ import Synchronization
 final class TrackedSubscriber: Sendable {
     let label: String
     let subscriber: Subscriber
-    let session: Session
     let isImpaired: Bool
     private final class EventLog: Sendable {
         let entries = Mutex<[(at: UInt64, event: SubscriberEvent)]>([])
@@ -15,10 +14,9 @@ final class TrackedSubscriber: Sendable {
     private let log = EventLog()
     private let watcher: Task<Void, Never>
 
-    init(label: String, subscriber: Subscriber, session: Session, isImpaired: Bool) {
+    init(label: String, subscriber: Subscriber, isImpaired: Bool) {
         self.label = label
         self.subscriber = subscriber
-        self.session = session
         self.isImpaired = isImpaired
         let log = self.log
         let events = subscriber.events

@@ -70,7 +70,7 @@ public final class Session: Sendable {
             state.streams = Dictionary(connected.session.streams.map { ($0.streamId, $0) }) { first, _ in first }
         }
         Task { [weak self] in
-            await channel.closed.value
+            _ = await channel.closed.value
             await self?.channelClosed(channel)
         }
     }

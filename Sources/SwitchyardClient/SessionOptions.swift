@@ -9,7 +9,7 @@ public struct SessionOptions: Sendable {
     public var mediaAddress: String
     public var srtpProfile: SRTPProfile
     public var requestTimeout: Duration
-    /// Whether a dropped WebSocket is reopened (see `SessionEvent.sessionDidBeginReconnecting`).
+    /// Whether a dropped WebSocket is reopened (see `SessionClientEvent.sessionDidBeginReconnecting`).
     public var reconnects: Bool
     /// How long reconnection attempts go on before the session gives up.
     public var reconnectTimeout: Duration

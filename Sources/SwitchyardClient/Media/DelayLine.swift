@@ -9,7 +9,6 @@ struct DelayLine {
     private var lengths: [Int] = []
     private var head = 0
     private(set) var count = 0
-    private(set) var overflowCount: UInt64 = 0
 
     init(capacity: Int = 1024) {
         self.capacity = capacity
@@ -20,23 +19,20 @@ struct DelayLine {
         storage = nil
     }
 
-    var nextDue: UInt64? { count > 0 ? dueTimes[head] : nil }
-
-    mutating func enqueue(_ bytes: UnsafeRawBufferPointer, dueAt: UInt64) {
+    /// Holds a copy of `bytes` until `dueAt`; false when the line is full and the datagram is dropped.
+    mutating func enqueue(_ bytes: UnsafeRawBufferPointer, dueAt: UInt64) -> Bool {
         if storage == nil {
             storage = .allocate(byteCount: capacity * Self.slotBytes, alignment: 16)
             dueTimes = Array(repeating: 0, count: capacity)
             lengths = Array(repeating: 0, count: capacity)
         }
-        guard count < capacity, bytes.count <= Self.slotBytes, let storage, let source = bytes.baseAddress else {
-            overflowCount += 1
-            return
-        }
+        guard count < capacity, bytes.count <= Self.slotBytes, let storage, let source = bytes.baseAddress else { return false }
         let index = (head + count) % capacity
         (storage.baseAddress! + index * Self.slotBytes).copyMemory(from: source, byteCount: bytes.count)
         dueTimes[index] = dueAt
         lengths[index] = bytes.count
         count += 1
+        return true
     }
 
     /// Hands every datagram due by `now` to `body`, in order; `body` may change the bytes in place.

@@ -102,8 +102,8 @@ final class MediaEndpoint {
                 } else if let due = downlink.deliveryTime(length: slot.length, now: now) {
                     if due <= now {
                         process(buffer, length: slot.length, now: now)
-                    } else {
-                        downlinkQueue.enqueue(UnsafeRawBufferPointer(rebasing: buffer[0..<slot.length]), dueAt: due)
+                    } else if !downlinkQueue.enqueue(UnsafeRawBufferPointer(rebasing: buffer[0..<slot.length]), dueAt: due) {
+                        counters.datagramsLostToImpairment += 1
                     }
                 } else {
                     counters.datagramsLostToImpairment += 1
@@ -165,7 +165,11 @@ final class MediaEndpoint {
         if uplink.impairment.isClean {
             transmit(bytes)
         } else if let due = uplink.deliveryTime(length: protected, now: now) {
-            if due <= now { transmit(bytes) } else { uplinkQueue.enqueue(UnsafeRawBufferPointer(bytes), dueAt: due) }
+            if due <= now {
+                transmit(bytes)
+            } else if !uplinkQueue.enqueue(UnsafeRawBufferPointer(bytes), dueAt: due) {
+                counters.datagramsLostToImpairment += 1
+            }
         } else {
             counters.datagramsLostToImpairment += 1
         }
@@ -218,7 +222,7 @@ public struct EndpointCounters: Equatable, Sendable {
     public var bytesReceived: UInt64 = 0
     public var datagramsSent: UInt64 = 0
     public var bytesSent: UInt64 = 0
-    /// Dropped by the impairment layer (random or burst loss, or a full bandwidth queue).
+    /// Dropped by the impairment layer (random or burst loss, a full bandwidth queue, or a full delay line).
     public var datagramsLostToImpairment: UInt64 = 0
     /// Failed SRTP or RTP parsing.
     public var datagramsRefused: UInt64 = 0

@@ -14,7 +14,8 @@ final class SignalingChannel: Sendable {
         var isClosed = false
     }
 
-    /// Shared with the reader task, which outlives no one but must not copy the lock.
+    /// The state the reader task shares with callers; a class, since a lock cannot be copied into
+    /// the task.
     private final class Shared: Sendable {
         let lock = Mutex(State())
     }
@@ -24,7 +25,8 @@ final class SignalingChannel: Sendable {
     /// The close frame the server sent, or nil when the connection just dropped.
     let closed: Task<WebSocketCloseFrame?, Never>
 
-    /// Opens the WebSocket at `url`. `onEvent` and `onClose` are called from the channel's reader.
+    /// Opens the WebSocket at `url`. `onEvent` is called from the channel's reader; `closed`
+    /// finishes when the socket does.
     init(
         url: String, logger: Logger, onEvent: @escaping @Sendable (SessionEvent) -> Void
     ) async throws(SessionError) {
