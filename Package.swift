@@ -34,16 +34,12 @@ let package = Package(
             pkgConfig: "libsrtp2",
             providers: [.apt(["libsrtp2-dev"])]
         ),
-        .systemLibrary(
-            name: "COpus",
-            pkgConfig: "opus",
-            providers: [.apt(["libopus-dev"])]
-        ),
-        .systemLibrary(
-            name: "CVPX",
-            pkgConfig: "vpx",
-            providers: [.apt(["libvpx-dev"])]
-        ),
+        // libopus and libvpx live in the default search paths, so they are found without pkg-config.
+        // Through pkg-config SwiftPM would put -L/usr/lib/<triplet> ahead of libsrtp2's prefix, and
+        // every binary that links them would pick up the distribution's libsrtp2 instead of the
+        // OpenSSL build (docs/srtp-build.md).
+        .systemLibrary(name: "COpus"),
+        .systemLibrary(name: "CVPX"),
         .target(name: "CSystemShims"),
         .target(name: "RTPWire"),
         .target(name: "SRTP", dependencies: ["CSRTP", "RTPWire"]),
