@@ -170,4 +170,12 @@ import TestSupport
     @Test func reportsTheLibraryVersion() {
         #expect(SRTPLibrary.version.hasPrefix("libsrtp2 2."))
     }
+
+    /// The library this process runs is the one its headers came from: a build against the OpenSSL
+    /// libsrtp2 must not end up with the distribution's shared library (which an -L/usr/lib from
+    /// another dependency once made the linker pick).
+    @Test func theLinkedLibraryIsTheOneTheHeadersBelongTo() {
+        #expect(SRTPLibrary.build == SRTPLibrary.headerBuild)
+        #expect(SRTPLibrary.isSharedLibraryMapped == (SRTPLibrary.headerBuild == "system"))
+    }
 }
