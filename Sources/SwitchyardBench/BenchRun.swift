@@ -44,7 +44,8 @@ public final class BenchRun: @unchecked Sendable {
             daemon = nil
             serverPID = options.serverPID
             metrics = URL(string: serverURL).flatMap { address in
-                address.host.map { MetricsScraper(url: "http://\($0):\(address.port ?? 80)/metrics") }
+                let secure = address.scheme == "wss"
+                return address.host.map { MetricsScraper(url: "\(secure ? "https" : "http")://\($0):\(address.port ?? (secure ? 443 : 80))/metrics") }
             }
         } else {
             let transports = options.scenario == .room ? options.clients * options.clients : options.clients + 2
@@ -69,6 +70,9 @@ public final class BenchRun: @unchecked Sendable {
             scenario: options.scenario, startedAt: ISO8601DateFormatter().string(from: Date()), options: options,
             daemon: BenchReport.Daemon(local: daemon != nil, url: url, pid: serverPID))
     }
+
+    /// The process id of the daemon this run started, so an interrupted bench can stop it.
+    public var localDaemonPID: Int32? { daemon?.pid }
 
     /// Runs the scenario and returns its report; always tears down.
     public func run() async -> BenchReport {

@@ -102,7 +102,9 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         let run = try await BenchRun(options: options, daemonExecutable: executable) { message in
             FileHandle.standardError.write(Data("switchyard-bench: \(message)\n".utf8))
         }
+        let interruption = stopDaemonOnInterrupt(run.localDaemonPID)
         let report = await run.run()
+        interruption.forEach { $0.cancel() }
         print(ReportTable.render(report))
         if let json {
             let encoder = JSONEncoder()
@@ -113,5 +115,22 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
             try TimelineSVG.render(report).write(toFile: svg, atomically: true, encoding: .utf8)
         }
         if report.clients.subscribers == 0 && report.join == nil { throw ExitCode(1) }
+    }
+
+    /// Ctrl-C or SIGTERM while a local daemon runs: stop the daemon too, then exit 130, rather than
+    /// leave it listening.
+    private func stopDaemonOnInterrupt(_ pid: Int32?) -> [any DispatchSourceSignal] {
+        guard let pid else { return [] }
+        return [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                FileHandle.standardError.write(Data("switchyard-bench: interrupted; stopping the local daemon\n".utf8))
+                kill(pid, SIGTERM)
+                Foundation.exit(130)
+            }
+            source.resume()
+            return source
+        }
     }
 }

@@ -117,11 +117,14 @@ final class SubscriberMedia: MediaHandler {
     }
 
     private func collectFrames(now: UInt64, endpoint: MediaEndpoint) {
+        var undecodable = false
         frames.collect(now: now) { frame in
-            deliver(frame, now: now)
+            undecodable = !deliver(frame, now: now) || undecodable
         } broken: {
             statistics.framesDropped += 1
         }
+        // Outside `collect`, which has the tracker borrowed: a frame libvpx refused breaks the chain.
+        if undecodable { frames.requireKeyFrame() }
         if frames.isWaitingForKeyFrame, isVideoExpected {
             if waitingSince == nil {
                 waitingSince = now
@@ -139,7 +142,9 @@ final class SubscriberMedia: MediaHandler {
         }
     }
 
-    private func deliver(_ frame: VP8FrameTracker.Frame, now: UInt64) {
+    /// Counts a decodable frame (and decodes it when asked); false when libvpx refused it.
+    private func deliver(_ frame: VP8FrameTracker.Frame, now: UInt64) -> Bool {
+        var decoded = true
         statistics.framesReceived += 1
         if frame.isKeyFrame { statistics.keyFramesReceived += 1 }
         if statistics.firstFrameAt == nil { statistics.firstFrameAt = now }
@@ -162,7 +167,7 @@ final class SubscriberMedia: MediaHandler {
                 }
             } catch {
                 statistics.decodeErrors += 1
-                frames.requireKeyFrame()
+                decoded = false
             }
         }
         if let lastFrameAt, isVideoExpected {
@@ -176,6 +181,7 @@ final class SubscriberMedia: MediaHandler {
             }
         }
         lastFrameAt = now
+        return decoded
     }
 
     func received(rtcp compound: UnsafeRawBufferPointer, now: UInt64, endpoint: MediaEndpoint) {
