@@ -25,6 +25,10 @@ public struct BenchOptions: Codable, Sendable {
     public var impairedSubscribers: Int
     /// Fallback: what the impaired subscribers' downlinks go through, timed from the start of measurement.
     public var schedule: ImpairmentSchedule
+    /// Fallback, publisher side: what the publisher's uplink goes through, timed like `schedule`.
+    /// The stream is then published with `publisherAudioFallbackEnabled` (and subscriber-side
+    /// fallback off, so every quality event the subscribers see is the publisher's).
+    public var publisherSchedule: ImpairmentSchedule
     /// Join: how many joins, and the pause between two (the router asks a publisher for at most one
     /// key frame per `keyFrameRequestIntervalMs`, 1 s by default).
     public var joins: Int
@@ -52,6 +56,7 @@ public struct BenchOptions: Codable, Sendable {
         decoders = 1
         impairedSubscribers = scenario == .fallback ? 2 : 0
         schedule = scenario == .fallback ? (try? ImpairmentSchedule(parsing: "3s:loss=0.3;11s:clean")) ?? .clean : .clean
+        publisherSchedule = .clean
         joins = 15
         joinIntervalSeconds = 1.1
         workers = 0
@@ -72,11 +77,19 @@ public struct BenchOptions: Codable, Sendable {
         if decoders < 0 { return "--decoders cannot be negative" }
         if impairedSubscribers < 0 || impairedSubscribers > clients { return "--impaired must be within 0...--clients" }
         if scenario == .fallback, videoBitrate == 0 { return "fallback needs video" }
-        if scenario == .fallback, schedule.firstDegradation == nil { return "fallback needs a --schedule with an impairment" }
+        if scenario == .fallback, measuresPublisherSide, impairedSubscribers > 0 {
+            return "--publisher-schedule measures the publisher side; impair no subscriber (--impaired 0)"
+        }
+        if scenario == .fallback, !measuresPublisherSide, schedule.firstDegradation == nil {
+            return "fallback needs a --schedule (or --publisher-schedule) with an impairment"
+        }
         if joins < 1 { return "--joins must be at least 1" }
         if connectConcurrency < 1 { return "--connect-concurrency must be at least 1" }
         return nil
     }
+
+    /// Whether a fallback run impairs the publisher instead of subscribers.
+    var measuresPublisherSide: Bool { publisherSchedule.firstDegradation != nil }
 
     var mediaSettings: MediaSettings {
         MediaSettings(

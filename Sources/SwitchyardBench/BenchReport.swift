@@ -118,7 +118,17 @@ public struct BenchReport: Codable, Sendable {
         public var event: String
     }
 
+    public struct PublisherFallback: Codable, Sendable {
+        public var warningAfterSeconds: Double?
+        public var disabledAfterSeconds: Double?
+        public var enabledAfterRecoverySeconds: Double?
+        public var transitions = 0
+        public var events: [TimedEvent] = []
+    }
+
     public struct Fallback: Codable, Sendable {
+        /// `subscriber` (some subscribers' downlinks impaired) or `publisher` (the publisher's uplink).
+        public var side = "subscriber"
         public var schedule: String
         public var impairmentStartSeconds: Double
         public var impairmentEndSeconds: Double?
@@ -128,8 +138,12 @@ public struct BenchReport: Codable, Sendable {
         public var disabledAfterSeconds: Double?
         public var enabledAfterRecoverySeconds: Double?
         public var transitions = 0
-        /// Quality events seen by subscribers whose network was clean. Must be 0.
+        /// Quality events seen by subscribers whose network was clean. Must be 0 (subscriber side).
         public var cleanSubscriberEvents = 0
+        /// Publisher side: the publisher's own events and timings.
+        public var publisher: PublisherFallback?
+        /// Publisher side: subscribers that saw their video disabled and enabled for quality with it.
+        public var subscribersFollowingPublisher: Int?
     }
 
     public struct Soak: Codable, Sendable {

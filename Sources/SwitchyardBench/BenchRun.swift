@@ -158,7 +158,11 @@ public final class BenchRun: @unchecked Sendable {
         let sessionId = "\(sessionPrefix)-fanout"
         progress("publishing")
         let publisherSession = try await connect(session: sessionId, role: .publisher)
-        let publisher = try await publisherSession.publish(PublisherSettings(name: "bench", media: media))
+        let publisherSide = options.scenario == .fallback && options.measuresPublisherSide
+        let publisher = try await publisherSession.publish(
+            PublisherSettings(
+                name: "bench", media: media, subscriberAudioFallbackEnabled: publisherSide ? false : nil,
+                publisherAudioFallbackEnabled: publisherSide ? true : nil))
         report.clients.publishers = 1
         progress("connecting \(options.clients) subscribers (\(options.connectConcurrency) at a time)")
         let options = self.options
@@ -173,7 +177,8 @@ public final class BenchRun: @unchecked Sendable {
                 label: "s\(index + 1)", subscriber: subscriber, isImpaired: options.scenario == .fallback && index < options.impairedSubscribers)
         }
         report.clients.subscribers = tracked.count
-        try await Measurement(run: self, publishers: [publisher], subscribers: tracked).measure()
+        try await Measurement(run: self, publishers: [publisher], subscribers: tracked, watchedPublisher: TrackedPublisher(publisher: publisher))
+            .measure()
     }
 
     private func runRoom() async throws {

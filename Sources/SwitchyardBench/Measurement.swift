@@ -9,6 +9,8 @@ struct Measurement {
     let run: BenchRun
     let publishers: [Publisher]
     let subscribers: [TrackedSubscriber]
+    /// The publisher whose events a publisher-side fallback run times.
+    var watchedPublisher: TrackedPublisher?
 
     func measure() async throws {
         let options = run.options
@@ -24,6 +26,9 @@ struct Measurement {
         let loopStart = await run.loop.loopStatistics()
         for subscriber in subscribers where subscriber.isImpaired {
             subscriber.subscriber.impair(downlink: options.schedule)
+        }
+        if options.scenario == .fallback, options.measuresPublisherSide {
+            publishers.first?.impair(uplink: options.publisherSchedule)
         }
         run.say("measuring \(subscribers.count) subscribers for \(options.durationSeconds) s")
 
@@ -121,7 +126,10 @@ struct Measurement {
             meanMs: latency.meanMilliseconds)
         report.jitter = BenchReport.Jitter(meanMs: jitters.isEmpty ? 0 : jitters.reduce(0, +) / Double(jitters.count), maxMs: jitters.max() ?? 0)
         if options.scenario == .fallback {
-            var fallback = FallbackAnalysis(schedule: options.schedule, start: start).analyse(subscribers)
+            var fallback =
+                options.measuresPublisherSide
+                ? FallbackAnalysis(schedule: options.publisherSchedule, start: start).analysePublisherSide(watchedPublisher, subscribers)
+                : FallbackAnalysis(schedule: options.schedule, start: start).analyse(subscribers)
             for (index, subscriber) in subscribers.enumerated() {
                 fallback.subscribers[index].serverQualityAtEnd = try? await subscriber.subscriber.serverStatistics().quality
             }

@@ -47,7 +47,12 @@ public enum ReportTable {
         if let fallback = report.fallback {
             row("impairment", "\(fallback.schedule) (from \(number(fallback.impairmentStartSeconds, " s")) to \(number(fallback.impairmentEndSeconds, " s")))")
             row("→ warning / → disabled / recovery → enabled", [fallback.warningAfterSeconds, fallback.disabledAfterSeconds, fallback.enabledAfterRecoverySeconds].map { number($0, " s", digits: 2) }.joined(separator: " / "))
-            row("transitions (impaired) / events on clean", "\(fallback.transitions) / \(fallback.cleanSubscriberEvents)")
+            if let publisher = fallback.publisher {
+                row("publisher events", publisher.events.map { String(format: "%.2fs %@", $0.seconds, $0.event) }.joined(separator: ", "))
+                row("subscribers following the publisher", "\(fallback.subscribersFollowingPublisher ?? 0) of \(report.clients.subscribers)")
+            } else {
+                row("transitions (impaired) / events on clean", "\(fallback.transitions) / \(fallback.cleanSubscriberEvents)")
+            }
             for subscriber in fallback.subscribers where subscriber.impaired {
                 row("  \(subscriber.subscriber)", subscriber.events.map { String(format: "%.2fs %@", $0.seconds, $0.event) }.joined(separator: ", "))
             }

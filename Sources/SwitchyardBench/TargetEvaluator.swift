@@ -23,7 +23,13 @@ enum TargetEvaluator {
             check("impairment → warning", "≤ 2 s", fallback?.warningAfterSeconds, unit: " s") { $0 <= 2 }
             check("impairment → video disabled", "≤ 4 s", fallback?.disabledAfterSeconds, unit: " s") { $0 <= 4 }
             check("recovery → video enabled", "≤ 6 s", fallback?.enabledAfterRecoverySeconds, unit: " s") { $0 <= 6 }
-            check("fallback events on clean subscribers", "0", fallback.map { Double($0.cleanSubscriberEvents) }, unit: "") { $0 == 0 }
+            if let following = fallback?.subscribersFollowingPublisher {
+                check("subscribers whose video followed the publisher's", "all \(report.clients.subscribers)", Double(following), unit: "") {
+                    Int($0) == report.clients.subscribers
+                }
+            } else {
+                check("fallback events on clean subscribers", "0", fallback.map { Double($0.cleanSubscriberEvents) }, unit: "") { $0 == 0 }
+            }
         }
         check("bench below its CPU limit (not the bottleneck)", "< 90 % of a core", report.bench?.cpuPercent, unit: " %") { $0 < 90 }
         return checks

@@ -47,6 +47,8 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var impaired: Int?
     @Option(help: "Fallback: impairment schedule, e.g. \"3s:loss=0.3;11s:clean\" (docs/benchmark.md).")
     var schedule: String?
+    @Option(help: "Fallback, publisher side: the publisher's uplink schedule, e.g. \"3s:loss=0.3;11s:clean\".")
+    var publisherSchedule: String?
     @Option(help: "Join: number of joins.")
     var joins: Int?
     @Option(help: "Join: seconds between joins.")
@@ -87,6 +89,14 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
             } catch {
                 throw ValidationError("--schedule: \(error)")
             }
+        }
+        if let publisherSchedule {
+            do {
+                options.publisherSchedule = try ImpairmentSchedule(parsing: publisherSchedule)
+            } catch {
+                throw ValidationError("--publisher-schedule: \(error)")
+            }
+            if impaired == nil { options.impairedSubscribers = 0 }
         }
         if let joins { options.joins = joins }
         if let joinInterval { options.joinIntervalSeconds = joinInterval }

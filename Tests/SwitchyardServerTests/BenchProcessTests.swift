@@ -33,7 +33,9 @@ import Testing
         process.executableURL = Self.executable
         // Small pictures keep the one-off encoding cheap in a debug build, so the tests running
         // beside these (some of them timed end-to-end runs) keep their CPU.
-        process.arguments = arguments + ["--json", json, "--width", "256", "--height", "144", "--video-bitrate", "200000"]
+        // A test's own options come last, so they win.
+        process.arguments = Array(arguments.prefix(1)) + ["--json", json, "--width", "256", "--height", "144", "--video-bitrate", "200000"]
+            + arguments.dropFirst()
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = Pipe()
@@ -86,6 +88,25 @@ import Testing
         #expect(value(outcome.report, "fallback.cleanSubscriberEvents") as? Int == 0)
     }
 
+    @Test func publisherSideFallbackIsTimedAndEverySubscriberFollows() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
+        // The uplink is judged from what the router receives every 500 ms, so it needs a stream
+        // about the size of a real camera's to be judged as quickly as the policy promises.
+        let outcome = try run([
+            "fallback", "--clients", "2", "--publisher-schedule", "1s:loss=0.3;5s:clean", "--duration", "10", "--warmup", "1",
+            "--video-bitrate", "500000",
+        ])
+        #expect(outcome.status == 0, "\(outcome.errors)")
+        #expect(value(outcome.report, "fallback.side") as? String == "publisher")
+        let warning = try #require(value(outcome.report, "fallback.publisher.warningAfterSeconds") as? Double)
+        let disabled = try #require(value(outcome.report, "fallback.publisher.disabledAfterSeconds") as? Double)
+        let enabled = try #require(value(outcome.report, "fallback.publisher.enabledAfterRecoverySeconds") as? Double)
+        #expect(warning >= 0.5 && warning <= 2)
+        #expect(disabled >= warning + 1.5 && disabled <= 4)
+        #expect(enabled >= 2 && enabled <= 6)
+        #expect(value(outcome.report, "fallback.subscribersFollowingPublisher") as? Int == 2)
+    }
+
     @Test func joinAndSoakReportTheirOwnSections() throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
         let join = try run(["join", "--joins", "2", "--join-interval", "1.1", "--warmup", "0.5"])
@@ -102,6 +123,7 @@ import Testing
         (["teleport"], "unknown scenario \"teleport\""),
         (["fallback", "--schedule", "3:loss=0.3"], "schedule step \"3:loss=0.3\" is not <seconds>s:<impairment>"),
         (["fanout", "--srtp-profile", "NULL"], "--srtp-profile NULL is not one of"),
+        (["fallback", "--publisher-schedule", "1s:loss=0.3", "--impaired", "1"], "--publisher-schedule measures the publisher side"),
     ])
     func badOptionsAreRefusedWithTheirName(arguments: [String], message: String) throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
