@@ -34,6 +34,8 @@ final class Producer {
     /// Expected and lost counts at the last uplink sample.
     private var expectedAtLastSample: Int64 = 0
     private var lostAtLastSample: Int64 = 0
+    /// Packets that filled a gap the router had NACKed, since the last uplink sample.
+    private var repairedSinceSample = 0
     private var isIdle = false
     var lastReportAt: UInt64 = 0
 
@@ -76,6 +78,7 @@ final class Producer {
             guard unwrapRetransmission(&packet) else { return }
         }
         let sequenceNumber = packet.sequenceNumber
+        if nackGenerator?.isMissing(sequenceNumber) == true { repairedSinceSample += 1 }
         _ = statistics.record(sequenceNumber: sequenceNumber, rtpTimestamp: packet.timestamp, arrivalNanoseconds: now)
         nackGenerator?.received(sequenceNumber: sequenceNumber, now: now)
         packetsReceived &+= 1
@@ -116,15 +119,21 @@ final class Producer {
         }
     }
 
-    /// Packets expected and lost since the previous call, for the publisher's uplink quality.
+    /// Packets expected and lost since the previous call, for the publisher's uplink quality. A
+    /// packet that arrived only after the router NACKed it counts as lost here: the path lost it, and
+    /// a publisher that repairs every loss by retransmission would otherwise look clean however bad
+    /// its uplink (a WebRTC receiver sees the same, since retransmissions come on the RTX stream).
+    /// The receiver reports to the publisher keep RFC 3550's count.
     func takeUplinkInterval() -> ReportInterval {
         let expected = statistics.packetsExpected
         let lost = statistics.cumulativeLost
+        let repaired = repairedSinceSample
         defer {
             expectedAtLastSample = expected
             lostAtLastSample = lost
+            repairedSinceSample = 0
         }
-        return ReportInterval(expectedDelta: Int(expected - expectedAtLastSample), lostDelta: Int(lost - lostAtLastSample))
+        return ReportInterval(expectedDelta: Int(expected - expectedAtLastSample), lostDelta: Int(lost - lostAtLastSample) + repaired)
     }
 
     var jitterSeconds: Double { statistics.jitter / Double(options.codec.clockRate) }

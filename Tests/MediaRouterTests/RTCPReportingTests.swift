@@ -28,6 +28,31 @@ import Testing
         #expect((statistics.producers.first?.nacksSent ?? 0) >= 1)
     }
 
+    @Test func packetsRepairedByRetransmissionStillCountAsUplinkLoss() async throws {
+        let session = try await RoutedSession.make(subscriberCount: 1, portBase: 41_700)
+        defer { session.plane.shutdown() }
+        // 40 packets of which every fourth never arrives the first time; the publisher answers the
+        // router's NACKs, so in the end nothing is missing.
+        try session.publish(from: 0, count: 1, keyFrameAt: [0])
+        for index in 1..<40 where index % 4 != 0 { try session.publish(from: index, count: 1) }
+        var nacked: Set<UInt16> = []
+        for compound in session.publisher.receiveRTCP(for: 200) {
+            compound.withUnsafeBytes { raw in
+                guard let packets = try? RTCPCompoundPacket(parsing: raw) else { return }
+                for case .genericNACK(let nack) in packets { nack.forEachLostSequenceNumber { nacked.insert($0) } }
+            }
+        }
+        #expect(nacked.count == 9)
+        for index in stride(from: 4, to: 40, by: 4) { try session.publish(from: index, count: 1) }
+        try await Task.sleep(for: .milliseconds(700))
+        let statistics = try await session.plane.statistics(router: session.router)
+        #expect(statistics.producers.first?.packetsLost == 0, "RFC 3550 counts the repairs as received")
+        let uplink = try #require(statistics.transports.first { $0.transportID == session.publisherTransport }?.uplink)
+        #expect(uplink.samples >= 1)
+        // 9 of 40 lost on the way, folded into the smoothed loss (it would be 0 counting repairs as received).
+        #expect(uplink.lossFraction > 0.05)
+    }
+
     @Test func subscribersGetSenderReportsOnTheirTimelineAndThePublisherGetsReceiverReports() async throws {
         let session = try await RoutedSession.make(subscriberCount: 1, portBase: 41_800, reportInterval: .milliseconds(100))
         defer { session.plane.shutdown() }
