@@ -1,44 +1,30 @@
 import SwitchyardClient
-import Synchronization
 
-/// A subscriber the bench watches: its quality events with their times, and what it measured at the
-/// start of the measurement, for deltas.
+/// A subscriber the bench watches: its label, whether its network is impaired, and its video events
+/// with their times.
 final class TrackedSubscriber: Sendable {
     let label: String
     let subscriber: Subscriber
     let isImpaired: Bool
-    private final class EventLog: Sendable {
-        let entries = Mutex<[(at: UInt64, event: SubscriberEvent)]>([])
-    }
-
-    private let log = EventLog()
-    private let watcher: Task<Void, Never>
+    private let log: TimedEventLog<SubscriberEvent>
 
     init(label: String, subscriber: Subscriber, isImpaired: Bool) {
         self.label = label
         self.subscriber = subscriber
         self.isImpaired = isImpaired
-        let log = self.log
-        let events = subscriber.events
-        watcher = Task {
-            for await event in events { log.entries.withLock { $0.append((MonotonicClock.now(), event)) } }
-        }
-    }
-
-    deinit {
-        watcher.cancel()
+        log = TimedEventLog(subscriber.events)
     }
 
     /// Quality events (warnings, and disables/enables for reason quality) after `start`.
     func qualityEvents(since start: UInt64) -> [(at: UInt64, event: SubscriberEvent)] {
-        log.entries.withLock { $0.filter { $0.at >= start && Self.isQuality($0.event) } }
+        log.events(since: start, where: Self.isQuality)
     }
 
     /// The video state at `time`: on, warned, off (quality) or paused (another reason).
     func state(at time: UInt64) -> String {
         var warned = false
         var disabledFor: Set<String> = []
-        for entry in log.entries.withLock({ $0 }) where entry.at <= time {
+        for entry in log.events(since: 0) where entry.at <= time {
             switch entry.event {
             case .subscriberVideoDisableWarning: warned = true
             case .subscriberVideoDisableWarningLifted: warned = false

@@ -1,9 +1,14 @@
-/// Latencies in fixed 50 µs buckets up to 100 ms (anything above counts in the last bucket, and the
-/// maximum is kept exactly), so a thousand subscribers can record every packet without allocating
-/// and their histograms merge by adding.
+/// Latencies in fixed buckets — 50 µs up to 100 ms, then 1 ms up to 2 s, anything above in the last
+/// bucket with the maximum kept exactly — so a thousand subscribers can record every packet without
+/// allocating, and their histograms merge by adding.
 public struct LatencyHistogram: Equatable, Sendable {
-    public static let bucketNanoseconds: UInt64 = 50_000
-    public static let bucketCount = 2000
+    public static let fineBucketNanoseconds: UInt64 = 50_000
+    public static let fineBucketCount = 2000
+    public static let coarseBucketNanoseconds: UInt64 = 1_000_000
+    public static let coarseBucketCount = 1900
+    static let fineRange = UInt64(fineBucketCount) * fineBucketNanoseconds
+    static let bucketCount = fineBucketCount + coarseBucketCount
+
     public private(set) var buckets: [UInt32]
     public private(set) var count: UInt64 = 0
     public private(set) var maximumNanoseconds: UInt64 = 0
@@ -14,8 +19,7 @@ public struct LatencyHistogram: Equatable, Sendable {
     }
 
     public mutating func record(nanoseconds: UInt64) {
-        let index = min(Int(nanoseconds / Self.bucketNanoseconds), Self.bucketCount - 1)
-        buckets[index] &+= 1
+        buckets[Self.bucket(for: nanoseconds)] &+= 1
         count += 1
         totalNanoseconds &+= nanoseconds
         maximumNanoseconds = max(maximumNanoseconds, nanoseconds)
@@ -29,7 +33,7 @@ public struct LatencyHistogram: Equatable, Sendable {
     }
 
     /// The latency below which `fraction` of the samples fall, in milliseconds: the upper edge of
-    /// its bucket (never above the maximum), or the maximum when it falls beyond 100 ms; nil when empty.
+    /// its bucket (never above the maximum), or the maximum when it falls beyond 2 s; nil when empty.
     public func percentileMilliseconds(_ fraction: Double) -> Double? {
         guard count > 0 else { return nil }
         let rank = max(1, UInt64((fraction * Double(count)).rounded(.up)))
@@ -39,7 +43,7 @@ public struct LatencyHistogram: Equatable, Sendable {
             if seen >= rank {
                 // The last bucket is open-ended: what lies in it is known only by its maximum.
                 guard index < Self.bucketCount - 1 else { break }
-                return Double(min(UInt64(index + 1) * Self.bucketNanoseconds, maximumNanoseconds)) / 1e6
+                return Double(min(Self.upperEdge(of: index), maximumNanoseconds)) / 1e6
             }
         }
         return Double(maximumNanoseconds) / 1e6
@@ -47,5 +51,15 @@ public struct LatencyHistogram: Equatable, Sendable {
 
     public var meanMilliseconds: Double? {
         count > 0 ? Double(totalNanoseconds) / Double(count) / 1e6 : nil
+    }
+
+    static func bucket(for nanoseconds: UInt64) -> Int {
+        if nanoseconds < fineRange { return Int(nanoseconds / fineBucketNanoseconds) }
+        return min(fineBucketCount + Int((nanoseconds - fineRange) / coarseBucketNanoseconds), bucketCount - 1)
+    }
+
+    static func upperEdge(of index: Int) -> UInt64 {
+        if index < fineBucketCount { return UInt64(index + 1) * fineBucketNanoseconds }
+        return fineRange + UInt64(index - fineBucketCount + 1) * coarseBucketNanoseconds
     }
 }
