@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// The `switchyard-bench` executable end to end: it starts its own daemon, runs each kind of
@@ -105,6 +106,21 @@ import Testing
         #expect(disabled >= warning + 1.5 && disabled <= 4)
         #expect(enabled >= 2 && enabled <= 6)
         #expect(value(outcome.report, "fallback.subscribersFollowingPublisher") as? Int == 2)
+    }
+
+    @Test func aRunningDaemonIsUsedWhenGivenItsURL() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
+        let harness = try await DaemonHarness.start()
+        let outcome = try run([
+            "fanout", "--server", "ws://127.0.0.1:\(harness.port)/v1/ws", "--server-pid", "\(getpid())", "--clients", "2", "--duration", "2",
+            "--warmup", "0.5",
+        ])
+        try await harness.stop()
+        #expect(outcome.status == 0, "\(outcome.errors)")
+        #expect(value(outcome.report, "daemon.local") as? Bool == false)
+        #expect(value(outcome.report, "clients.subscribers") as? Int == 2)
+        #expect((value(outcome.report, "forwarding.packetsForwarded") as? Int ?? 0) > 0, "read from the running daemon's /metrics")
+        #expect(value(outcome.report, "server.cpuSeconds") != nil, "read from /proc for --server-pid")
     }
 
     @Test func joinAndSoakReportTheirOwnSections() throws {
