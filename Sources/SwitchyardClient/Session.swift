@@ -272,7 +272,8 @@ public final class Session: Sendable {
     private func subscriber(_ id: String) -> Subscriber? { state.withLock { $0.subscribers[id] } }
     private func publisher(_ id: String) -> Publisher? { state.withLock { $0.publishers[id] } }
 
-    /// The WebSocket ended: the session is over, or, when the network dropped it, reconnect.
+    /// The WebSocket ended: the session is over, or, when the network dropped it, reconnect until the
+    /// server answers (or refuses) or `reconnectTimeout` passes.
     private func channelClosed(_ channel: SignalingChannel) async {
         let (publishers, subscribers, reason, isLeaving) = state.withLock { state in
             defer {
@@ -300,7 +301,14 @@ public final class Session: Sendable {
         var pause = Duration.milliseconds(250)
         while ContinuousClock.now < deadline {
             if state.withLock({ $0.isLeaving }) { return nil }
-            if (try? await open()) != nil { return connection }
+            do {
+                try await open()
+                return connection
+            } catch {
+                // The server answered and said no (an expired token, a session at its limit): asking
+                // again will not change its mind.
+                if case .refused = error { return nil }
+            }
             try? await Task.sleep(for: pause)
             pause = min(pause * 2, .seconds(4))
         }
