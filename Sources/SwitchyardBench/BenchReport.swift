@@ -191,9 +191,9 @@ public struct BenchReport: Codable, Sendable {
     public var server: ProcessUsage?
     /// The bench's own CPU and memory, to show whether the bench was the bottleneck.
     public var bench: ProcessUsage?
-    /// The bench's media thread: the share of the measurement it spent receiving and handling
-    /// packets, and ticking every endpoint (pacing, RTCP, NACK); near 100 % in all means the bench
-    /// could not keep up.
+    /// The bench's (busiest) media thread: the share of the measurement it spent receiving and
+    /// handling packets, and ticking every endpoint (pacing, RTCP, NACK); near 100 % in all means the
+    /// bench could not keep up.
     public var benchMediaThread: MediaThread?
     public var fallback: Fallback?
     public var soak: Soak?

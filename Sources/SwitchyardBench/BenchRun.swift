@@ -13,12 +13,14 @@ public final class BenchRun: @unchecked Sendable {
     let url: String
     let metrics: MetricsScraper?
     let serverPID: Int32?
-    let loop: MediaLoop
+    /// The media threads; clients are spread over them in turn.
+    let loops: [MediaLoop]
     let tokens: TokenAuthority
     let media: EncodedMedia
     let sessionPrefix = "bench-\(UInt32.random(in: 0...UInt32.max))"
     private let daemon: LocalDaemon?
-    private let clientOptions: SessionOptions
+    private let clientOptions: [SessionOptions]
+    private let nextLoop = Mutex(0)
     var report: BenchReport
     private let sessionList = Mutex<[Session]>([])
     private let progress: @Sendable (String) -> Void
@@ -57,7 +59,7 @@ public final class BenchRun: @unchecked Sendable {
             metrics = MetricsScraper(url: daemon.metricsURL)
         }
         do {
-            loop = try MediaLoop(name: "bench-media")
+            loops = try (0..<options.mediaThreads).map { index throws(MediaClientError) in try MediaLoop(name: "bench-media-\(index)") }
         } catch {
             await daemon?.stop()
             throw .setupFailed("\(error)")
@@ -65,7 +67,7 @@ public final class BenchRun: @unchecked Sendable {
         tokens = await TokenAuthority(apiKey: options.apiKey, apiSecret: options.apiSecret)
         var logger = Logger(label: "switchyard-bench")
         logger.logLevel = .critical
-        clientOptions = SessionOptions(mediaLoop: loop, srtpProfile: profile, requestTimeout: .seconds(20), reconnects: false, logger: logger)
+        clientOptions = loops.map { SessionOptions(mediaLoop: $0, srtpProfile: profile, requestTimeout: .seconds(20), reconnects: false, logger: logger) }
         report = BenchReport(
             scenario: options.scenario, startedAt: ISO8601DateFormatter().string(from: Date()), options: options,
             daemon: BenchReport.Daemon(local: daemon != nil, url: url, pid: serverPID))
@@ -89,7 +91,7 @@ public final class BenchRun: @unchecked Sendable {
         let sessions = sessionList.withLock { $0 }
         progress("disconnecting \(sessions.count) clients")
         await forEachConcurrently(sessions) { await $0.disconnect() }
-        await loop.stop()
+        for loop in loops { await loop.stop() }
         await daemon?.stop()
         report.targets = TargetEvaluator.targets(for: report)
         return report
@@ -105,7 +107,11 @@ public final class BenchRun: @unchecked Sendable {
 
     func connect(session sessionId: String, role: Role) async throws -> Session {
         let token = try await tokens.mintClientToken(sessionId: sessionId, role: role, lifetime: 3600, now: Date())
-        let session = try await Session.connect(url: url, sessionId: sessionId, token: token, options: clientOptions)
+        let options = nextLoop.withLock { next in
+            defer { next = (next + 1) % clientOptions.count }
+            return clientOptions[next]
+        }
+        let session = try await Session.connect(url: url, sessionId: sessionId, token: token, options: options)
         sessionList.withLock { $0.append(session) }
         return session
     }

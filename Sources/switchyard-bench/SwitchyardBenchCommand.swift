@@ -59,6 +59,8 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var srtpProfile: String?
     @Option(help: "Simultaneous connection attempts while clients join.")
     var connectConcurrency: Int?
+    @Option(help: "Threads running the clients' media (epoll loops); one serves about 1000 subscribers.")
+    var mediaThreads: Int?
     @Option(help: "Write the report as JSON to this file.")
     var json: String?
     @Option(help: "Draw the timeline as SVG to this file.")
@@ -103,6 +105,7 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         if let workers { options.workers = workers }
         if let srtpProfile { options.srtpProfile = srtpProfile }
         if let connectConcurrency { options.connectConcurrency = connectConcurrency }
+        if let mediaThreads { options.mediaThreads = mediaThreads }
         if let problem = options.problem { throw ValidationError(problem) }
 
         // A socket per simulated client, UDP and TCP: a thousand clients need more than the usual 1024.

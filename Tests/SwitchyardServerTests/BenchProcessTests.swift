@@ -61,7 +61,7 @@ import Testing
 
     @Test func fanoutReportsForwardingLatencyAndBothProcesses() throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
-        let outcome = try run(["fanout", "--clients", "3", "--duration", "2", "--warmup", "0.5", "--decoders", "1"])
+        let outcome = try run(["fanout", "--clients", "3", "--duration", "2", "--warmup", "0.5", "--decoders", "1", "--media-threads", "2"])
         #expect(outcome.status == 0, "\(outcome.errors)")
         expectDocumentedFields(outcome.report, scenario: "fanout")
         #expect(value(outcome.report, "clients.subscribers") as? Int == 3)
@@ -140,6 +140,7 @@ import Testing
         (["fallback", "--schedule", "3:loss=0.3"], "schedule step \"3:loss=0.3\" is not <seconds>s:<impairment>"),
         (["fanout", "--srtp-profile", "NULL"], "--srtp-profile NULL is not one of"),
         (["fallback", "--publisher-schedule", "1s:loss=0.3", "--impaired", "1"], "--publisher-schedule measures the publisher side"),
+        (["fanout", "--media-threads", "0"], "--media-threads must be within 1...64"),
     ])
     func badOptionsAreRefusedWithTheirName(arguments: [String], message: String) throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
