@@ -59,6 +59,17 @@ import Testing
         }
     }
 
+    /// The default policy warns after 0.5 s below 70, disables 1.5 s later below 45 and enables after
+    /// 2 s of a good probed path; the targets are 2, 4 and 6 s.
+    private func expectTimingsWithinThePolicy(_ report: [String: Any], at path: String) throws {
+        let warning = try #require(value(report, "\(path).warningAfterSeconds") as? Double)
+        let disabled = try #require(value(report, "\(path).disabledAfterSeconds") as? Double)
+        let enabled = try #require(value(report, "\(path).enabledAfterRecoverySeconds") as? Double)
+        #expect(warning >= 0.5 && warning <= 2)
+        #expect(disabled >= warning + 1.5 && disabled <= 4)
+        #expect(enabled >= 2 && enabled <= 6)
+    }
+
     @Test func fanoutReportsForwardingLatencyAndBothProcesses() throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
         let outcome = try run(["fanout", "--clients", "3", "--duration", "2", "--warmup", "0.5", "--decoders", "1", "--media-threads", "2"])
@@ -78,14 +89,7 @@ import Testing
         ])
         #expect(outcome.status == 0, "\(outcome.errors)")
         expectDocumentedFields(outcome.report, scenario: "fallback")
-        // The default policy: warn after 0.5 s below 70, disable 1.5 s later below 45, enable after
-        // 2 s of a good probed path; the targets are 2, 4 and 6 s.
-        let warning = try #require(value(outcome.report, "fallback.warningAfterSeconds") as? Double)
-        let disabled = try #require(value(outcome.report, "fallback.disabledAfterSeconds") as? Double)
-        let enabled = try #require(value(outcome.report, "fallback.enabledAfterRecoverySeconds") as? Double)
-        #expect(warning >= 0.5 && warning <= 2)
-        #expect(disabled >= warning + 1.5 && disabled <= 4)
-        #expect(enabled >= 2 && enabled <= 6)
+        try expectTimingsWithinThePolicy(outcome.report, at: "fallback")
         #expect(value(outcome.report, "fallback.cleanSubscriberEvents") as? Int == 0)
     }
 
@@ -99,12 +103,7 @@ import Testing
         ])
         #expect(outcome.status == 0, "\(outcome.errors)")
         #expect(value(outcome.report, "fallback.side") as? String == "publisher")
-        let warning = try #require(value(outcome.report, "fallback.publisher.warningAfterSeconds") as? Double)
-        let disabled = try #require(value(outcome.report, "fallback.publisher.disabledAfterSeconds") as? Double)
-        let enabled = try #require(value(outcome.report, "fallback.publisher.enabledAfterRecoverySeconds") as? Double)
-        #expect(warning >= 0.5 && warning <= 2)
-        #expect(disabled >= warning + 1.5 && disabled <= 4)
-        #expect(enabled >= 2 && enabled <= 6)
+        try expectTimingsWithinThePolicy(outcome.report, at: "fallback.publisher")
         #expect(value(outcome.report, "fallback.subscribersFollowingPublisher") as? Int == 2)
     }
 
