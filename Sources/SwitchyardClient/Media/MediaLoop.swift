@@ -154,17 +154,22 @@ public final class MediaLoop: @unchecked Sendable {
         waiter?.resume()
     }
 
+    /// Runs what other threads queued. Called on every wake-up, so the common case (nothing
+    /// queued) takes the list without allocating: an empty array has no storage to copy.
     private func runPending() {
         let work = pending.withLock { work -> [@Sendable () -> Void] in
-            defer { work.removeAll(keepingCapacity: true) }
-            return work
+            guard !work.isEmpty else { return [] }
+            let taken = work
+            work = []
+            return taken
         }
         for body in work { body() }
     }
 
     private func drainWakePipe() {
-        var buffer = [UInt8](repeating: 0, count: 64)
-        while read(wakeRead, &buffer, buffer.count) > 0 {}
+        withUnsafeTemporaryAllocation(byteCount: 64, alignment: 1) { buffer in
+            while read(wakeRead, buffer.baseAddress, buffer.count) > 0 {}
+        }
     }
 }
 

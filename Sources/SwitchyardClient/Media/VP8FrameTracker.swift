@@ -108,7 +108,7 @@ struct VP8FrameTracker {
                 continue
             }
             // A later frame is complete but the chain has a gap: give NACK time to repair it.
-            if let oldest = pending.map(\.firstSeenAt).min(), now - oldest < maximumWait { break }
+            if let oldest = pending.lazy.map(\.firstSeenAt).min(), now - oldest < maximumWait { break }
             isWaitingForKeyFrame = true
             broken()
         }

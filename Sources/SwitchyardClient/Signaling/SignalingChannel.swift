@@ -9,9 +9,20 @@ import Synchronization
 final class SignalingChannel: Sendable {
     private struct State {
         var writer: WebSocketOutboundWriter?
-        var pending: [Int: CheckedContinuation<Result<RequestResult, SessionError>, Never>] = [:]
+        var pending: [Int: Waiter] = [:]
         var nextID = 1
         var isClosed = false
+    }
+
+    /// A request waiting for its reply, and the task that sends it and then times it out.
+    private struct Waiter {
+        let continuation: CheckedContinuation<Result<RequestResult, SessionError>, Never>
+        var sender: Task<Void, Never>?
+
+        func finish(with result: Result<RequestResult, SessionError>) {
+            sender?.cancel()
+            continuation.resume(returning: result)
+        }
     }
 
     /// The state the reader task shares with callers; a class, since a lock cannot be copied into
@@ -75,7 +86,7 @@ final class SignalingChannel: Sendable {
     }
 
     private static func resume(_ state: Shared, id: Int, with result: Result<RequestResult, SessionError>) {
-        state.lock.withLock { $0.pending.removeValue(forKey: id) }?.resume(returning: result)
+        state.lock.withLock { $0.pending.removeValue(forKey: id) }?.finish(with: result)
     }
 
     private static func closeAll(_ state: Shared) {
@@ -85,7 +96,7 @@ final class SignalingChannel: Sendable {
             defer { state.pending.removeAll() }
             return Array(state.pending.values)
         }
-        for continuation in waiting { continuation.resume(returning: .failure(.connectionClosed)) }
+        for waiter in waiting { waiter.finish(with: .failure(.connectionClosed)) }
     }
 
     /// Sends a request and waits for its result.
@@ -100,23 +111,30 @@ final class SignalingChannel: Sendable {
         let result = await withCheckedContinuation { continuation in
             let accepted = state.lock.withLock { state -> Bool in
                 guard !state.isClosed else { return false }
-                state.pending[id] = continuation
+                state.pending[id] = Waiter(continuation: continuation)
                 return true
             }
             guard accepted else {
                 continuation.resume(returning: .failure(.connectionClosed))
                 return
             }
-            Task {
+            let sender = Task {
                 do {
                     try await writer.write(.text(text))
                 } catch {
                     Self.resume(state, id: id, with: .failure(.connectionClosed))
                     return
                 }
-                try? await Task.sleep(for: timeout)
+                // A reply cancels this wait; only a real timeout gets past it.
+                guard (try? await Task.sleep(for: timeout)) != nil else { return }
                 Self.resume(state, id: id, with: .failure(.timedOut(method: request.method.rawValue)))
             }
+            let answered = state.lock.withLock { state -> Bool in
+                guard state.pending[id] != nil else { return true }
+                state.pending[id]?.sender = sender
+                return false
+            }
+            if answered { sender.cancel() }
         }
         return try result.get()
     }
