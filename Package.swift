@@ -7,6 +7,9 @@ let package = Package(
     products: [
         .library(name: "RTPWire", targets: ["RTPWire"]),
         .library(name: "SRTP", targets: ["SRTP"]),
+        .library(name: "DTLS", targets: ["DTLS"]),
+        .library(name: "ICE", targets: ["ICE"]),
+        .library(name: "SessionDescription", targets: ["SessionDescription"]),
         .library(name: "Quality", targets: ["Quality"]),
         .library(name: "MediaControl", targets: ["MediaControl"]),
         .library(name: "MediaRouter", targets: ["MediaRouter"]),
@@ -38,19 +41,24 @@ let package = Package(
         // Through pkg-config SwiftPM would put -L/usr/lib/<triplet> ahead of libsrtp2's prefix, and
         // every binary that links them would pick up the distribution's libsrtp2 instead of the
         // OpenSSL build (docs/srtp-build.md).
+        // OpenSSL for DTLS and STUN's HMAC-SHA1, found in the default search paths for the same reason.
+        .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "COpus"),
         .systemLibrary(name: "CVPX"),
         .target(name: "CSystemShims"),
         .target(name: "RTPWire"),
         .target(name: "SRTP", dependencies: ["CSRTP", "RTPWire"]),
+        .target(name: "DTLS", dependencies: ["COpenSSL", "SRTP"]),
+        .target(name: "ICE", dependencies: ["COpenSSL"]),
+        .target(name: "SessionDescription"),
         .target(name: "Quality", dependencies: ["RTPWire"]),
         .target(name: "MediaControl"),
-        .target(name: "MediaRouter", dependencies: ["RTPWire", "SRTP", "Quality", "CSystemShims", "MediaControl"]),
+        .target(name: "MediaRouter", dependencies: ["RTPWire", "SRTP", "DTLS", "ICE", "Quality", "CSystemShims", "MediaControl"]),
         .target(name: "SignalingProtocol"),
         .target(
             name: "Signaling",
             dependencies: [
-                "SignalingProtocol", "MediaControl",
+                "SignalingProtocol", "MediaControl", "SessionDescription",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -109,6 +117,9 @@ let package = Package(
         .target(name: "MediaTestSupport", dependencies: ["MediaControl", "RTPWire", "SRTP"], path: "Tests/MediaTestSupport"),
         .testTarget(name: "RTPWireTests", dependencies: ["RTPWire", "TestSupport"]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP", "RTPWire", "TestSupport"]),
+        .testTarget(name: "DTLSTests", dependencies: ["DTLS", "COpenSSL", "SRTP"]),
+        .testTarget(name: "ICETests", dependencies: ["ICE"]),
+        .testTarget(name: "SessionDescriptionTests", dependencies: ["SessionDescription"]),
         .testTarget(name: "QualityTests", dependencies: ["Quality", "RTPWire", "TestSupport"]),
         .testTarget(
             name: "MediaRouterTests", dependencies: ["MediaRouter", "MediaControl", "Quality", "RTPWire", "SRTP", "TestSupport", "MediaTestSupport"]),

@@ -14,6 +14,18 @@ public protocol MediaControl: Sendable {
     func createPlainTransport(
         router: RouterID, options: PlainTransportOptions
     ) async throws(MediaControlError) -> PlainTransportParameters
+    /// Creates a WebRTC transport (ICE-lite, DTLS-SRTP in the passive role): the worker's shared UDP
+    /// port or a port from the configured range, fresh ICE credentials, the daemon's certificate.
+    func createWebRTCTransport(router: RouterID) async throws(MediaControlError) -> WebRTCTransportParameters
+    /// Gives a WebRTC transport the client's ICE credentials and certificate fingerprint (from its SDP).
+    /// A handshake that already ended is checked against the fingerprint now.
+    func connectWebRTCTransport(_ transport: TransportID, remote: WebRTCRemoteParameters) async throws(MediaControlError)
+    /// ICE restart: new local credentials, and the client's new ones when it already sent them. The
+    /// DTLS association and SRTP keys stay.
+    func restartICE(_ transport: TransportID, remote: ICEParameters?) async throws(MediaControlError) -> ICEParameters
+    /// A test aid, refused unless the configuration enables fault injection: drops `dropShare` (0–1)
+    /// of the RTP the router sends on a transport.
+    func setFaultInjection(transport: TransportID, dropShare: Double) async throws(MediaControlError)
     /// Closes a transport, its producers and its consumers.
     func closeTransport(_ transport: TransportID) async throws(MediaControlError)
 

@@ -2,6 +2,9 @@
 public enum MediaEvent: Equatable, Sendable {
     /// The transport's remote address is known and a packet from it authenticated.
     case transportConnected(TransportID, remote: TransportAddress)
+    /// The transport can no longer carry media (DTLS failed, the peer's certificate did not match its
+    /// fingerprint, ICE consent expired, no connection in time); whoever uses it should close it.
+    case transportFailed(TransportID, reason: String)
     /// The transport closed; `reason` says why.
     case transportClosed(TransportID, reason: String)
     /// The producer sent nothing for the configured idle time.

@@ -78,6 +78,12 @@ public struct LinkStatistics: Equatable, Sendable {
 /// What the router knows about one transport: traffic and the quality of each direction.
 public struct TransportStatistics: Equatable, Sendable {
     public var transportID: TransportID
+    /// `plain` or `webrtc`.
+    public var kind: String = "plain"
+    /// The SRTP profile the router protects with (for WebRTC, what DTLS negotiated); nil before keys.
+    public var srtpProfile: String?
+    /// Where media goes: the client's address (for WebRTC, the pair ICE selected).
+    public var remoteAddress: TransportAddress?
     public var bytesSent: UInt64 = 0
     public var bytesReceived: UInt64 = 0
     /// Toward the client (meaningful when it subscribes).

@@ -9,7 +9,7 @@ import RTPWire
 final class Consumer {
     let id: ConsumerID
     unowned let producer: Producer
-    unowned let transport: PlainTransport
+    unowned let transport: Transport
     let ssrc: UInt32
     let payloadType: UInt8
     private(set) var pauseReasons: Set<ConsumerPauseReason>
@@ -30,7 +30,7 @@ final class Consumer {
     var lastReportAt: UInt64 = 0
 
     init(
-        id: ConsumerID, producer: Producer, transport: PlainTransport, pauseReasons: Set<ConsumerPauseReason>,
+        id: ConsumerID, producer: Producer, transport: Transport, pauseReasons: Set<ConsumerPauseReason>,
         now: UInt64
     ) {
         self.id = id

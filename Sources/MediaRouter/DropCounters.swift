@@ -17,6 +17,14 @@ public struct DropCounters: Equatable, Sendable {
     public var notRTP: UInt64 = 0
     /// The kernel refused a send (socket buffer full).
     public var sendFailed: UInt64 = 0
+    /// DTLS or media on a WebRTC transport from an address ICE has not verified.
+    public var unverifiedSource: UInt64 = 0
+    /// A STUN message refused: unknown username, bad MESSAGE-INTEGRITY or FINGERPRINT, malformed.
+    public var stun: UInt64 = 0
+    /// SRTP on a WebRTC transport before its DTLS handshake produced keys.
+    public var beforeKeys: UInt64 = 0
+    /// Dropped on purpose by the fault-injection test aid.
+    public var faultInjected: UInt64 = 0
 
     public init() {}
 
@@ -30,6 +38,10 @@ public struct DropCounters: Equatable, Sendable {
         oversize += other.oversize
         notRTP += other.notRTP
         sendFailed += other.sendFailed
+        unverifiedSource += other.unverifiedSource
+        stun += other.stun
+        beforeKeys += other.beforeKeys
+        faultInjected += other.faultInjected
     }
 
     /// The counters by name, for statistics and metrics.
@@ -37,7 +49,8 @@ public struct DropCounters: Equatable, Sendable {
         [
             "authentication": authentication, "replay": replay, "malformed": malformed,
             "wrongSource": wrongSource, "unknownSSRC": unknownSSRC, "oversize": oversize, "notRTP": notRTP,
-            "sendFailed": sendFailed,
+            "sendFailed": sendFailed, "unverifiedSource": unverifiedSource, "stun": stun, "beforeKeys": beforeKeys,
+            "faultInjected": faultInjected,
         ]
     }
 }

@@ -1,4 +1,6 @@
+import DTLS
 import Dispatch
+import ICE
 import MediaControl
 import SRTP
 import Synchronization
@@ -12,6 +14,8 @@ public final class MediaPlane: MediaControl {
     private let eventContinuation: AsyncStream<MediaEvent>.Continuation
     let workers: [Worker]
     private let registry = Mutex(Registry())
+    /// DTLS for every WebRTC transport, with the certificate this run of the daemon made.
+    let dtls: DTLSContext
 
     /// Where each object lives. Only the control path reads or writes it.
     private struct Registry {
@@ -37,6 +41,11 @@ public final class MediaPlane: MediaControl {
             throw .invalidParameters(reason: "listenAddress \"\(configuration.listenAddress)\" is not an IPv4 address")
         }
         self.configuration = configuration
+        do throws(DTLSError) {
+            dtls = try DTLSContext(certificate: DTLSCertificate())
+        } catch {
+            throw .invalidParameters(reason: "DTLS: \(error)")
+        }
         let (events, continuation) = AsyncStream.makeStream(of: MediaEvent.self, bufferingPolicy: .bufferingNewest(4096))
         self.events = events
         eventContinuation = continuation
@@ -46,6 +55,28 @@ public final class MediaPlane: MediaControl {
         for worker in workers {
             worker.queue.sync { worker.start() }
         }
+        if let port = configuration.webRTCSharedPort {
+            for worker in workers {
+                let workerPort = port &+ UInt16(worker.index)
+                let opened: MediaControlError? = worker.queue.sync {
+                    do throws(MediaControlError) {
+                        try worker.openSharedSocket(address: configuration.listenAddress, port: workerPort)
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+                if let opened {
+                    shutdown()
+                    throw opened
+                }
+            }
+        }
+    }
+
+    /// The SHA-256 fingerprint of this run's DTLS certificate.
+    public var certificateFingerprint: CertificateFingerprint {
+        CertificateFingerprint(algorithm: "sha-256", bytes: dtls.certificate.sha256Fingerprint)
     }
 
     /// Stops every worker and closes every router.
@@ -128,7 +159,7 @@ public final class MediaPlane: MediaControl {
                 } catch {
                     throw .invalidParameters(reason: "SRTP: \(error)")
                 }
-                let transport = PlainTransport(
+                let transport = Transport(
                     id: id, socket: socket, worker: worker, router: router, remote: remote, inbound: inbound,
                     outbound: outbound)
                 router.transports[id] = transport
@@ -140,9 +171,7 @@ public final class MediaPlane: MediaControl {
         }
         switch result {
         case .success(let port):
-            registry.withLock { registry in
-                registry.nextPort = port == configuration.portRange.upperBound ? configuration.portRange.lowerBound : port + 1
-            }
+            advancePortSearch(past: port)
             return PlainTransportParameters(
                 transportID: id,
                 localAddress: TransportAddress(host: configuration.announcedAddress ?? configuration.listenAddress, port: port),
@@ -150,6 +179,119 @@ public final class MediaPlane: MediaControl {
         case .failure(let error):
             _ = registry.withLock { $0.transports.removeValue(forKey: id) }
             throw error
+        }
+    }
+
+    public func createWebRTCTransport(router routerID: RouterID) async throws(MediaControlError) -> WebRTCTransportParameters {
+        let worker = try self.worker(of: routerID)
+        let local = ICECredentials.random()
+        let connection: DTLSConnection
+        do throws(DTLSError) {
+            connection = try DTLSConnection(context: dtls)
+        } catch {
+            throw .invalidParameters(reason: "DTLS: \(error)")
+        }
+        let configuration = configuration
+        let (id, startPort) = registry.withLock { registry in
+            let id = TransportID(rawValue: registry.makeID())
+            registry.transports[id] = routerID
+            let start = registry.nextPort == 0 ? configuration.portRange.lowerBound : registry.nextPort
+            return (id, start)
+        }
+        let link = UncheckedSendableBox(connection)
+        let result: Result<UInt16, MediaControlError> = await onQueue(of: worker) { () -> Result<UInt16, MediaControlError> in
+            guard let router = worker.routers[routerID] else { return .failure(.unknownRouter(routerID)) }
+            do throws(MediaControlError) {
+                let socket: UDPSocket
+                if let shared = worker.sharedSocket {
+                    socket = shared
+                } else {
+                    socket = try UDPSocket(address: configuration.listenAddress, portRange: configuration.portRange, startingAt: startPort)
+                }
+                let now = MediaClock.monotonicNow()
+                let webRTC = WebRTCLink(
+                    ice: ICELiteAgent(local: local, consentTimeout: UInt64(configuration.iceConsentTimeout.nanoseconds)),
+                    dtls: link.value, sharesWorkerSocket: socket === worker.sharedSocket, now: now)
+                let transport = Transport(
+                    id: id, socket: socket, worker: worker, router: router, remote: nil, inbound: nil, outbound: nil,
+                    webRTC: webRTC)
+                router.transports[id] = transport
+                if webRTC.sharesWorkerSocket {
+                    worker.sharedSocketTransportsByUsernameFragment[local.usernameFragment] = transport
+                }
+                transport.start()
+                return .success(socket.localPort)
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case .success(let port):
+            if configuration.webRTCSharedPort == nil { advancePortSearch(past: port) }
+            return WebRTCTransportParameters(
+                transportID: id, ice: ICEParameters(usernameFragment: local.usernameFragment, password: local.password),
+                candidates: [TransportAddress(host: configuration.announcedAddress ?? configuration.listenAddress, port: port)],
+                fingerprint: certificateFingerprint)
+        case .failure(let error):
+            _ = registry.withLock { $0.transports.removeValue(forKey: id) }
+            throw error
+        }
+    }
+
+    public func connectWebRTCTransport(_ transportID: TransportID, remote: WebRTCRemoteParameters) async throws(MediaControlError) {
+        guard DTLSFingerprintDigest.supportedAlgorithms.contains(remote.fingerprint.algorithm.lowercased()) else {
+            throw .invalidParameters(reason: "fingerprint algorithm \"\(remote.fingerprint.algorithm)\" is not supported")
+        }
+        try await withWebRTCTransport(transportID) { transport in
+            transport.connectWebRTC(remote: remote, now: MediaClock.monotonicNow())
+        }
+    }
+
+    public func restartICE(_ transportID: TransportID, remote: ICEParameters?) async throws(MediaControlError) -> ICEParameters {
+        try await withWebRTCTransport(transportID) { transport in
+            transport.restartICE(remote: remote, now: MediaClock.monotonicNow())!
+        }
+    }
+
+    public func setFaultInjection(transport transportID: TransportID, dropShare: Double) async throws(MediaControlError) {
+        guard configuration.faultInjection else {
+            throw .invalidParameters(reason: "fault injection is off (media.faultInjection in the configuration)")
+        }
+        guard (0...1).contains(dropShare) else {
+            throw .invalidParameters(reason: "dropShare must be between 0 and 1, not \(dropShare)")
+        }
+        let (routerID, worker) = try locate(transportID)
+        let found: Bool = await onQueue(of: worker) {
+            guard let transport = worker.routers[routerID]?.transports[transportID] else { return false }
+            transport.faultDropShare = dropShare
+            return true
+        }
+        guard found else { throw .unknownTransport(transportID) }
+    }
+
+    /// Runs `body` on a WebRTC transport, on its worker's queue.
+    private func withWebRTCTransport<Value: Sendable>(
+        _ transportID: TransportID, _ body: @escaping (Transport) -> Value
+    ) async throws(MediaControlError) -> Value {
+        let (routerID, worker) = try locate(transportID)
+        let outcome: Result<Value, MediaControlError> = await onQueue(of: worker) {
+            guard let transport = worker.routers[routerID]?.transports[transportID] else {
+                return .failure(.unknownTransport(transportID))
+            }
+            guard transport.webRTC != nil else {
+                return .failure(.invalidParameters(reason: "transport \(transportID) is not a WebRTC transport"))
+            }
+            let value = body(transport)
+            worker.flush()
+            return .success(value)
+        }
+        return try outcome.get()
+    }
+
+    private func advancePortSearch(past port: UInt16) {
+        let range = configuration.portRange
+        registry.withLock { registry in
+            registry.nextPort = port == range.upperBound ? range.lowerBound : port + 1
         }
     }
 

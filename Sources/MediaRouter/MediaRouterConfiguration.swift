@@ -23,6 +23,15 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
     public var producerIdleTimeout: Duration
     /// Quality scoring and the audio-fallback policy.
     public var audioFallback: AudioFallbackConfiguration
+    /// When set, every WebRTC transport of worker `i` shares UDP port `webRTCSharedPort + i` (they are
+    /// told apart by ICE username and remote address); when nil, each gets a port from `portRange`.
+    public var webRTCSharedPort: UInt16?
+    /// A WebRTC transport whose ICE and DTLS have not connected this long after its creation fails.
+    public var webRTCConnectTimeout: Duration
+    /// RFC 7675: media stops toward a WebRTC client from which no ICE check came for this long.
+    public var iceConsentTimeout: Duration
+    /// Allows `setFaultInjection` (a test aid); off in production.
+    public var faultInjection: Bool
 
     /// Whether `host` is a dotted-quad IPv4 address the media plane can bind to or send to, checked
     /// by the same parser the sockets use.
@@ -40,7 +49,11 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
         keyFrameRequestInterval: Duration = .milliseconds(1000),
         reportInterval: Duration = .milliseconds(1000),
         producerIdleTimeout: Duration = .seconds(5),
-        audioFallback: AudioFallbackConfiguration = AudioFallbackConfiguration()
+        audioFallback: AudioFallbackConfiguration = AudioFallbackConfiguration(),
+        webRTCSharedPort: UInt16? = nil,
+        webRTCConnectTimeout: Duration = .seconds(30),
+        iceConsentTimeout: Duration = .seconds(30),
+        faultInjection: Bool = false
     ) {
         self.workerCount = workerCount
         self.listenAddress = listenAddress
@@ -52,5 +65,9 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
         self.reportInterval = reportInterval
         self.producerIdleTimeout = producerIdleTimeout
         self.audioFallback = audioFallback
+        self.webRTCSharedPort = webRTCSharedPort
+        self.webRTCConnectTimeout = webRTCConnectTimeout
+        self.iceConsentTimeout = iceConsentTimeout
+        self.faultInjection = faultInjection
     }
 }

@@ -9,7 +9,7 @@ import RTPWire
 final class Producer {
     let id: ProducerID
     let options: ProducerOptions
-    unowned let transport: PlainTransport
+    unowned let transport: Transport
     /// The SSRC the router uses as the sender of RTCP feedback to the publisher.
     let feedbackSSRC: UInt32
 
@@ -39,7 +39,7 @@ final class Producer {
     private var isIdle = false
     var lastReportAt: UInt64 = 0
 
-    init(id: ProducerID, options: ProducerOptions, transport: PlainTransport, configuration: MediaRouterConfiguration) {
+    init(id: ProducerID, options: ProducerOptions, transport: Transport, configuration: MediaRouterConfiguration) {
         self.id = id
         self.options = options
         self.transport = transport

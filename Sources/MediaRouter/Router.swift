@@ -13,7 +13,7 @@ final class Router {
 
     let id: RouterID
     unowned let worker: Worker
-    var transports: [TransportID: PlainTransport] = [:]
+    var transports: [TransportID: Transport] = [:]
     var producers: [ProducerID: Producer] = [:]
     var consumers: [ConsumerID: Consumer] = [:]
     var drops = DropCounters()
@@ -33,7 +33,7 @@ final class Router {
     }
 
     /// Handles an unprotected RTCP compound packet from `transport`.
-    func handleRTCP(_ bytes: UnsafeRawBufferPointer, from transport: PlainTransport, now: UInt64) {
+    func handleRTCP(_ bytes: UnsafeRawBufferPointer, from transport: Transport, now: UInt64) {
         let compound: RTCPCompoundPacket
         do throws(RTCPError) {
             compound = try RTCPCompoundPacket(parsing: bytes)
@@ -73,7 +73,7 @@ final class Router {
     }
 
     /// Hands each block to its consumer, and what they add up to to the transport's downlink quality.
-    private func receivedReportBlocks(_ blocks: some Sequence<RTCPReportBlock>, on transport: PlainTransport, now: UInt64) {
+    private func receivedReportBlocks(_ blocks: some Sequence<RTCPReportBlock>, on transport: Transport, now: UInt64) {
         var arrival: UInt32?
         var total = ReportInterval(packetsExpected: 0, packetsLost: 0)
         var jitter: Double?
@@ -102,6 +102,7 @@ final class Router {
         }
         for transport in transports.values {
             transport.tickQuality(now: now)
+            transport.tickWebRTC(now: now)
         }
         if now - lastSenderReportsAt >= reportInterval {
             lastSenderReportsAt = now

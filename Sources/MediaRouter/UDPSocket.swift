@@ -45,7 +45,7 @@ final class UDPSocket {
 }
 
 /// An IPv4 address and port, kept as the `sockaddr_in` the socket calls take.
-struct IPv4Address: Equatable {
+struct IPv4Address: Hashable {
     var storage: sockaddr_in
 
     init?(_ host: String, port: UInt16 = 0) {
@@ -84,6 +84,24 @@ struct IPv4Address: Equatable {
     static func == (lhs: IPv4Address, rhs: IPv4Address) -> Bool {
         lhs.storage.sin_port == rhs.storage.sin_port && lhs.storage.sin_addr.s_addr == rhs.storage.sin_addr.s_addr
     }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+    }
+
+    /// Address and port in one integer, for tables keyed by remote address.
+    var key: UInt64 { UInt64(storage.sin_addr.s_addr) << 16 | UInt64(storage.sin_port) }
+
+    /// The `key` of a receive slot's source, without building a value.
+    @inline(__always)
+    static func key(of slot: UnsafePointer<switchyard_datagram_slot>) -> UInt64 {
+        withUnsafeBytes(of: slot.pointee.address) { raw in
+            UInt64(raw.load(fromByteOffset: 4, as: UInt32.self)) << 16 | UInt64(raw.load(fromByteOffset: 2, as: UInt16.self))
+        }
+    }
+
+    /// The address in host byte order, as STUN's XOR-MAPPED-ADDRESS takes it.
+    var hostOrderAddress: UInt32 { UInt32(bigEndian: storage.sin_addr.s_addr) }
 
     /// Whether a receive slot's source is this address, without building a value.
     @inline(__always)

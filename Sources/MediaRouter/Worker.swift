@@ -1,6 +1,7 @@
 import CSystemShims
 import Dispatch
 import Glibc
+import ICE
 import MediaControl
 
 /// One thread of the media plane: a serial queue that owns its sockets, the routers pinned to it, and
@@ -29,17 +30,24 @@ final class Worker: @unchecked Sendable {
     private let sendArena: UnsafeMutableRawPointer
     private let scratchSlots: UnsafeMutablePointer<switchyard_datagram_slot>
     private var sendSlotsUsed = 0
-    private var dirtyTransports: ContiguousArray<PlainTransport>
+    private var dirtyTransports: ContiguousArray<Transport>
     private var timer: DispatchSourceTimer?
 
     var routers: [RouterID: Router] = [:]
+    /// The UDP socket this worker's WebRTC transports share, when configured, and how its datagrams find
+    /// their transport: STUN by the local ICE username fragment, the rest by the address ICE verified.
+    private(set) var sharedSocket: UDPSocket?
+    private var sharedReadSource: DispatchSourceRead?
+    var sharedSocketTransportsByUsernameFragment: [String: Transport] = [:]
+    var sharedSocketTransportsByAddress: [UInt64: Transport] = [:]
     /// Datagrams and bytes through this worker's sockets since it started.
     private(set) var packetsReceived: UInt64 = 0
     private(set) var bytesReceived: UInt64 = 0
     private(set) var packetsSent: UInt64 = 0
     private(set) var bytesSent: UInt64 = 0
-    /// Drops of routers that have closed, so the plane's totals never go down.
-    private var closedRouterDrops = DropCounters()
+    /// Drops no live router owns: those of routers that have closed (so the plane's totals never go
+    /// down), and shared-socket datagrams that no transport claims.
+    private var unownedDrops = DropCounters()
 
     init(index: Int, configuration: MediaRouterConfiguration, events: AsyncStream<MediaEvent>.Continuation) {
         self.index = index
@@ -87,6 +95,59 @@ final class Worker: @unchecked Sendable {
     func stop() {
         timer?.cancel()
         timer = nil
+        sharedReadSource?.cancel()
+        sharedReadSource = nil
+    }
+
+    /// Binds the socket WebRTC transports share and starts reading it.
+    func openSharedSocket(address: String, port: UInt16) throws(MediaControlError) {
+        assertOnQueue()
+        let socket = try UDPSocket(address: address, portRange: port...port, startingAt: port)
+        let source = DispatchSource.makeReadSource(fileDescriptor: socket.descriptor, queue: queue)
+        source.setEventHandler { [unowned self] in drainSharedSocket() }
+        source.resume()
+        sharedSocket = socket
+        sharedReadSource = source
+    }
+
+    /// Drains the shared socket, handing each datagram to the transport it belongs to.
+    private func drainSharedSocket() {
+        guard let socket = sharedSocket else { return }
+        for _ in 0..<64 {
+            let received = switchyard_recv_batch(socket.descriptor, receiveSlots, UInt32(Self.receiveBatch))
+            guard received > 0 else { break }
+            let now = MediaClock.monotonicNow()
+            packetsReceived &+= UInt64(received)
+            for index in 0..<Int(received) {
+                let slot = receiveSlots + index
+                bytesReceived &+= UInt64(slot.pointee.length)
+                if let transport = sharedSocketTransport(for: slot) {
+                    transport.handleDatagram(slot, now: now)
+                } else {
+                    unownedDrops.unverifiedSource += 1
+                }
+            }
+            if received < Self.receiveBatch { break }
+        }
+        flush()
+    }
+
+    private func sharedSocketTransport(for slot: UnsafeMutablePointer<switchyard_datagram_slot>) -> Transport? {
+        let bytes = UnsafeRawBufferPointer(start: slot.pointee.buffer, count: slot.pointee.length)
+        if let first = bytes.first, PacketClass.demultiplex(firstByte: first) == .stun {
+            // USERNAME is "<our ufrag>:<their ufrag>"; the transport checks the rest.
+            guard let message = try? STUNMessage(parsing: bytes), let username = message.username,
+                let colon = username.firstIndex(of: UInt8(ascii: ":"))
+            else { return nil }
+            return sharedSocketTransportsByUsernameFragment[String(decoding: username[..<colon], as: UTF8.self)]
+        }
+        return sharedSocketTransportsByAddress[IPv4Address.key(of: slot)]
+    }
+
+    /// Forgets a shared-socket transport's routes.
+    func removeSharedSocketRoutes(of transport: Transport) {
+        sharedSocketTransportsByUsernameFragment = sharedSocketTransportsByUsernameFragment.filter { $0.value !== transport }
+        sharedSocketTransportsByAddress = sharedSocketTransportsByAddress.filter { $0.value !== transport }
     }
 
     private func tick() {
@@ -98,7 +159,7 @@ final class Worker: @unchecked Sendable {
     }
 
     /// Drains a transport's socket and handles every datagram inline, then flushes what it produced.
-    func drain(_ transport: PlainTransport) {
+    func drain(_ transport: Transport) {
         assertOnQueue()
         for _ in 0..<64 {
             let received = switchyard_recv_batch(transport.socket.descriptor, receiveSlots, UInt32(Self.receiveBatch))
@@ -132,11 +193,18 @@ final class Worker: @unchecked Sendable {
 
     /// Queues a filled slot of `length` bytes to go out of `transport`'s socket to its remote address.
     @inline(__always)
-    func enqueue(slot index: Int, length: Int, on transport: PlainTransport) {
+    func enqueue(slot index: Int, length: Int, on transport: Transport) {
+        enqueue(slot: index, length: length, on: transport, to: transport.remote!)
+    }
+
+    /// Queues a filled slot to go out of `transport`'s socket to `destination` (STUN and DTLS replies go
+    /// to where the request came from).
+    @inline(__always)
+    func enqueue(slot index: Int, length: Int, on transport: Transport, to destination: IPv4Address) {
         let slot = sendSlots + index
         slot.pointee.length = length
         transport.bytesSent &+= UInt64(length)
-        transport.remote!.write(into: slot)
+        destination.write(into: slot)
         if transport.pendingSendCount == 0 { dirtyTransports.append(transport) }
         transport.pendingSends[transport.pendingSendCount] = UInt16(index)
         transport.pendingSendCount += 1
@@ -168,13 +236,13 @@ final class Worker: @unchecked Sendable {
     /// Closes a router and keeps its drop counts.
     func closeRouter(_ id: RouterID) {
         guard let router = routers.removeValue(forKey: id) else { return }
-        closedRouterDrops.add(router.drops)
+        unownedDrops.add(router.drops)
         router.close()
     }
 
     /// This worker's share of the plane's statistics.
     func addStatistics(to totals: inout MediaPlaneStatistics) {
-        var drops = closedRouterDrops
+        var drops = unownedDrops
         for router in routers.values {
             drops.add(router.drops)
             totals.transports += router.transports.count

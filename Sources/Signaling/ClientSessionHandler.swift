@@ -174,6 +174,11 @@ public struct ClientSessionHandler: Sendable {
             case .forceUnpublish(let reference):
                 try await directory.forceUnpublish(sessionId: sessionId, by: .connection(connectionId), streamId: reference.streamId)
                 result = .empty(.forceUnpublish)
+            case .answerSubscriber(let answer):
+                try await directory.answerSubscriber(sessionId: sessionId, connectionId: connectionId, answer: answer)
+                result = .empty(.answerSubscriber)
+            case .restartIce(let parameters):
+                result = .restartIce(try await directory.restartICE(sessionId: sessionId, connectionId: connectionId, parameters: parameters))
             case .disconnect:
                 outbox.send(.reply(id: id, .empty(.disconnect)))
                 await directory.disconnect(

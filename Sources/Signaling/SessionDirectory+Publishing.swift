@@ -1,12 +1,13 @@
 import MediaControl
+import SessionDescription
 import SignalingProtocol
 
 extension SessionDirectory {
     /// Longest stream name, in characters.
     static let maximumStreamNameCharacters = 256
 
-    /// Starts a stream: a plain transport for the publisher, a producer per track, and
-    /// `streamCreated` to every other connection.
+    /// Starts a stream: a transport for the publisher (plain SRTP, or WebRTC from its SDP offer), a
+    /// producer per track, and `streamCreated` to every other connection.
     public func publish(sessionId: String, connectionId: String, parameters: PublishParameters) async throws(SignalingError) -> PublishResult {
         let connection = try connection(connectionId, in: sessionId)
         guard connection.role.canPublish else {
@@ -15,23 +16,55 @@ extension SessionDirectory {
         guard connection.streamIds.count < limits.streamsPerConnection else {
             throw SignalingError(.limitReached, "this connection already publishes \(limits.streamsPerConnection) streams")
         }
-        try Self.validate(parameters)
-        let transport = try await createTransport(in: sessionId, offer: parameters.transport)
+        var parameters = parameters
+        let transportID: TransportID
+        var plainAnswer: TransportAnswer?
+        var webRTC: PublisherNegotiationResult?
+        switch (parameters.transport, parameters.sdpOffer) {
+        case (let offer?, nil):
+            try Self.validate(parameters)
+            let transport = try await createTransport(in: sessionId, offer: offer)
+            transportID = transport.transportID
+            plainAnswer = Self.answer(transport)
+        case (nil, let sdpOffer?):
+            guard parameters.audio == nil, parameters.video == nil else {
+                throw SignalingError(.invalidParams, "audio and video come from sdpOffer; leave them out of a WebRTC publish")
+            }
+            let negotiated = try await negotiatePublisher(sdpOffer: sdpOffer, in: sessionId)
+            transportID = negotiated.transport.transportID
+            parameters.audio = negotiated.audio.map(Self.trackDescription)
+            parameters.video = negotiated.video.map(Self.trackDescription)
+            do throws(SignalingError) {
+                try Self.validate(parameters)
+            } catch {
+                await closeTransports([transportID])
+                throw error
+            }
+            webRTC = negotiated
+        case (nil, nil):
+            throw SignalingError(.invalidParams, "publish needs transport (plain SRTP) or sdpOffer (WebRTC)")
+        case (_?, _?):
+            throw SignalingError(.invalidParams, "publish takes transport (plain SRTP) or sdpOffer (WebRTC), not both")
+        }
         var audio: PublishedTrack?
         var video: PublishedTrack?
         do {
             if let track = parameters.audio {
-                audio = PublishedTrack(description: track, producerID: try await media.produce(transport: transport.transportID, options: Self.producerOptions(track)))
+                audio = PublishedTrack(
+                    description: track, producerID: try await media.produce(transport: transportID, options: Self.producerOptions(track)),
+                    headerExtensions: webRTC?.audio?.headerExtensions ?? [])
             }
             if let track = parameters.video {
-                video = PublishedTrack(description: track, producerID: try await media.produce(transport: transport.transportID, options: Self.producerOptions(track)))
+                video = PublishedTrack(
+                    description: track, producerID: try await media.produce(transport: transportID, options: Self.producerOptions(track)),
+                    headerExtensions: webRTC?.video?.headerExtensions ?? [])
             }
         } catch {
-            await closeTransports([transport.transportID])
+            await closeTransports([transportID])
             throw Self.mediaError(error)
         }
         guard let current = sessions[sessionId]?.connections[connectionId] else {
-            await closeTransports([transport.transportID])
+            await closeTransports([transportID])
             throw SignalingError(.notConnected, "this connection left the session while publishing")
         }
         let videoType = parameters.videoType ?? .camera
@@ -44,15 +77,15 @@ extension SessionDirectory {
             subscriberAudioFallbackEnabled: parameters.audioFallback?.subscriberAudioFallbackEnabled ?? (videoType == .camera),
             publisherAudioFallbackEnabled: parameters.audioFallback?.publisherAudioFallbackEnabled ?? false)
         sessions[sessionId]!.streams[info.streamId] = StreamState(
-            info: info, publisherConnectionId: connectionId, transportID: transport.transportID, audio: audio, video: video,
-            audioFallback: fallback)
+            info: info, publisherConnectionId: connectionId, transportID: transportID, audio: audio, video: video,
+            audioFallback: fallback, webRTC: webRTC?.transport)
         sessions[sessionId]!.connections[connectionId]!.streamIds.insert(info.streamId)
         sessions[sessionId]!.broadcast(.streamCreated(StreamEvent(stream: info)), excluding: connectionId)
         if video != nil, fallback.publisherAudioFallbackEnabled == true {
-            await setAudioFallback(transport: transport.transportID, side: .publisher, enabled: info.hasVideo)
+            await setAudioFallback(transport: transportID, side: .publisher, enabled: info.hasVideo)
         }
         logger.info("stream created", metadata: ["session": "\(sessionId)", "stream": "\(info.streamId)", "connection": "\(connectionId)"])
-        return PublishResult(stream: info, transport: Self.answer(transport))
+        return PublishResult(stream: info, transport: plainAnswer, sdpAnswer: webRTC?.sdpAnswer)
     }
 
     /// Ends one of the connection's own streams.
@@ -179,6 +212,13 @@ extension SessionDirectory {
         TransportAnswer(
             local: EndpointAddress(host: transport.localAddress.host, port: transport.localAddress.port),
             srtp: SRTPKeying(profile: transport.routerSRTP.profile, key: transport.routerSRTP.keyParameter))
+    }
+
+    /// A WebRTC track as the protocol describes tracks.
+    static func trackDescription(_ track: NegotiatedTrack) -> TrackDescription {
+        TrackDescription(
+            codec: track.kind == "audio" ? .opus : .vp8, payloadType: track.payloadType, ssrc: track.ssrc,
+            rtxPayloadType: track.rtxPayloadType, rtxSsrc: track.rtxSSRC)
     }
 
     private static func producerOptions(_ track: TrackDescription) -> ProducerOptions {

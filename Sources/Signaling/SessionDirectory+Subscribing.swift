@@ -2,8 +2,9 @@ import MediaControl
 import SignalingProtocol
 
 extension SessionDirectory {
-    /// Starts forwarding a stream to this connection over a new plain transport: one consumer per
-    /// track, paused for whichever choice (the subscriber's or the publisher's) has it off.
+    /// Starts forwarding a stream to this connection over a new transport (plain SRTP, or WebRTC with
+    /// the router's SDP offer in the reply): one consumer per track, paused for whichever choice (the
+    /// subscriber's or the publisher's) has it off.
     public func subscribe(sessionId: String, connectionId: String, parameters: SubscribeParameters) async throws(SignalingError) -> SubscribeResult {
         let connection = try connection(connectionId, in: sessionId)
         guard connection.role.canSubscribe else {
@@ -17,42 +18,63 @@ extension SessionDirectory {
         }
         let subscribeToAudio = parameters.subscribeToAudio ?? true
         let subscribeToVideo = parameters.subscribeToVideo ?? true
-        let transport = try await createTransport(in: sessionId, offer: parameters.transport)
+        let transportID: TransportID
+        var plainAnswer: TransportAnswer?
+        var webRTCTransport: WebRTCTransportParameters?
+        switch (parameters.transport, parameters.webrtc ?? false) {
+        case (let offer?, false):
+            let transport = try await createTransport(in: sessionId, offer: offer)
+            transportID = transport.transportID
+            plainAnswer = Self.answer(transport)
+        case (nil, true):
+            let transport = try await createWebRTCTransport(in: sessionId)
+            transportID = transport.transportID
+            webRTCTransport = transport
+        case (nil, false):
+            throw SignalingError(.invalidParams, "subscribe needs transport (plain SRTP) or webrtc: true")
+        case (_?, true):
+            throw SignalingError(.invalidParams, "subscribe takes transport (plain SRTP) or webrtc: true, not both")
+        }
         var audio: ConsumerParameters?
         var video: ConsumerParameters?
         do {
             if let track = stream.audio {
                 audio = try await media.consume(
-                    transport: transport.transportID, producer: track.producerID,
+                    transport: transportID, producer: track.producerID,
                     pauseReasons: Self.pauseReasons(subscriberWants: subscribeToAudio, publisherSends: stream.info.hasAudio))
             }
             if let track = stream.video {
                 video = try await media.consume(
-                    transport: transport.transportID, producer: track.producerID,
+                    transport: transportID, producer: track.producerID,
                     pauseReasons: Self.pauseReasons(subscriberWants: subscribeToVideo, publisherSends: stream.info.hasVideo))
             }
         } catch {
-            await closeTransports([transport.transportID])
+            await closeTransports([transportID])
             throw Self.mediaError(error)
         }
         guard sessions[sessionId]?.connections[connectionId] != nil, let current = sessions[sessionId]?.streams[parameters.streamId] else {
-            await closeTransports([transport.transportID])
+            await closeTransports([transportID])
             throw SignalingError(.notFound, "stream \(parameters.streamId) ended while subscribing")
         }
-        let subscriber = SubscriberState(
+        var subscriber = SubscriberState(
             id: SessionIdentifier.make(prefix: "sb_"), streamId: parameters.streamId, connectionId: connectionId,
-            transportID: transport.transportID, audio: audio, video: video, subscribeToAudio: subscribeToAudio,
+            transportID: transportID, audio: audio, video: video, subscribeToAudio: subscribeToAudio,
             subscribeToVideo: subscribeToVideo)
+        if let webRTCTransport {
+            let (offer, tracks) = offerToSubscriber(transport: webRTCTransport, stream: current, audio: audio, video: video, version: 1)
+            subscriber.webRTC = SubscriberWebRTCState(transport: webRTCTransport, offer: offer, tracks: tracks, version: 1)
+        }
         sessions[sessionId]!.subscribers[subscriber.id] = subscriber
         sessions[sessionId]!.connections[connectionId]!.subscriberIds.insert(subscriber.id)
         sessions[sessionId]!.streams[parameters.streamId]!.subscriberIds.insert(subscriber.id)
         if video != nil, current.audioFallback.subscriberAudioFallbackEnabled == true {
-            await setAudioFallback(transport: transport.transportID, side: .subscriber, enabled: true)
+            await setAudioFallback(transport: transportID, side: .subscriber, enabled: true)
         }
         let disableReason: VideoDisableReason? =
             if video == nil { nil } else if !subscribeToVideo { .subscriberPropertyChanged } else if !current.info.hasVideo { .publisherPropertyChanged } else { nil }
         return SubscribeResult(
-            subscriberId: subscriber.id, streamId: parameters.streamId, transport: Self.answer(transport),
+            subscriberId: subscriber.id, streamId: parameters.streamId, transport: plainAnswer,
+            sdpOffer: subscriber.webRTC?.offer.description,
             audio: audio.map { Self.track($0) }, video: video.map { Self.track($0) },
             videoEnabled: video != nil && disableReason == nil, videoDisableReason: disableReason)
     }

@@ -1,4 +1,5 @@
 import MediaControl
+import SessionDescription
 import SignalingProtocol
 
 /// One client's presence, as the directory keeps it.
@@ -19,11 +20,15 @@ struct StreamState {
     var video: PublishedTrack?
     var audioFallback: AudioFallbackSettings
     var subscriberIds: Set<String> = []
+    /// The router's side of a WebRTC publisher's transport; nil for a plain transport.
+    var webRTC: WebRTCTransportParameters?
 }
 
 struct PublishedTrack {
     var description: TrackDescription
     var producerID: ProducerID
+    /// The RTP header extensions a WebRTC publisher negotiated for the track, with its ids.
+    var headerExtensions: [HeaderExtension] = []
 }
 
 /// One connection receiving one stream.
@@ -36,6 +41,17 @@ struct SubscriberState {
     var video: ConsumerParameters?
     var subscribeToAudio: Bool
     var subscribeToVideo: Bool
+    /// The SDP state of a WebRTC subscriber; nil for a plain transport.
+    var webRTC: SubscriberWebRTCState?
+}
+
+/// What the router offered a WebRTC subscriber, kept to check the answer and to offer again on an ICE
+/// restart.
+struct SubscriberWebRTCState {
+    var transport: WebRTCTransportParameters
+    var offer: SessionDescription
+    var tracks: [OutgoingTrack]
+    var version: UInt64
 }
 
 /// One session: its connections, streams and subscribers, and the router that carries its media.

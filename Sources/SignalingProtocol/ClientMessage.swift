@@ -85,6 +85,8 @@ public struct ClientMessage: Equatable, Sendable {
         case .getPublisherStats: return .getPublisherStats(try params(StreamReference.self))
         case .forceDisconnect: return .forceDisconnect(try params(ConnectionReference.self))
         case .forceUnpublish: return .forceUnpublish(try params(StreamReference.self))
+        case .answerSubscriber: return .answerSubscriber(try params(SubscriberAnswer.self))
+        case .restartIce: return .restartIce(try params(ICERestartParameters.self))
         case .disconnect:
             _ = try decoder.decode(OptionalParameters<NoParameters>.self, from: data)
             return .disconnect

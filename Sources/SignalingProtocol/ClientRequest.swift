@@ -12,12 +12,14 @@ public enum ClientRequest: Equatable, Sendable {
     case getPublisherStats(StreamReference)
     case forceDisconnect(ConnectionReference)
     case forceUnpublish(StreamReference)
+    case answerSubscriber(SubscriberAnswer)
+    case restartIce(ICERestartParameters)
     case disconnect
 
     /// The `method` string of each request.
     public enum Method: String, Codable, CaseIterable, Sendable {
         case connect, publish, unpublish, updateStream, subscribe, unsubscribe, updateSubscriber, signal
-        case getStats, getPublisherStats, forceDisconnect, forceUnpublish, disconnect
+        case getStats, getPublisherStats, forceDisconnect, forceUnpublish, answerSubscriber, restartIce, disconnect
     }
 
     public var method: Method {
@@ -34,6 +36,8 @@ public enum ClientRequest: Equatable, Sendable {
         case .getPublisherStats: .getPublisherStats
         case .forceDisconnect: .forceDisconnect
         case .forceUnpublish: .forceUnpublish
+        case .answerSubscriber: .answerSubscriber
+        case .restartIce: .restartIce
         case .disconnect: .disconnect
         }
     }

@@ -38,12 +38,16 @@ public struct PublishParameters: Codable, Equatable, Sendable {
     /// Whether video starts enabled (default true when there is a video track).
     public var publishVideo: Bool?
     public var audioFallback: AudioFallbackSettings?
-    public var transport: TransportOffer
+    /// A plain SRTP transport; exactly one of `transport` and `sdpOffer`.
+    public var transport: TransportOffer?
+    /// A WebRTC offer (unified plan, BUNDLE); the tracks come from it, so `audio` and `video` stay out.
+    public var sdpOffer: String?
 
     public init(
         name: String? = nil, videoType: VideoType? = nil, videoDimensions: VideoDimensions? = nil,
         audio: TrackDescription? = nil, video: TrackDescription? = nil, publishAudio: Bool? = nil,
-        publishVideo: Bool? = nil, audioFallback: AudioFallbackSettings? = nil, transport: TransportOffer
+        publishVideo: Bool? = nil, audioFallback: AudioFallbackSettings? = nil, transport: TransportOffer? = nil,
+        sdpOffer: String? = nil
     ) {
         self.name = name
         self.videoType = videoType
@@ -54,6 +58,7 @@ public struct PublishParameters: Codable, Equatable, Sendable {
         self.publishVideo = publishVideo
         self.audioFallback = audioFallback
         self.transport = transport
+        self.sdpOffer = sdpOffer
     }
 }
 
@@ -87,13 +92,20 @@ public struct SubscribeParameters: Codable, Equatable, Sendable {
     public var subscribeToAudio: Bool?
     /// Default true.
     public var subscribeToVideo: Bool?
-    public var transport: TransportOffer
+    /// A plain SRTP transport; exactly one of `transport` and `webrtc`.
+    public var transport: TransportOffer?
+    /// A WebRTC transport: the reply carries the router's SDP offer, and `answerSubscriber` the answer.
+    public var webrtc: Bool?
 
-    public init(streamId: String, subscribeToAudio: Bool? = nil, subscribeToVideo: Bool? = nil, transport: TransportOffer) {
+    public init(
+        streamId: String, subscribeToAudio: Bool? = nil, subscribeToVideo: Bool? = nil, transport: TransportOffer? = nil,
+        webrtc: Bool? = nil
+    ) {
         self.streamId = streamId
         self.subscribeToAudio = subscribeToAudio
         self.subscribeToVideo = subscribeToVideo
         self.transport = transport
+        self.webrtc = webrtc
     }
 }
 
@@ -146,4 +158,29 @@ public struct ConnectionReference: Codable, Equatable, Sendable {
 /// Parameters of requests that take none (`disconnect`).
 public struct NoParameters: Codable, Equatable, Sendable {
     public init() {}
+}
+
+/// Parameters of `answerSubscriber`: the client's SDP answer to the offer `subscribe` returned.
+public struct SubscriberAnswer: Codable, Equatable, Sendable {
+    public var subscriberId: String
+    public var sdpAnswer: String
+
+    public init(subscriberId: String, sdpAnswer: String) {
+        self.subscriberId = subscriberId
+        self.sdpAnswer = sdpAnswer
+    }
+}
+
+/// Parameters of `restartIce`: a publisher sends its stream and a new offer made with `iceRestart`; a
+/// subscriber sends its subscriber id and gets a new offer to answer with `answerSubscriber`.
+public struct ICERestartParameters: Codable, Equatable, Sendable {
+    public var streamId: String?
+    public var subscriberId: String?
+    public var sdpOffer: String?
+
+    public init(streamId: String? = nil, subscriberId: String? = nil, sdpOffer: String? = nil) {
+        self.streamId = streamId
+        self.subscriberId = subscriberId
+        self.sdpOffer = sdpOffer
+    }
 }

@@ -50,12 +50,15 @@ public struct ConnectResult: Codable, Equatable, Sendable {
 /// The reply to `publish`.
 public struct PublishResult: Codable, Equatable, Sendable {
     public var stream: StreamInfo
-    /// Where to send the stream's media, and how the router protects its RTCP to the publisher.
-    public var transport: TransportAnswer
+    /// Plain SRTP: where to send the stream's media, and how the router protects its RTCP to the publisher.
+    public var transport: TransportAnswer?
+    /// WebRTC: the router's answer to `sdpOffer`.
+    public var sdpAnswer: String?
 
-    public init(stream: StreamInfo, transport: TransportAnswer) {
+    public init(stream: StreamInfo, transport: TransportAnswer? = nil, sdpAnswer: String? = nil) {
         self.stream = stream
         self.transport = transport
+        self.sdpAnswer = sdpAnswer
     }
 }
 
@@ -63,8 +66,10 @@ public struct PublishResult: Codable, Equatable, Sendable {
 public struct SubscribeResult: Codable, Equatable, Sendable {
     public var subscriberId: String
     public var streamId: String
-    /// Where the router sends from, and how it protects what it sends.
-    public var transport: TransportAnswer
+    /// Plain SRTP: where the router sends from, and how it protects what it sends.
+    public var transport: TransportAnswer?
+    /// WebRTC: the router's offer; answer it with `answerSubscriber`.
+    public var sdpOffer: String?
     /// The tracks as the router sends them to this subscriber (its own SSRCs).
     public var audio: TrackDescription?
     public var video: TrackDescription?
@@ -73,12 +78,13 @@ public struct SubscribeResult: Codable, Equatable, Sendable {
     public var videoDisableReason: VideoDisableReason?
 
     public init(
-        subscriberId: String, streamId: String, transport: TransportAnswer, audio: TrackDescription?,
-        video: TrackDescription?, videoEnabled: Bool, videoDisableReason: VideoDisableReason?
+        subscriberId: String, streamId: String, transport: TransportAnswer? = nil, sdpOffer: String? = nil,
+        audio: TrackDescription?, video: TrackDescription?, videoEnabled: Bool, videoDisableReason: VideoDisableReason?
     ) {
         self.subscriberId = subscriberId
         self.streamId = streamId
         self.transport = transport
+        self.sdpOffer = sdpOffer
         self.audio = audio
         self.video = video
         self.videoEnabled = videoEnabled
@@ -158,4 +164,15 @@ public struct SubscriberStatistics: Codable, Equatable, Sendable {
 /// The reply of a request that returns nothing but success.
 public struct EmptyResult: Codable, Equatable, Sendable {
     public init() {}
+}
+
+/// The reply to `restartIce`: the router's new answer (publisher) or offer (subscriber).
+public struct ICERestartResult: Codable, Equatable, Sendable {
+    public var sdpAnswer: String?
+    public var sdpOffer: String?
+
+    public init(sdpAnswer: String? = nil, sdpOffer: String? = nil) {
+        self.sdpAnswer = sdpAnswer
+        self.sdpOffer = sdpOffer
+    }
 }

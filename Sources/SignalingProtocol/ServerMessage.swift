@@ -7,6 +7,7 @@ public enum RequestResult: Equatable, Sendable {
     case subscribe(SubscribeResult)
     case getStats(SubscriberStatistics)
     case getPublisherStats(PublisherStatistics)
+    case restartIce(ICERestartResult)
     /// Every other method: success with nothing to return.
     case empty(ClientRequest.Method)
 
@@ -17,6 +18,7 @@ public enum RequestResult: Equatable, Sendable {
         case .subscribe: .subscribe
         case .getStats: .getStats
         case .getPublisherStats: .getPublisherStats
+        case .restartIce: .restartIce
         case .empty(let method): method
         }
     }
@@ -51,6 +53,7 @@ extension ServerMessage: Codable {
             case .subscribe(let value): try container.encode(value, forKey: .result)
             case .getStats(let value): try container.encode(value, forKey: .result)
             case .getPublisherStats(let value): try container.encode(value, forKey: .result)
+            case .restartIce(let value): try container.encode(value, forKey: .result)
             case .empty: try container.encode(EmptyResult(), forKey: .result)
             }
         case .error(let id, let error):
@@ -68,6 +71,7 @@ extension ServerMessage: Codable {
                 .publisherVideoEnabled(let value):
                 try container.encode(value, forKey: .data)
             case .signal(let value): try container.encode(value, forKey: .data)
+            case .subscriberDestroyed(let value): try container.encode(value, forKey: .data)
             case .sessionDisconnected(let value): try container.encode(value, forKey: .data)
             }
         }
@@ -94,6 +98,7 @@ extension ServerMessage: Codable {
             case .subscribe: result = .subscribe(try container.decode(SubscribeResult.self, forKey: .result))
             case .getStats: result = .getStats(try container.decode(SubscriberStatistics.self, forKey: .result))
             case .getPublisherStats: result = .getPublisherStats(try container.decode(PublisherStatistics.self, forKey: .result))
+            case .restartIce: result = .restartIce(try container.decode(ICERestartResult.self, forKey: .result))
             default: result = .empty(method)
             }
             self = .reply(id: id, result)
@@ -117,6 +122,7 @@ extension ServerMessage: Codable {
         case .publisherVideoDisabled: return .publisherVideoDisabled(try data(PublisherVideoChange.self))
         case .publisherVideoEnabled: return .publisherVideoEnabled(try data(PublisherVideoChange.self))
         case .signal: return .signal(try data(SignalDelivery.self))
+        case .subscriberDestroyed: return .subscriberDestroyed(try data(SubscriberEnded.self))
         case .sessionDisconnected: return .sessionDisconnected(try data(SessionDisconnection.self))
         }
     }

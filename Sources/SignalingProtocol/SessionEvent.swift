@@ -18,6 +18,9 @@ public enum StreamDestroyedReason: String, Codable, Equatable, Sendable {
     case forceUnpublished
     /// The publisher's WebSocket closed without a `disconnect`.
     case networkDisconnected
+    /// The router lost the stream's media connection (WebRTC: DTLS failed, the certificate did not
+    /// match the SDP fingerprint, ICE consent expired, or it never connected).
+    case mediaFailed
 }
 
 /// Why the server is closing this client's own connection.
@@ -110,6 +113,23 @@ public struct StreamPropertyChange: Codable, Equatable, Sendable {
     }
 }
 
+/// A subscription the server ended although its stream goes on.
+public struct SubscriberEnded: Codable, Equatable, Sendable {
+    public var subscriberId: String
+    public var streamId: String
+    /// Always `mediaFailed` for now: the router lost this subscriber's media connection.
+    public var reason: StreamDestroyedReason
+    /// What failed, for logs.
+    public var message: String
+
+    public init(subscriberId: String, streamId: String, reason: StreamDestroyedReason, message: String) {
+        self.subscriberId = subscriberId
+        self.streamId = streamId
+        self.reason = reason
+        self.message = message
+    }
+}
+
 /// Video of one subscription turned off or on, or a warning about it.
 public struct SubscriberVideoChange: Codable, Equatable, Sendable {
     public var subscriberId: String
@@ -180,6 +200,8 @@ public enum SessionEvent: Equatable, Sendable {
     case publisherVideoDisabled(PublisherVideoChange)
     case publisherVideoEnabled(PublisherVideoChange)
     case signal(SignalDelivery)
+    /// One of this connection's subscribers ended because its media connection failed.
+    case subscriberDestroyed(SubscriberEnded)
     /// The last message on a connection the server closes.
     case sessionDisconnected(SessionDisconnection)
 
@@ -187,7 +209,7 @@ public enum SessionEvent: Equatable, Sendable {
         case connectionCreated, connectionDestroyed, streamCreated, streamDestroyed, streamPropertyChanged
         case videoDisabled, videoEnabled, videoDisableWarning, videoDisableWarningLifted
         case publisherVideoDisableWarning, publisherVideoDisableWarningLifted, publisherVideoDisabled, publisherVideoEnabled
-        case signal, sessionDisconnected
+        case signal, subscriberDestroyed, sessionDisconnected
     }
 
     public var name: Name {
@@ -206,6 +228,7 @@ public enum SessionEvent: Equatable, Sendable {
         case .publisherVideoDisabled: .publisherVideoDisabled
         case .publisherVideoEnabled: .publisherVideoEnabled
         case .signal: .signal
+        case .subscriberDestroyed: .subscriberDestroyed
         case .sessionDisconnected: .sessionDisconnected
         }
     }

@@ -264,6 +264,8 @@ public final class Session: Sendable {
             publisher(change.streamId)?.deliver(.publisherVideoEnabled(reason: change.reason))
         case .signal(let delivery):
             eventSink.yield(.signalReceived(type: delivery.type, data: delivery.data, from: delivery.from))
+        case .subscriberDestroyed(let ended):
+            if let subscriber = state.withLock({ $0.subscribers.removeValue(forKey: ended.subscriberId) }) { subscriber.ended() }
         case .sessionDisconnected(let goodbye):
             state.withLock { $0.serverDisconnectReason = goodbye.reason }
         }

@@ -9,7 +9,11 @@ struct MediaEventRelay: Service {
 
     func run() async throws {
         for await event in media.events.cancelOnGracefulShutdown() {
-            await directory.handle(event)
+            if case .transportFailed(let transport, let reason) = event {
+                await directory.transportFailed(transport, reason: reason)
+            } else {
+                await directory.handle(event)
+            }
         }
     }
 }

@@ -9,7 +9,7 @@ import Testing
     /// Weak references to every object of a router, taken on its worker's queue.
     private struct Held {
         weak var router: Router?
-        var transports: [Weak<PlainTransport>] = []
+        var transports: [Weak<Transport>] = []
         var producers: [Weak<Producer>] = []
         var consumers: [Weak<Consumer>] = []
 

@@ -4,7 +4,7 @@ import Quality
 /// The audio-fallback policy of each side of a transport, and the effects of its actions on media.
 /// Evaluated once per receiver report (subscriber side) or per sample interval (publisher side),
 /// never per packet.
-extension PlainTransport {
+extension Transport {
     /// The subscriber's receiver reports about this transport's consumers, folded into one sample.
     func downlinkReport(_ interval: ReportInterval, jitterSeconds: Double?, roundTripSeconds: Double?, now: UInt64) {
         guard let since = downlink.lastSampleAt else {
@@ -139,11 +139,14 @@ extension PlainTransport {
     }
 }
 
-extension PlainTransport {
+extension Transport {
     func snapshot() -> TransportStatistics {
         var result = TransportStatistics(transportID: id, downlink: Self.statistics(downlink), uplink: Self.statistics(uplink))
         result.bytesSent = bytesSent
         result.bytesReceived = bytesReceived
+        result.kind = webRTC == nil ? "plain" : "webrtc"
+        result.srtpProfile = outbound?.profile.rawValue
+        result.remoteAddress = remote?.transportAddress
         return result
     }
 

@@ -5,26 +5,33 @@ import Quality
 import RTPWire
 import SRTP
 
-/// One client's network path: a UDP port of its own carrying RTP and RTCP multiplexed (RFC 5761),
-/// SRTP in each direction with SDES-style keys, and the client's address, given up front or learned
-/// from the first packet that authenticates.
+/// One client's network path. RTP and RTCP are multiplexed on one UDP 5-tuple (RFC 5761) and
+/// protected with SRTP in each direction. A plain transport has a port of its own, SDES-style keys and
+/// its client's address, given up front or learned from the first packet that authenticates. A WebRTC
+/// transport (`webRTC` set) puts ICE-lite and DTLS-SRTP in front: the remote address is the one ICE
+/// nominated, DTLS and media are accepted only from addresses ICE verified, and the SRTP keys come from
+/// the DTLS handshake; its socket may be shared with the worker's other WebRTC transports.
 ///
-/// The router sees a transport only through `handleDatagram` (in) and `send` (out); a WebRTC transport
-/// adds ICE and DTLS in front of the same two and shares a socket by demultiplexing on the remote
-/// address, without changing the router.
+/// The router sees either kind only through `handleDatagram` (in) and `sendRTP` / `sendRTCP` (out).
 ///
 /// Confined to its worker's queue.
-final class PlainTransport {
+final class Transport {
     static let maximumPacketBytes = 1500
 
     let id: TransportID
     let socket: UDPSocket
     unowned let worker: Worker
     weak var router: Router?
-    private(set) var remote: IPv4Address?
-    var isConnected: Bool { remote != nil }
-    private let inbound: SRTPSession
-    let outbound: SRTPSession
+    var remote: IPv4Address?
+    /// Media can flow: the remote address is known and, for WebRTC, the DTLS handshake gave the keys.
+    var isConnected: Bool { remote != nil && outbound != nil }
+    var inbound: SRTPSession?
+    var outbound: SRTPSession?
+    /// ICE-lite and DTLS, for a WebRTC transport.
+    let webRTC: WebRTCLink?
+    /// A test aid (`media.faultInjection`): the share of outgoing RTP dropped on purpose, spread evenly.
+    var faultDropShare = 0.0
+    private var faultDropCredit = 0.0
     private var readSource: DispatchSourceRead?
 
     /// Producers of this transport by the SSRCs they send with (their RTX SSRC included).
@@ -49,7 +56,7 @@ final class PlainTransport {
 
     init(
         id: TransportID, socket: UDPSocket, worker: Worker, router: Router, remote: IPv4Address?,
-        inbound: SRTPSession, outbound: SRTPSession
+        inbound: SRTPSession?, outbound: SRTPSession?, webRTC: WebRTCLink? = nil
     ) {
         self.id = id
         self.socket = socket
@@ -58,6 +65,7 @@ final class PlainTransport {
         self.remote = remote
         self.inbound = inbound
         self.outbound = outbound
+        self.webRTC = webRTC
         pendingSends = .allocate(capacity: Worker.sendArenaSlots)
         downlink = LinkMonitor(configuration: worker.configuration.audioFallback)
         uplink = LinkMonitor(configuration: worker.configuration.audioFallback)
@@ -67,8 +75,9 @@ final class PlainTransport {
         pendingSends.deallocate()
     }
 
-    /// Starts reading the socket on the worker's queue.
+    /// Starts reading the socket on the worker's queue, unless it is the worker's shared socket.
     func start() {
+        guard socket !== worker.sharedSocket else { return }
         let source = DispatchSource.makeReadSource(fileDescriptor: socket.descriptor, queue: worker.queue)
         source.setEventHandler { [unowned self, unowned worker] in worker.drain(self) }
         source.resume()
@@ -79,6 +88,7 @@ final class PlainTransport {
     func close() {
         readSource?.cancel()
         readSource = nil
+        if let webRTC { closeWebRTC(webRTC) }
         producersBySSRC.removeAll()
         consumersBySSRC.removeAll()
     }
@@ -105,11 +115,13 @@ final class PlainTransport {
             router.drops.oversize += 1
             return
         }
-        if let remote, !remote.matches(slot) {
+        let buffer = UnsafeMutableRawBufferPointer(start: slot.pointee.buffer, count: slot.pointee.capacity)
+        if let webRTC {
+            guard handleWebRTCDatagram(slot, buffer: buffer, link: webRTC, router: router, now: now) else { return }
+        } else if let remote, !remote.matches(slot) {
             router.drops.wrongSource += 1
             return
         }
-        let buffer = UnsafeMutableRawBufferPointer(start: slot.pointee.buffer, count: slot.pointee.capacity)
         // RFC 7983 / RFC 5761: RTP and RTCP start with 128...191; RTCP packet types 192...223 put the
         // second byte's low seven bits in 64...95.
         guard length >= 4, buffer[0] >= 128, buffer[0] <= 191 else {
@@ -117,6 +129,10 @@ final class PlainTransport {
             return
         }
         let isRTCP = (64...95).contains(buffer[1] & 0x7F)
+        guard let inbound else {
+            router.drops.beforeKeys += 1
+            return
+        }
         let plainLength: Int
         do throws(SRTPError) {
             plainLength = isRTCP ? try inbound.unprotectRTCP(buffer, length: length) : try inbound.unprotectRTP(buffer, length: length)
@@ -124,7 +140,7 @@ final class PlainTransport {
             router.countDrop(error)
             return
         }
-        if remote == nil, let source = IPv4Address(slot: slot.pointee) {
+        if remote == nil, webRTC == nil, let source = IPv4Address(slot: slot.pointee) {
             remote = source
             worker.events.yield(.transportConnected(id, remote: source.transportAddress))
         }
@@ -155,9 +171,14 @@ final class PlainTransport {
     /// there is no remote address yet or protection failed.
     @inline(__always)
     func sendRTP(slot: (index: Int, buffer: UnsafeMutableRawBufferPointer), length: Int) -> Bool {
-        guard remote != nil else {
+        guard remote != nil, let outbound else {
             worker.releaseLastSendSlot(slot.index)
             return false
+        }
+        if faultDropShare > 0, dropForFaultInjection() {
+            worker.releaseLastSendSlot(slot.index)
+            router?.drops.faultInjected += 1
+            return true
         }
         do throws(SRTPError) {
             let protectedLength = try outbound.protectRTP(slot.buffer, length: length)
@@ -172,7 +193,7 @@ final class PlainTransport {
 
     /// Builds an RTCP compound packet with `build`, protects it and queues it.
     func sendRTCP(_ build: (inout RTCPWriter) throws(RTCPError) -> Void) {
-        guard remote != nil else { return }
+        guard remote != nil, let outbound else { return }
         let slot = worker.sendSlot()
         var writer = RTCPWriter(into: UnsafeMutableRawBufferPointer(rebasing: slot.buffer[0..<(Worker.sendSlotBytes - 64)]))
         do throws(RTCPError) {
@@ -191,5 +212,13 @@ final class PlainTransport {
         } catch {
             worker.releaseLastSendSlot(slot.index)
         }
+    }
+
+    /// Whether the next packet is one of the configured share to drop.
+    private func dropForFaultInjection() -> Bool {
+        faultDropCredit += faultDropShare
+        guard faultDropCredit >= 1 else { return false }
+        faultDropCredit -= 1
+        return true
     }
 }

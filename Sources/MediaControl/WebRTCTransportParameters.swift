@@ -1,0 +1,50 @@
+/// ICE credentials of one side of a WebRTC transport (RFC 8445 section 5.3).
+public struct ICEParameters: Equatable, Sendable {
+    public var usernameFragment: String
+    public var password: String
+
+    public init(usernameFragment: String, password: String) {
+        self.usernameFragment = usernameFragment
+        self.password = password
+    }
+}
+
+/// A certificate fingerprint as SDP's `a=fingerprint` carries it: a hash name (`sha-256`) and the digest.
+public struct CertificateFingerprint: Equatable, Sendable {
+    public var algorithm: String
+    public var bytes: [UInt8]
+
+    public init(algorithm: String, bytes: [UInt8]) {
+        self.algorithm = algorithm
+        self.bytes = bytes
+    }
+}
+
+/// The router's side of a WebRTC transport: what its SDP announces.
+public struct WebRTCTransportParameters: Equatable, Sendable {
+    public var transportID: TransportID
+    public var ice: ICEParameters
+    /// Host candidates, UDP: the announced (or listen) address and the transport's port.
+    public var candidates: [TransportAddress]
+    /// The daemon's DTLS certificate.
+    public var fingerprint: CertificateFingerprint
+
+    public init(transportID: TransportID, ice: ICEParameters, candidates: [TransportAddress], fingerprint: CertificateFingerprint) {
+        self.transportID = transportID
+        self.ice = ice
+        self.candidates = candidates
+        self.fingerprint = fingerprint
+    }
+}
+
+/// The client's side of a WebRTC transport, from its SDP.
+public struct WebRTCRemoteParameters: Equatable, Sendable {
+    public var ice: ICEParameters
+    /// The certificate the client's DTLS must present; the transport closes on a mismatch.
+    public var fingerprint: CertificateFingerprint
+
+    public init(ice: ICEParameters, fingerprint: CertificateFingerprint) {
+        self.ice = ice
+        self.fingerprint = fingerprint
+    }
+}

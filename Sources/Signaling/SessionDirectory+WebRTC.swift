@@ -1,0 +1,217 @@
+import MediaControl
+import SessionDescription
+import SignalingProtocol
+
+/// WebRTC transports: SDP offer / answer for publishers (the client offers) and subscribers (the
+/// router offers), ICE restarts, and what happens when the media connection fails.
+extension SessionDirectory {
+    /// What a publisher's offer negotiated: the transport and the answer, and the tracks to produce.
+    struct PublisherNegotiationResult {
+        var transport: WebRTCTransportParameters
+        var sdpAnswer: String
+        var audio: NegotiatedTrack?
+        var video: NegotiatedTrack?
+    }
+
+    /// Parses a publisher's offer, creates its transport and answers. The transport is closed again
+    /// when the offer cannot be served.
+    func negotiatePublisher(sdpOffer: String, in sessionId: String) async throws(SignalingError) -> PublisherNegotiationResult {
+        let offer = try Self.parse(sdpOffer, field: "sdpOffer")
+        let local = try await createWebRTCTransport(in: sessionId)
+        do throws(SignalingError) {
+            let negotiated: (answer: SessionDescription, remote: RemoteTransportDescription, tracks: [NegotiatedTrack])
+            do throws(SDPError) {
+                negotiated = try PublisherNegotiation.answer(offer: offer, local: Self.localDescription(local), sessionID: Self.sdpSessionID())
+            } catch {
+                throw SignalingError(.invalidParams, "sdpOffer: \(error)")
+            }
+            var result = PublisherNegotiationResult(transport: local, sdpAnswer: negotiated.answer.description)
+            for track in negotiated.tracks {
+                switch track.kind {
+                case "audio" where result.audio == nil: result.audio = track
+                case "video" where result.video == nil: result.video = track
+                default:
+                    throw SignalingError(
+                        .invalidParams, "sdpOffer: media section \(track.mid) is a second \(track.kind) track; a stream carries one audio and one video track")
+                }
+            }
+            try await connect(local.transportID, to: negotiated.remote)
+            return result
+        } catch {
+            await closeTransports([local.transportID])
+            throw error
+        }
+    }
+
+    /// The router's offer to a new WebRTC subscriber, for the consumers it forwards.
+    func offerToSubscriber(
+        transport: WebRTCTransportParameters, stream: StreamState, audio: ConsumerParameters?, video: ConsumerParameters?, version: UInt64
+    ) -> (offer: SessionDescription, tracks: [OutgoingTrack]) {
+        var tracks: [OutgoingTrack] = []
+        let cname = "switchyard-\(stream.info.streamId)"
+        if let audio {
+            tracks.append(
+                OutgoingTrack(
+                    mid: "\(tracks.count)", kind: "audio", codecName: "opus", payloadType: audio.codec.payloadType, clockRate: 48_000,
+                    channels: 2, ssrc: audio.ssrc, cname: cname, streamID: stream.info.streamId, trackID: "\(stream.info.streamId)-audio",
+                    headerExtensions: Self.forwardedExtensions(of: stream.audio), rtcpFeedback: [], fmtp: "minptime=10;useinbandfec=1"))
+        }
+        if let video {
+            tracks.append(
+                OutgoingTrack(
+                    mid: "\(tracks.count)", kind: "video", codecName: "VP8", payloadType: video.codec.payloadType, clockRate: 90_000,
+                    channels: nil, ssrc: video.ssrc, cname: cname, streamID: stream.info.streamId, trackID: "\(stream.info.streamId)-video",
+                    headerExtensions: Self.forwardedExtensions(of: stream.video), rtcpFeedback: ["nack", "nack pli", "ccm fir", "goog-remb"],
+                    fmtp: nil))
+        }
+        let offer = SubscriberNegotiation.offer(
+            tracks: tracks, local: Self.localDescription(transport), sessionID: Self.sdpSessionID(), sessionVersion: version)
+        return (offer, tracks)
+    }
+
+    /// The subscriber's answer to the router's offer: its ICE credentials and certificate fingerprint.
+    public func answerSubscriber(sessionId: String, connectionId: String, answer: SubscriberAnswer) async throws(SignalingError) {
+        let subscriber = try ownedSubscriber(answer.subscriberId, by: connectionId, in: sessionId)
+        guard let webRTC = subscriber.webRTC else {
+            throw SignalingError(.invalidParams, "subscriber \(answer.subscriberId) uses a plain transport; answerSubscriber is for WebRTC subscribers")
+        }
+        let parsed = try Self.parse(answer.sdpAnswer, field: "sdpAnswer")
+        let remote: RemoteTransportDescription
+        do throws(SDPError) {
+            remote = try SubscriberNegotiation.acceptAnswer(parsed, to: webRTC.offer)
+        } catch {
+            throw SignalingError(.invalidParams, "sdpAnswer: \(error)")
+        }
+        try await connect(subscriber.transportID, to: remote)
+    }
+
+    /// ICE restart: a publisher brings a new offer and gets a new answer; a subscriber gets a new offer
+    /// to answer with `answerSubscriber`. DTLS and SRTP stay as they are.
+    public func restartICE(sessionId: String, connectionId: String, parameters: ICERestartParameters) async throws(SignalingError) -> ICERestartResult {
+        switch (parameters.streamId, parameters.subscriberId) {
+        case (let streamId?, nil):
+            let stream = try ownedStream(streamId, by: connectionId, in: sessionId)
+            guard var transport = stream.webRTC else {
+                throw SignalingError(.invalidParams, "stream \(streamId) uses a plain transport; ICE restart is for WebRTC")
+            }
+            guard let sdpOffer = parameters.sdpOffer else {
+                throw SignalingError(.invalidParams, "restartIce for a stream needs sdpOffer (made with iceRestart)")
+            }
+            let offer = try Self.parse(sdpOffer, field: "sdpOffer")
+            let remoteICE: ICEParameters
+            do throws(SDPError) {
+                // The client's new credentials are read first: the router's new ones go into the answer.
+                let probe = try PublisherNegotiation.answer(offer: offer, local: Self.placeholderLocal, sessionID: 0)
+                remoteICE = ICEParameters(usernameFragment: probe.remote.iceUsernameFragment, password: probe.remote.icePassword)
+            } catch {
+                throw SignalingError(.invalidParams, "sdpOffer: \(error)")
+            }
+            transport.ice = try await restartICE(stream.transportID, remote: remoteICE)
+            sessions[sessionId]?.streams[streamId]?.webRTC = transport
+            do throws(SDPError) {
+                let negotiated = try PublisherNegotiation.answer(
+                    offer: offer, local: Self.localDescription(transport), sessionID: Self.sdpSessionID())
+                return ICERestartResult(sdpAnswer: negotiated.answer.description)
+            } catch {
+                throw SignalingError(.invalidParams, "sdpOffer: \(error)")
+            }
+        case (nil, let subscriberId?):
+            let subscriber = try ownedSubscriber(subscriberId, by: connectionId, in: sessionId)
+            guard var webRTC = subscriber.webRTC else {
+                throw SignalingError(.invalidParams, "subscriber \(subscriberId) uses a plain transport; ICE restart is for WebRTC")
+            }
+            webRTC.transport.ice = try await restartICE(subscriber.transportID, remote: nil)
+            webRTC.version += 1
+            webRTC.offer = SubscriberNegotiation.offer(
+                tracks: webRTC.tracks, local: Self.localDescription(webRTC.transport), sessionID: Self.sdpSessionID(),
+                sessionVersion: webRTC.version)
+            sessions[sessionId]?.subscribers[subscriberId]?.webRTC = webRTC
+            return ICERestartResult(sdpOffer: webRTC.offer.description)
+        default:
+            throw SignalingError(.invalidParams, "restartIce takes either streamId (with sdpOffer) or subscriberId")
+        }
+    }
+
+    /// The media plane gave up on a transport: the stream or subscription it carried ends, and the
+    /// people concerned hear why.
+    public func transportFailed(_ transportID: TransportID, reason: String) async {
+        for sessionId in sessions.keys {
+            if let stream = sessions[sessionId]?.streams.values.first(where: { $0.transportID == transportID }) {
+                logger.warning(
+                    "stream media failed", metadata: ["session": "\(sessionId)", "stream": "\(stream.info.streamId)", "reason": "\(reason)"])
+                let transports = removeStream(sessionId: sessionId, streamId: stream.info.streamId, reason: .mediaFailed, notifyPublisher: true)
+                await closeTransports(transports)
+                return
+            }
+            if let subscriber = sessions[sessionId]?.subscribers.values.first(where: { $0.transportID == transportID }) {
+                logger.warning(
+                    "subscriber media failed", metadata: ["session": "\(sessionId)", "subscriber": "\(subscriber.id)", "reason": "\(reason)"])
+                _ = removeSubscriber(sessionId: sessionId, subscriberId: subscriber.id)
+                sessions[sessionId]?.connections[subscriber.connectionId]?.outbox.send(
+                    .subscriberDestroyed(
+                        SubscriberEnded(subscriberId: subscriber.id, streamId: subscriber.streamId, reason: .mediaFailed, message: reason)))
+                await closeTransports([subscriber.transportID])
+                return
+            }
+        }
+    }
+
+    func createWebRTCTransport(in sessionId: String) async throws(SignalingError) -> WebRTCTransportParameters {
+        let routerID = try await router(of: sessionId)
+        do {
+            return try await media.createWebRTCTransport(router: routerID)
+        } catch {
+            throw Self.mediaError(error)
+        }
+    }
+
+    private func connect(_ transportID: TransportID, to remote: RemoteTransportDescription) async throws(SignalingError) {
+        let parameters = WebRTCRemoteParameters(
+            ice: ICEParameters(usernameFragment: remote.iceUsernameFragment, password: remote.icePassword),
+            fingerprint: CertificateFingerprint(algorithm: remote.fingerprint.algorithm, bytes: remote.fingerprint.bytes))
+        do {
+            try await media.connectWebRTCTransport(transportID, remote: parameters)
+        } catch {
+            throw Self.mediaError(error)
+        }
+    }
+
+    private func restartICE(_ transportID: TransportID, remote: ICEParameters?) async throws(SignalingError) -> ICEParameters {
+        do {
+            return try await media.restartICE(transportID, remote: remote)
+        } catch {
+            throw Self.mediaError(error)
+        }
+    }
+
+    static func parse(_ text: String, field: String) throws(SignalingError) -> SessionDescription {
+        do throws(SDPError) {
+            return try SessionDescription(parsing: text)
+        } catch {
+            throw SignalingError(.invalidParams, "\(field): \(error)")
+        }
+    }
+
+    static func localDescription(_ transport: WebRTCTransportParameters) -> LocalTransportDescription {
+        LocalTransportDescription(
+            iceUsernameFragment: transport.ice.usernameFragment, icePassword: transport.ice.password,
+            fingerprint: DTLSFingerprint(algorithm: transport.fingerprint.algorithm, bytes: transport.fingerprint.bytes),
+            candidates: transport.candidates.map { ICECandidate(host: $0.host, port: $0.port, priority: hostCandidatePriority, foundation: "1") })
+    }
+
+    /// RFC 8445 section 5.1.2.1 for a host candidate of component 1: type preference 126, local 65535.
+    static let hostCandidatePriority: UInt32 = (126 << 24) | (65_535 << 8) | 255
+
+    private static let placeholderLocal = LocalTransportDescription(
+        iceUsernameFragment: "", icePassword: "", fingerprint: DTLSFingerprint(algorithm: "sha-256", bytes: []), candidates: [])
+
+    /// The header extensions a subscriber's offer announces: those the router leaves meaningful when it
+    /// forwards (send time and audio level travel with the packet), with the publisher's ids, since
+    /// the router does not rewrite extensions.
+    private static func forwardedExtensions(of track: PublishedTrack?) -> [HeaderExtension] {
+        let forwarded: Set<String> = [HeaderExtension.URI.absoluteSendTime, HeaderExtension.URI.audioLevel]
+        return (track?.headerExtensions ?? []).filter { forwarded.contains($0.uri) }
+    }
+
+    private static func sdpSessionID() -> UInt64 { UInt64.random(in: 1...UInt64(Int64.max)) }
+}

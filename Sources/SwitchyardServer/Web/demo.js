@@ -1,0 +1,313 @@
+// The demo page: join a session, publish camera and mic, subscribe to everyone else, and show
+// per subscriber the video state, the last audio-fallback event and live stats.
+// Query parameters: session, name, token, autojoin=1, ws (a WebSocket URL other than this host's /v1/ws).
+// Tests read window.switchyardDemo and the data-* attributes below.
+import { Session } from "./switchyard.js";
+
+const params = new URLSearchParams(location.search);
+const $ = (id) => document.getElementById(id);
+
+const PROTOCOL_EVENTS = ["connectionCreated", "connectionDestroyed", "streamCreated", "streamDestroyed",
+  "streamPropertyChanged", "videoDisabled", "videoEnabled", "videoDisableWarning", "videoDisableWarningLifted",
+  "publisherVideoDisableWarning", "publisherVideoDisableWarningLifted", "publisherVideoDisabled",
+  "publisherVideoEnabled", "signal", "sessionDisconnected", "error"];
+const FALLBACK_EVENTS = new Set(["videoDisableWarning", "videoDisableWarningLifted", "videoDisabled", "videoEnabled"]);
+
+/** What tests read. `timing` values are Date.now() milliseconds. */
+const demo = {
+  session: null, publisher: null, subscribers: new Map(), log: [],
+  timing: { joinStart: null, connected: null, published: null },
+  join, leave,
+};
+window.switchyardDemo = demo;
+
+const subscribedStreams = new Set();   // streamIds subscribed to (or being subscribed to)
+const lastFallback = new Map();        // subscriberId → {event, reason, time}
+let statsTimer = null;
+
+$("session-id").value = params.get("session") || "demo";
+$("name").value = params.get("name") || `guest-${Math.random().toString(36).slice(2, 6)}`;
+$("token").value = params.get("token") || "";
+
+function setStatus(text, isError = false) {
+  $("status").textContent = text;
+  $("status").className = isError ? "error" : "";
+}
+
+const clock = (t) => new Date(t).toISOString().slice(11, 23);
+
+/** Adds one entry to the event log (list and demo.log). */
+function logEvent(name, detail = {}, local = false) {
+  const time = Date.now();
+  const reason = detail.reason ?? "";
+  const entry = { time, event: name, reason, detail, local };
+  demo.log.push(entry);
+  const li = document.createElement("li");
+  li.dataset.event = name;
+  li.dataset.reason = reason;
+  if (local) li.dataset.local = "1";
+  const who = detail.stream?.name || detail.connection?.data || detail.subscriberId || detail.streamId || detail.message || "";
+  li.textContent = `${clock(time)} ${name}${reason ? " " + reason : ""}${who ? " — " + who : ""}`;
+  const list = $("log");
+  list.append(li);
+  list.scrollTop = list.scrollHeight;
+  return entry;
+}
+
+function streamLabel(stream) {
+  if (stream?.name) return stream.name;
+  const data = stream?.connection?.data ?? "";
+  return new URLSearchParams(data).get("name") || data || stream?.streamId || "?";
+}
+
+function makeTile(label, stream) {
+  const tile = document.createElement("div");
+  tile.className = "tile";
+  if (stream) tile.dataset.streamId = stream.streamId;
+  const video = document.createElement("video");
+  video.autoplay = true;
+  video.playsInline = true;
+  const name = document.createElement("div");
+  name.className = "name";
+  name.textContent = label;
+  tile.append(video, name);
+  $("tiles").append(tile);
+  return { tile, video };
+}
+
+function line(tile, className, text = "") {
+  const div = document.createElement("div");
+  div.className = `line ${className}`;
+  div.textContent = text;
+  tile.append(div);
+  return div;
+}
+
+function play(video) {
+  video.play().catch(() => { video.muted = true; video.play().catch(() => {}); });
+}
+
+function renderVideoState(subscriber) {
+  const el = document.querySelector(`[data-subscriber-id="${subscriber.id}"] .video-state`);
+  if (!el) return;
+  el.textContent = subscriber.videoEnabled ? "on" : `off${subscriber.videoDisableReason ? ` (${subscriber.videoDisableReason})` : ""}`;
+  el.classList.toggle("off", !subscriber.videoEnabled);
+}
+
+function renderFallback(subscriberId) {
+  const el = document.querySelector(`[data-subscriber-id="${subscriberId}"] .fallback`);
+  const last = lastFallback.get(subscriberId);
+  if (!el || !last) return;
+  el.textContent = `last fallback event: ${last.event} (${last.reason}) at ${clock(last.time)}`;
+  el.dataset.event = last.event;
+  el.dataset.reason = last.reason;
+}
+
+function addSubscriberTile(subscriber) {
+  const { tile, video } = makeTile(streamLabel(subscriber.stream), subscriber.stream ?? { streamId: subscriber.streamId });
+  tile.dataset.subscriberId = subscriber.id;
+  const stateLine = line(tile, "state", "video: ");
+  const state = document.createElement("span");
+  state.className = "video-state";
+  stateLine.append(state);
+  const toggle = document.createElement("button");
+  toggle.type = "button";
+  toggle.className = "toggle-subscribe-video";
+  toggle.textContent = "video";
+  toggle.style.marginLeft = ".5rem";
+  toggle.onclick = () => subscriber.setSubscribeToVideo(!subscriber.subscribeToVideo).catch((e) => logEvent("error", { reason: e.code, message: e.message }, true));
+  stateLine.append(toggle);
+  line(tile, "fallback", "last fallback event: none");
+  line(tile, "stats", "stats: waiting");
+  line(tile, "server-stats", "server: waiting");
+  video.srcObject = subscriber.mediaStream;
+  subscriber.addEventListener("track", () => { video.srcObject = subscriber.mediaStream; play(video); });
+  play(video);
+  const onFrame = () => { tile.dataset.firstFrameAt = String(Date.now()); };
+  if (video.requestVideoFrameCallback) video.requestVideoFrameCallback(onFrame);
+  else video.addEventListener("loadeddata", onFrame, { once: true });
+  renderVideoState(subscriber);
+  renderFallback(subscriber.id);
+}
+
+async function subscribeTo(stream) {
+  if (subscribedStreams.has(stream.streamId)) return;
+  subscribedStreams.add(stream.streamId);
+  const startedAt = Date.now();
+  try {
+    const subscriber = await demo.session.subscribe(stream);
+    if (subscriber.ended) return;
+    demo.subscribers.set(subscriber.id, subscriber);
+    addSubscriberTile(subscriber);
+    document.querySelector(`[data-subscriber-id="${subscriber.id}"]`).dataset.subscribeStartedAt = String(startedAt);
+    logEvent("subscribed", { subscriberId: subscriber.id, stream }, true);
+  } catch (error) {
+    subscribedStreams.delete(stream.streamId);
+    logEvent("error", { reason: error.code ?? "", message: `subscribe ${stream.streamId}: ${error.message}` }, true);
+  }
+}
+
+function removeStream(streamId) {
+  subscribedStreams.delete(streamId);
+  for (const [id, subscriber] of demo.subscribers) {
+    if (subscriber.streamId !== streamId) continue;
+    demo.subscribers.delete(id);
+    document.querySelector(`[data-subscriber-id="${id}"]`)?.remove();
+  }
+}
+
+function onEvent(name, detail) {
+  logEvent(name, detail);
+  const session = demo.session;
+  if (FALLBACK_EVENTS.has(name)) {
+    lastFallback.set(detail.subscriberId, { event: name, reason: detail.reason ?? "", time: Date.now() });
+    renderFallback(detail.subscriberId);
+    const subscriber = demo.subscribers.get(detail.subscriberId);
+    if (subscriber) renderVideoState(subscriber);
+  } else if (name === "streamCreated" && detail.stream.connection.connectionId !== session.connection.connectionId) {
+    subscribeTo(detail.stream);
+  } else if (name === "streamDestroyed") {
+    removeStream(detail.stream.streamId);
+    if (demo.publisher?.streamId === detail.stream.streamId) clearPublisher();
+  } else if (name === "sessionDisconnected") {
+    teardown(`Disconnected: ${detail.reason}${detail.message ? " — " + detail.message : ""}`, detail.reason !== "clientDisconnected");
+  }
+}
+
+function fmt(n, digits = 0) { return n === undefined || n === null ? "–" : Number(n).toFixed(digits); }
+
+/** Refreshes every subscriber's stats line from pc.getStats() and the server's getStats. */
+let refreshing = false;
+async function refreshStats() {
+  if (refreshing) return;
+  refreshing = true;
+  try { await refreshEach(); } finally { refreshing = false; }
+}
+
+async function refreshEach() {
+  for (const subscriber of demo.subscribers.values()) {
+    const tile = document.querySelector(`[data-subscriber-id="${subscriber.id}"]`);
+    if (!tile || subscriber.ended) continue;
+    try {
+      let video = {}, audio = {};
+      (await subscriber.pc.getStats()).forEach((s) => {
+        if (s.type === "inbound-rtp" && s.kind === "video") video = s;
+        if (s.type === "inbound-rtp" && s.kind === "audio") audio = s;
+      });
+      const el = tile.querySelector(".stats");
+      el.dataset.framesDecoded = video.framesDecoded ?? 0;
+      el.dataset.totalSamplesReceived = audio.totalSamplesReceived ?? 0;
+      el.textContent = `video ${fmt(video.framesDecoded)} frames, ${fmt(video.framesPerSecond)} fps` +
+        `${video.frameWidth ? ` ${video.frameWidth}×${video.frameHeight}` : ""}, lost ${fmt(video.packetsLost)},` +
+        ` jitter ${video.jitter === undefined ? "–" : fmt(video.jitter * 1000, 1) + " ms"}` +
+        ` · audio ${fmt(audio.totalSamplesReceived)} samples, lost ${fmt(audio.packetsLost)}`;
+    } catch { /* the pc closed meanwhile */ }
+    try {
+      const stats = await subscriber.getStats();
+      const q = stats.quality ?? {};
+      const el = tile.querySelector(".server-stats");
+      el.dataset.score = q.score ?? "";
+      el.textContent = `server: score ${fmt(q.score)}${q.audioFallbackState ? ` (${q.audioFallbackState})` : ""},` +
+        ` loss ${fmt((q.lossFraction ?? 0) * 100, 1)} %, rtt ${q.roundTripTimeSeconds === undefined ? "–" : fmt(q.roundTripTimeSeconds * 1000) + " ms"}`;
+    } catch { /* unsubscribed meanwhile, or the session is closing */ }
+  }
+}
+
+async function devToken(sessionId, name) {
+  const query = new URLSearchParams({ sessionId, role: "publisher", data: `name=${name}` });
+  const response = await fetch(`/v1/dev/token?${query}`);
+  if (!response.ok) throw new Error(`no token given, and the server gives no development token (HTTP ${response.status})`);
+  return (await response.json()).token;
+}
+
+async function join() {
+  if (demo.session) return;
+  const sessionId = $("session-id").value.trim();
+  const name = $("name").value.trim();
+  demo.timing = { joinStart: Date.now(), connected: null, published: null };
+  $("join").disabled = true;
+  setStatus("Connecting…");
+  try {
+    const token = $("token").value.trim() || await devToken(sessionId, name);
+    const url = params.get("ws") || `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/v1/ws`;
+    const session = await Session.connect({ url, sessionId, token });
+    demo.session = session;
+    demo.timing.connected = Date.now();
+    for (const event of PROTOCOL_EVENTS) session.addEventListener(event, (e) => onEvent(event, e.detail));
+    logEvent("connected", { connection: session.connection }, true);
+    setStatus(`Connected to ${sessionId} as ${session.connection.connectionId} (${session.role}).`);
+    $("leave").disabled = false;
+    for (const stream of session.streams.values()) {
+      if (stream.connection.connectionId !== session.connection.connectionId) subscribeTo(stream);
+    }
+    if (session.capabilities.publish) await publish(name);
+  } catch (error) {
+    logEvent("error", { reason: error.code ?? "", message: error.message }, true);
+    setStatus(`Could not join: ${error.message}`, true);
+    if (!demo.session) $("join").disabled = false;
+  }
+}
+
+async function publish(name) {
+  try {
+    const publisher = await demo.session.publish({ name });
+    demo.publisher = publisher;
+    demo.timing.published = Date.now();
+    logEvent("published", { streamId: publisher.streamId }, true);
+    const { tile, video } = makeTile(`${name} (you)`, publisher.stream);
+    tile.classList.add("publisher");
+    tile.dataset.publisher = "1";
+    video.muted = true;
+    video.srcObject = publisher.mediaStream;
+    play(video);
+    $("toggle-video").disabled = $("toggle-audio").disabled = false;
+  } catch (error) {
+    logEvent("error", { reason: error.code ?? "", message: `publish: ${error.message}` }, true);
+    setStatus(`Connected, but could not publish: ${error.message}`, true);
+  }
+}
+
+function clearPublisher() {
+  document.querySelector("[data-publisher]")?.remove();
+  demo.publisher = null;
+  $("toggle-video").disabled = $("toggle-audio").disabled = true;
+}
+
+function teardown(message, isError = false) {
+  for (const id of [...demo.subscribers.keys()]) document.querySelector(`[data-subscriber-id="${id}"]`)?.remove();
+  demo.subscribers.clear();
+  subscribedStreams.clear();
+  clearPublisher();
+  demo.session = null;
+  $("join").disabled = false;
+  $("leave").disabled = true;
+  setStatus(message, isError);
+}
+
+async function leave() {
+  if (!demo.session) return;
+  await demo.session.disconnect();
+  if (demo.session) teardown("Left the session.");
+}
+
+async function toggle(kind) {
+  const publisher = demo.publisher;
+  if (!publisher) return;
+  const button = $(kind === "video" ? "toggle-video" : "toggle-audio");
+  const on = button.dataset.off === "1";
+  try {
+    await (kind === "video" ? publisher.setPublishVideo(on) : publisher.setPublishAudio(on));
+    button.dataset.off = on ? "" : "1";
+    button.textContent = `${kind === "video" ? "Camera" : "Mic"} ${on ? "off" : "on"}`;
+  } catch (error) {
+    logEvent("error", { reason: error.code ?? "", message: error.message }, true);
+  }
+}
+
+$("join-form").addEventListener("submit", (e) => { e.preventDefault(); join(); });
+$("leave").addEventListener("click", () => leave());
+$("toggle-video").addEventListener("click", () => toggle("video"));
+$("toggle-audio").addEventListener("click", () => toggle("audio"));
+statsTimer = setInterval(refreshStats, 1000);
+window.addEventListener("pagehide", () => { clearInterval(statsTimer); demo.session?.disconnect(); });
+if (params.get("autojoin") === "1") join();

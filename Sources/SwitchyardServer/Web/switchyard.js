@@ -1,0 +1,459 @@
+// Switchyard browser client: the signaling protocol of docs/protocol.md over a WebSocket, with
+// WebRTC (ICE-lite router, DTLS-SRTP, no trickle) for the media. An ES module with no dependencies.
+//
+//   import { Session } from "/switchyard.js";
+//   const session = await Session.connect({ url: "ws://127.0.0.1:7880/v1/ws", sessionId, token });
+//   session.addEventListener("streamCreated", async (e) => {
+//     const subscriber = await session.subscribe(e.detail.stream);
+//     videoElement.srcObject = subscriber.mediaStream;
+//   });
+//   const publisher = await session.publish({ name: "Alice" });
+
+const PROTOCOL_VERSION = 1;
+const REQUEST_TIMEOUT_MS = 15000;
+const ICE_DISCONNECTED_GRACE_MS = 3000;
+const PC_CONFIG = { bundlePolicy: "max-bundle", rtcpMuxPolicy: "require" };
+
+/** Events about one subscriber (data has `subscriberId`): also dispatched on that {@link Subscriber}. */
+const SUBSCRIBER_EVENTS = new Set(["videoDisabled", "videoEnabled", "videoDisableWarning", "videoDisableWarningLifted"]);
+/** Events about one of our streams (data has `streamId`): also dispatched on that {@link Publisher}. */
+const PUBLISHER_EVENTS = new Set(["publisherVideoDisableWarning", "publisherVideoDisableWarningLifted",
+  "publisherVideoDisabled", "publisherVideoEnabled"]);
+
+/** An error answer from the server (`code`, `message` as in protocol.md), or a local failure
+ *  (`code` `timeout`, `closed`). */
+export class SwitchyardError extends Error {
+  /** @param {string} code @param {string} message @param {string} [method] the request's method */
+  constructor(code, message, method) {
+    super(`${method ? method + ": " : ""}${code}: ${message}`);
+    this.name = "SwitchyardError";
+    this.code = code;
+    this.serverMessage = message;
+    this.method = method;
+  }
+}
+
+/** Keeps only the given codecs (by MIME type, in that order) on a transceiver; ignored where unsupported. */
+function preferCodecs(transceiver, kind, mimeTypes) {
+  const capabilities = globalThis.RTCRtpSender?.getCapabilities?.(kind);
+  if (!capabilities || !transceiver.setCodecPreferences) return;
+  const codecs = mimeTypes.flatMap((mime) => capabilities.codecs.filter((c) => c.mimeType.toLowerCase() === mime));
+  try { if (codecs.length) transceiver.setCodecPreferences(codecs); } catch { /* keep the browser's defaults */ }
+}
+
+/**
+ * Calls `restart()` when the peer connection's ICE state is `failed`, or `disconnected` for more than
+ * 3 s; one restart at a time, re-armed if the state is still bad afterwards.
+ */
+function watchIce(pc, restart) {
+  let timer = null;
+  let restarting = false;
+  const run = async () => {
+    timer = null;
+    if (restarting || pc.signalingState === "closed") return;
+    restarting = true;
+    try { await restart(); } catch (error) { console.warn("switchyard: ICE restart failed", error); }
+    restarting = false;
+    check();
+  };
+  const check = () => {
+    const state = pc.iceConnectionState;
+    if (state === "failed") { clearTimeout(timer); timer = setTimeout(run, 0); }
+    else if (state === "disconnected") { if (!timer) timer = setTimeout(run, ICE_DISCONNECTED_GRACE_MS); }
+    else { clearTimeout(timer); timer = null; }
+  };
+  pc.addEventListener("iceconnectionstatechange", check);
+  return () => { clearTimeout(timer); pc.removeEventListener("iceconnectionstatechange", check); };
+}
+
+/**
+ * One connection to a Switchyard session. Dispatches every protocol event (`connectionCreated`,
+ * `streamCreated`, `streamDestroyed`, `streamPropertyChanged`, `videoDisabled`, `signal`,
+ * `sessionDisconnected`, ...) as a `CustomEvent` of the same name whose `detail` is the event's `data`.
+ * A WebSocket that closes without `sessionDisconnected` gets a local one with reason `networkDisconnected`.
+ * An error answer that cannot be matched to a request (`"id": null`) is dispatched as `error`.
+ */
+export class Session extends EventTarget {
+  /**
+   * Opens the WebSocket and joins the session.
+   * @param {{url: string, sessionId: string, token: string}} options `url` e.g. `ws://127.0.0.1:7880/v1/ws`
+   * @returns {Promise<Session>} once `connect` succeeded; rejects with {@link SwitchyardError}
+   */
+  static async connect({ url, sessionId, token }) {
+    const session = new Session(url);
+    await session.#open();
+    try {
+      session.#connected(await session.request("connect", { sessionId, token }));
+    } catch (error) {
+      session.#ws.close();
+      throw error;
+    }
+    return session;
+  }
+
+  #ws; #nextId = 1; #pending = new Map(); #early = []; #ready = false; #closed = false; #sawDisconnected = false;
+
+  /** @private use {@link Session.connect} */
+  constructor(url) {
+    super();
+    this.url = url;
+    /** @type {{connectionId: string, creationTime: number, data: string}|null} this connection */
+    this.connection = null;
+    /** @type {string|null} */ this.role = null;
+    /** @type {object|null} what the role allows */ this.capabilities = null;
+    /** @type {string|null} */ this.sessionId = null;
+    /** @type {Map<string, object>} connectionId → ConnectionInfo, kept current by the events */
+    this.connections = new Map();
+    /** @type {Map<string, object>} streamId → StreamInfo, ours included, kept current by the events */
+    this.streams = new Map();
+    /** @type {Map<string, Publisher>} streamId → our publishers */
+    this.publishers = new Map();
+    /** @type {Map<string, Subscriber>} subscriberId → our subscribers */
+    this.subscribers = new Map();
+  }
+
+  #open() {
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(this.url);
+      this.#ws = ws;
+      ws.onopen = () => resolve();
+      ws.onerror = () => reject(new SwitchyardError("closed", `could not open ${this.url}`));
+      ws.onmessage = (event) => this.#receive(event.data);
+      ws.onclose = (event) => this.#socketClosed(event);
+    });
+  }
+
+  #connected(result) {
+    this.connection = result.connection;
+    this.role = result.role;
+    this.capabilities = result.capabilities;
+    this.sessionId = result.session.sessionId;
+    for (const c of result.session.connections) this.connections.set(c.connectionId, c);
+    for (const s of result.session.streams) this.streams.set(s.streamId, s);
+    this.#ready = true;
+    // Events that came before the reply go out once the caller has had a chance to add listeners.
+    const early = this.#early.splice(0);
+    if (early.length) setTimeout(() => early.forEach((m) => this.#event(m.event, m.data)), 0);
+  }
+
+  /**
+   * Sends one request and waits for its answer. The library's other methods use it; it is public for
+   * methods it does not wrap (`forceDisconnect`, `forceUnpublish`, `getPublisherStats`, ...).
+   * @param {string} method @param {object} [params]
+   * @returns {Promise<object>} the `result`; rejects with {@link SwitchyardError}
+   */
+  request(method, params = {}) {
+    if (this.#closed || this.#ws.readyState !== WebSocket.OPEN) {
+      return Promise.reject(new SwitchyardError("closed", "the WebSocket is closed", method));
+    }
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#pending.delete(id);
+        reject(new SwitchyardError("timeout", `no answer in ${REQUEST_TIMEOUT_MS} ms`, method));
+      }, REQUEST_TIMEOUT_MS);
+      this.#pending.set(id, { method, resolve, reject, timer });
+      this.#ws.send(JSON.stringify({ v: PROTOCOL_VERSION, id, method, params }));
+    });
+  }
+
+  #receive(text) {
+    let message;
+    try { message = JSON.parse(text); } catch { return console.warn("switchyard: not JSON", text); }
+    if (message.event !== undefined) {
+      if (this.#ready) this.#event(message.event, message.data ?? {});
+      else this.#early.push(message);
+      return;
+    }
+    const pending = message.id != null ? this.#pending.get(message.id) : undefined;
+    if (!pending) {
+      if (message.error) this.dispatchEvent(new CustomEvent("error", { detail: message.error }));
+      return;
+    }
+    this.#pending.delete(message.id);
+    clearTimeout(pending.timer);
+    if (message.error) pending.reject(new SwitchyardError(message.error.code, message.error.message, pending.method));
+    else pending.resolve(message.result ?? {});
+  }
+
+  #event(name, data) {
+    switch (name) {
+      case "connectionCreated": this.connections.set(data.connection.connectionId, data.connection); break;
+      case "connectionDestroyed": this.connections.delete(data.connection.connectionId); break;
+      case "streamCreated": case "streamPropertyChanged": this.streams.set(data.stream.streamId, data.stream); break;
+      case "streamDestroyed": this.streams.delete(data.stream.streamId); break;
+      case "sessionDisconnected": this.#sawDisconnected = true; break;
+    }
+    const targets = [this];
+    if (SUBSCRIBER_EVENTS.has(name)) {
+      const subscriber = this.subscribers.get(data.subscriberId);
+      if (subscriber) { subscriber._videoEvent(name, data); targets.push(subscriber); }
+    } else if (PUBLISHER_EVENTS.has(name)) {
+      const publisher = this.publishers.get(data.streamId);
+      if (publisher) targets.push(publisher);
+    } else if (name === "streamPropertyChanged" || name === "streamDestroyed") {
+      const publisher = this.publishers.get(data.stream.streamId);
+      if (publisher) { publisher.stream = data.stream; targets.push(publisher); }
+      for (const s of this.subscribers.values()) if (s.streamId === data.stream.streamId) { s.stream = data.stream; targets.push(s); }
+    }
+    for (const target of targets) target.dispatchEvent(new CustomEvent(name, { detail: data }));
+    if (name === "streamDestroyed") {
+      for (const t of targets) if (t !== this) t._ended();
+    }
+  }
+
+  #socketClosed(event) {
+    this.#closed = true;
+    for (const [id, p] of this.#pending) {
+      clearTimeout(p.timer);
+      p.reject(new SwitchyardError("closed", `WebSocket closed (${event.code})`, p.method));
+      this.#pending.delete(id);
+    }
+    if (!this.#ready) return;
+    for (const p of [...this.publishers.values()]) p._ended();
+    for (const s of [...this.subscribers.values()]) s._ended();
+    if (!this.#sawDisconnected) {
+      this.dispatchEvent(new CustomEvent("sessionDisconnected", {
+        detail: { reason: "networkDisconnected", message: `WebSocket closed (${event.code})`, local: true } }));
+    }
+  }
+
+  /**
+   * Publishes camera and microphone (or the given MediaStream's tracks) over a new peer connection.
+   * @param {{name?: string, audio?: boolean, video?: boolean, mediaStream?: MediaStream,
+   *   videoType?: string, publishAudio?: boolean, publishVideo?: boolean, audioFallback?: object}} [options]
+   *   `audio`/`video` choose the tracks to ask getUserMedia for (ignored with `mediaStream`)
+   * @returns {Promise<Publisher>}
+   */
+  async publish({ name, audio = true, video = true, mediaStream, videoType, publishAudio, publishVideo, audioFallback } = {}) {
+    const ownsMedia = !mediaStream;
+    if (!mediaStream) mediaStream = await navigator.mediaDevices.getUserMedia({ audio, video });
+    const pc = new RTCPeerConnection(PC_CONFIG);
+    try {
+      const audioTrack = mediaStream.getAudioTracks()[0];
+      const videoTrack = mediaStream.getVideoTracks()[0];
+      if (audioTrack) preferCodecs(pc.addTransceiver(audioTrack, { direction: "sendonly", streams: [mediaStream] }), "audio", ["audio/opus"]);
+      if (videoTrack) preferCodecs(pc.addTransceiver(videoTrack, { direction: "sendonly", streams: [mediaStream] }), "video", ["video/vp8", "video/rtx"]);
+      const offer = await pc.createOffer();
+      await pc.setLocalDescription(offer);
+      const settings = videoTrack?.getSettings();
+      const params = { sdpOffer: pc.localDescription.sdp };
+      if (name !== undefined) params.name = name;
+      if (videoType !== undefined) params.videoType = videoType;
+      if (settings?.width && settings?.height) params.videoDimensions = { width: settings.width, height: settings.height };
+      if (publishAudio !== undefined) params.publishAudio = publishAudio;
+      if (publishVideo !== undefined) params.publishVideo = publishVideo;
+      if (audioFallback !== undefined) params.audioFallback = audioFallback;
+      if (publishAudio === false && audioTrack) audioTrack.enabled = false;
+      if (publishVideo === false && videoTrack) videoTrack.enabled = false;
+      const result = await this.request("publish", params);
+      const publisher = new Publisher(this, pc, result.stream, mediaStream, ownsMedia);
+      this.publishers.set(publisher.streamId, publisher);
+      this.streams.set(publisher.streamId, result.stream);
+      await pc.setRemoteDescription({ type: "answer", sdp: result.sdpAnswer });
+      return publisher;
+    } catch (error) {
+      pc.close();
+      if (ownsMedia) mediaStream.getTracks().forEach((t) => t.stop());
+      throw error;
+    }
+  }
+
+  /**
+   * Receives one stream over a new peer connection. Resolves once the answer is accepted; media then
+   * arrives in `subscriber.mediaStream` (each new track also fires `track` on the Subscriber).
+   * @param {object|string} stream a StreamInfo, or a streamId
+   * @param {{subscribeToAudio?: boolean, subscribeToVideo?: boolean}} [options]
+   * @returns {Promise<Subscriber>}
+   */
+  async subscribe(stream, { subscribeToAudio, subscribeToVideo } = {}) {
+    const streamId = typeof stream === "string" ? stream : stream.streamId;
+    const params = { streamId, webrtc: true };
+    if (subscribeToAudio !== undefined) params.subscribeToAudio = subscribeToAudio;
+    if (subscribeToVideo !== undefined) params.subscribeToVideo = subscribeToVideo;
+    const result = await this.request("subscribe", params);
+    const info = typeof stream === "string" ? this.streams.get(streamId) : stream;
+    // Registered before the SDP work so that events about it are not missed.
+    const subscriber = new Subscriber(this, result, info, { subscribeToAudio, subscribeToVideo });
+    this.subscribers.set(subscriber.id, subscriber);
+    try {
+      await subscriber._answer(result.sdpOffer);
+    } catch (error) {
+      subscriber._ended();
+      this.request("unsubscribe", { subscriberId: subscriber.id }).catch(() => {});
+      throw error;
+    }
+    return subscriber;
+  }
+
+  /**
+   * Sends a signal to one connection (`to`), or to every connection, this one included.
+   * @param {{to?: string, type: string, data: string, retryAfterReconnect?: boolean}} signal
+   * @returns {Promise<void>}
+   */
+  async signal({ to, type = "", data = "", retryAfterReconnect }) {
+    const params = { type, data };
+    if (to !== undefined) params.to = to;
+    if (retryAfterReconnect !== undefined) params.retryAfterReconnect = retryAfterReconnect;
+    await this.request("signal", params);
+  }
+
+  /**
+   * Leaves the session: sends `disconnect`, closes every peer connection, and waits for the
+   * WebSocket to close (at most 2 s).
+   * @returns {Promise<void>}
+   */
+  async disconnect() {
+    if (!this.#closed) {
+      const closed = new Promise((resolve) => this.#ws.addEventListener("close", resolve, { once: true }));
+      try { await this.request("disconnect"); } catch { /* closing anyway */ }
+      await Promise.race([closed, new Promise((r) => setTimeout(r, 2000))]);
+      if (!this.#closed) this.#ws.close();
+    }
+    for (const p of [...this.publishers.values()]) p._ended();
+    for (const s of [...this.subscribers.values()]) s._ended();
+  }
+}
+
+/**
+ * One published stream. `stream` is its current StreamInfo. Fires `streamPropertyChanged`,
+ * `streamDestroyed` (for `forceUnpublished`) and the `publisherVideo...` events about it.
+ */
+export class Publisher extends EventTarget {
+  constructor(session, pc, stream, mediaStream, ownsMedia) {
+    super();
+    /** @type {Session} */ this.session = session;
+    /** @type {RTCPeerConnection} */ this.pc = pc;
+    /** @type {object} the StreamInfo */ this.stream = stream;
+    /** @type {MediaStream} what is sent (for a local preview) */ this.mediaStream = mediaStream;
+    this.ended = false;
+    this._ownsMedia = ownsMedia;
+    this._unwatch = watchIce(pc, () => this.restartIce());
+  }
+
+  /** @returns {string} */
+  get streamId() { return this.stream.streamId; }
+
+  /** Turns the video on or off (`updateStream` publishVideo; the track is disabled while off). */
+  async setPublishVideo(on) {
+    this.mediaStream.getVideoTracks().forEach((t) => { t.enabled = on; });
+    await this.session.request("updateStream", { streamId: this.streamId, publishVideo: on });
+  }
+
+  /** Turns the audio on or off (`updateStream` publishAudio; the track is disabled while off). */
+  async setPublishAudio(on) {
+    this.mediaStream.getAudioTracks().forEach((t) => { t.enabled = on; });
+    await this.session.request("updateStream", { streamId: this.streamId, publishAudio: on });
+  }
+
+  /** Restarts ICE (done by itself when ICE fails or stays disconnected for 3 s). */
+  async restartIce() {
+    const offer = await this.pc.createOffer({ iceRestart: true });
+    await this.pc.setLocalDescription(offer);
+    const result = await this.session.request("restartIce", { streamId: this.streamId, sdpOffer: this.pc.localDescription.sdp });
+    await this.pc.setRemoteDescription({ type: "answer", sdp: result.sdpAnswer });
+  }
+
+  /** Ends the stream, closes the peer connection, and stops the tracks the library opened. */
+  async unpublish() {
+    if (this.ended) return;
+    try { await this.session.request("unpublish", { streamId: this.streamId }); } finally { this._ended(); }
+  }
+
+  /** @private */
+  _ended() {
+    if (this.ended) return;
+    this.ended = true;
+    this._unwatch();
+    this.pc.close();
+    if (this._ownsMedia) this.mediaStream.getTracks().forEach((t) => t.stop());
+    this.session.publishers.delete(this.streamId);
+  }
+}
+
+/**
+ * One subscription. Fires `videoDisabled`, `videoEnabled`, `videoDisableWarning`,
+ * `videoDisableWarningLifted`, `streamPropertyChanged` and `streamDestroyed` about it, and `track`
+ * (detail: the MediaStreamTrack) when a track arrives.
+ */
+export class Subscriber extends EventTarget {
+  constructor(session, result, stream, options) {
+    super();
+    /** @type {Session} */ this.session = session;
+    /** @type {string} the subscriberId */ this.id = result.subscriberId;
+    /** @type {string} */ this.streamId = result.streamId;
+    /** @type {object|undefined} the StreamInfo, when known */ this.stream = stream;
+    /** @type {object} the `subscribe` result (`audio`, `video` track descriptions, ...) */ this.result = result;
+    /** @type {boolean} whether the router forwards video now */ this.videoEnabled = result.videoEnabled;
+    /** @type {string|undefined} why video is off (`quality`, `publisherPropertyChanged`, ...) */
+    this.videoDisableReason = result.videoDisableReason;
+    this.subscribeToAudio = options.subscribeToAudio ?? true;
+    this.subscribeToVideo = options.subscribeToVideo ?? true;
+    /** @type {MediaStream} the received tracks; set it as a media element's `srcObject` */
+    this.mediaStream = new MediaStream();
+    /** @type {RTCPeerConnection} */ this.pc = new RTCPeerConnection(PC_CONFIG);
+    this.ended = false;
+    this.pc.ontrack = (event) => {
+      if (!this.mediaStream.getTrackById(event.track.id)) this.mediaStream.addTrack(event.track);
+      this.dispatchEvent(new CustomEvent("track", { detail: event.track }));
+    };
+    this._unwatch = watchIce(this.pc, () => this.restartIce());
+  }
+
+  /** @private */
+  async _answer(sdpOffer) {
+    await this.pc.setRemoteDescription({ type: "offer", sdp: sdpOffer });
+    const answer = await this.pc.createAnswer();
+    await this.pc.setLocalDescription(answer);
+    await this.session.request("answerSubscriber", { subscriberId: this.id, sdpAnswer: this.pc.localDescription.sdp });
+  }
+
+  /** @private */
+  _videoEvent(name, data) {
+    if (name === "videoDisabled") { this.videoEnabled = false; this.videoDisableReason = data.reason; }
+    if (name === "videoEnabled") { this.videoEnabled = true; this.videoDisableReason = undefined; }
+  }
+
+  /** Asks for video or not (`updateSubscriber`); the router answers with videoDisabled/videoEnabled. */
+  async setSubscribeToVideo(on) {
+    await this.session.request("updateSubscriber", { subscriberId: this.id, subscribeToVideo: on });
+    this.subscribeToVideo = on;
+  }
+
+  /** Asks for audio or not (`updateSubscriber`). */
+  async setSubscribeToAudio(on) {
+    await this.session.request("updateSubscriber", { subscriberId: this.id, subscribeToAudio: on });
+    this.subscribeToAudio = on;
+  }
+
+  /**
+   * What the router measured for this subscriber: the `getStats` result (`audio`, `video`,
+   * `quality` {score, lossFraction, audioFallbackState, ...}, `rtcStatsReport`). The browser's own
+   * view is `subscriber.pc.getStats()`.
+   * @returns {Promise<object>}
+   */
+  getStats() {
+    return this.session.request("getStats", { subscriberId: this.id });
+  }
+
+  /** Restarts ICE (done by itself when ICE fails or stays disconnected for 3 s). */
+  async restartIce() {
+    const result = await this.session.request("restartIce", { subscriberId: this.id });
+    await this._answer(result.sdpOffer);
+  }
+
+  /** Ends the subscription and closes the peer connection. */
+  async unsubscribe() {
+    if (this.ended) return;
+    try { await this.session.request("unsubscribe", { subscriberId: this.id }); } finally { this._ended(); }
+  }
+
+  /** @private */
+  _ended() {
+    if (this.ended) return;
+    this.ended = true;
+    this._unwatch();
+    this.pc.close();
+    this.session.subscribers.delete(this.id);
+  }
+}

@@ -1,0 +1,78 @@
+import COpenSSL
+
+@testable import DTLS
+
+/// A DTLS client in the active role, as a browser would be, driven through memory BIOs.
+final class DTLSTestClient {
+    let certificate: DTLSCertificate
+    private let context: OpaquePointer
+    private let ssl: OpaquePointer
+    private let incoming: OpaquePointer
+    private let outgoing: OpaquePointer
+
+    init(srtpProfiles: String) throws {
+        certificate = try DTLSCertificate(commonName: "client")
+        context = SSL_CTX_new(DTLS_client_method())!
+        SSL_CTX_use_certificate(context, certificate.certificate)
+        SSL_CTX_use_PrivateKey(context, certificate.key)
+        SSL_CTX_set_tlsext_use_srtp(context, srtpProfiles)
+        SSL_CTX_set_verify(context, SSL_VERIFY_PEER) { _, _ in 1 }
+        ssl = SSL_new(context)!
+        incoming = BIO_new(BIO_s_mem())!
+        outgoing = BIO_new(BIO_s_mem())!
+        switchyard_bio_set_retry_on_empty(incoming)
+        switchyard_bio_set_retry_on_empty(outgoing)
+        SSL_set_bio(ssl, incoming, outgoing)
+        SSL_set_connect_state(ssl)
+    }
+
+    deinit {
+        SSL_free(ssl)
+        SSL_CTX_free(context)
+    }
+
+    var isHandshakeDone: Bool { SSL_is_init_finished(ssl) == 1 }
+
+    /// Advances the handshake and returns what the client sends.
+    func step() -> [UInt8] {
+        _ = SSL_do_handshake(ssl)
+        let pending = Int(switchyard_bio_pending(outgoing))
+        guard pending > 0 else { return [] }
+        var bytes = [UInt8](repeating: 0, count: pending)
+        let read = BIO_read(outgoing, &bytes, Int32(pending))
+        return Array(bytes.prefix(max(0, Int(read))))
+    }
+
+    func receive(_ datagram: [UInt8]) {
+        _ = datagram.withUnsafeBytes { BIO_write(incoming, $0.baseAddress, Int32($0.count)) }
+    }
+
+    func exportedKeyingMaterial(length: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: length)
+        let label = "EXTRACTOR-dtls_srtp"
+        _ = SSL_export_keying_material(ssl, &bytes, length, label, label.utf8.count, nil, 0, 0)
+        return bytes
+    }
+
+    func closeNotify() -> [UInt8] {
+        SSL_shutdown(ssl)
+        return step()
+    }
+
+    /// Runs the handshake against `server` until neither side has anything more to say; returns the
+    /// events the server reported.
+    func handshake(with server: DTLSConnection, maximumRounds: Int = 20) -> [DTLSEvent] {
+        var events: [DTLSEvent] = []
+        for _ in 0..<maximumRounds {
+            let flight = step()
+            if flight.isEmpty, isHandshakeDone { break }
+            if !flight.isEmpty {
+                let event = flight.withUnsafeBytes { server.receive($0) }
+                if event != .none { events.append(event) }
+            }
+            for datagram in server.takeOutgoing() { receive(datagram) }
+        }
+        _ = step()
+        return events
+    }
+}

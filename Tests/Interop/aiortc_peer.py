@@ -1,0 +1,351 @@
+#!/usr/bin/env python3
+"""A WebRTC peer built on aiortc (pip install aiortc==1.16.0 websockets) that speaks Switchyard's
+signaling protocol (docs/protocol.md) with the WebRTC additions: `publish` with `sdpOffer`,
+`subscribe` with `webrtc: true` answered by `answerSubscriber`. An independent WebRTC stack (aioice,
+pyOpenSSL DTLS, libsrtp through pylibsrtp, libvpx and libopus through PyAV) for interop tests.
+
+  aiortc_peer.py publish   --url ws://127.0.0.1:7880/v1/ws --session S --token T --seconds N [--name NAME]
+  aiortc_peer.py subscribe --url ws://127.0.0.1:7880/v1/ws --session S --token T --seconds N [--stream-id ID]
+
+publish: sends a 440 Hz Opus tone and 320x240 VP8 video at 30 fps (a moving pattern) for N seconds
+after ICE and DTLS connect, then sends `disconnect`. Prints one JSON line:
+  {"role": "publisher", "streamId", "connected", "connectSeconds", "srtpProfile", "dtlsVersion",
+   "dtlsCipher", "audioFramesSent", "videoFramesSent", "audioPacketsSent", "videoPacketsSent",
+   "events": [{"event", "reason"}...]}
+subscribe: subscribes to the given stream, or the first stream that exists or appears within N
+seconds, and counts what aiortc decodes for N seconds after the subscribe request. Prints:
+  {"role": "subscriber", "streamId", "subscriberId", "connected", "videoFrames", "audioFrames",
+   "width", "height", "srtpProfile", "dtlsVersion", "dtlsCipher", "firstFrameSeconds", "firstAudioSeconds",
+   "videoEnabled", "events": [...]}
+`srtpProfile` uses the protocol's profile names (AEAD_AES_128_GCM, AES_CM_128_HMAC_SHA1_80, ...), or
+null when DTLS did not finish. `firstFrameSeconds` runs from the subscribe request to the first
+decoded video frame (null if none).
+
+Exit status: 0 when media flowed (publisher: ICE+DTLS connected; subscriber: at least one decoded
+video or audio frame), 1 when it did not (or no stream appeared, or a timeout), 2 when the server
+answered a request with an error (printed as {"error": {"code", "message"}, "method"} in the JSON line).
+"""
+import argparse
+import asyncio
+import fractions
+import json
+import math
+import sys
+import time
+
+import av
+import numpy
+import websockets
+from aiortc import (MediaStreamTrack, RTCConfiguration, RTCPeerConnection, RTCRtpSender,
+                    RTCSessionDescription)
+from aiortc.mediastreams import AudioStreamTrack, MediaStreamError, VideoStreamTrack
+from aiortc.rtcconfiguration import RTCBundlePolicy
+
+AUDIO_RATE = 48000
+AUDIO_SAMPLES = 960  # 20 ms
+WIDTH, HEIGHT = 320, 240
+CONNECT_TIMEOUT = 15.0
+PROFILE_NAMES = {
+    "SRTP_AES128_CM_SHA1_80": "AES_CM_128_HMAC_SHA1_80",
+    "SRTP_AES128_CM_SHA1_32": "AES_CM_128_HMAC_SHA1_32",
+    "SRTP_AEAD_AES_128_GCM": "AEAD_AES_128_GCM",
+    "SRTP_AEAD_AES_256_GCM": "AEAD_AES_256_GCM",
+}
+
+
+class ProtocolError(Exception):
+    def __init__(self, method: str, error: dict):
+        super().__init__(f"{method}: {error.get('code')}: {error.get('message')}")
+        self.method = method
+        self.error = error
+
+
+class SignalingClient:
+    """One WebSocket: requests matched to replies by id; events go to `events` (a queue) and `log`."""
+
+    def __init__(self, ws):
+        self.ws = ws
+        self.next_id = 1
+        self.pending: dict[int, tuple[str, asyncio.Future]] = {}
+        self.events: asyncio.Queue = asyncio.Queue()
+        self.log: list[dict] = []
+        self.reader = asyncio.create_task(self._read())
+
+    async def _read(self):
+        try:
+            async for text in self.ws:
+                message = json.loads(text)
+                if "event" in message:
+                    data = message.get("data") or {}
+                    self.log.append({"event": message["event"], "reason": data.get("reason"), "time": time.time()})
+                    self.events.put_nowait((message["event"], data))
+                    continue
+                method, future = self.pending.pop(message.get("id"), (None, None))
+                if future is None or future.done():
+                    continue
+                if "error" in message:
+                    future.set_exception(ProtocolError(method, message["error"]))
+                else:
+                    future.set_result(message.get("result") or {})
+        except websockets.ConnectionClosed:
+            pass
+        finally:
+            for method, future in self.pending.values():
+                if not future.done():
+                    future.set_exception(ConnectionError(f"{method}: the WebSocket closed"))
+            self.events.put_nowait(("closed", {}))
+
+    async def request(self, method: str, params: dict | None = None, timeout: float = 15.0) -> dict:
+        request_id = self.next_id
+        self.next_id += 1
+        future = asyncio.get_running_loop().create_future()
+        self.pending[request_id] = (method, future)
+        await self.ws.send(json.dumps({"v": 1, "id": request_id, "method": method, "params": params or {}}))
+        return await asyncio.wait_for(future, timeout)
+
+    async def close(self):
+        try:
+            await self.request("disconnect", timeout=5.0)
+        except Exception:
+            pass
+        await self.ws.close()
+        self.reader.cancel()
+
+
+class ToneTrack(AudioStreamTrack):
+    """A 440 Hz sine, s16 mono at 48 kHz in 20 ms frames, paced in real time."""
+
+    def __init__(self):
+        super().__init__()
+        self.frames = 0
+        self._start = None
+        self._phase = 0
+
+    async def recv(self):
+        if self.readyState != "live":
+            raise MediaStreamError
+        if self._start is None:
+            self._start = time.time()
+        wait = self._start + self.frames * AUDIO_SAMPLES / AUDIO_RATE - time.time()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        t = (numpy.arange(AUDIO_SAMPLES) + self._phase) / AUDIO_RATE
+        samples = (numpy.sin(2 * math.pi * 440 * t) * 8000).astype(numpy.int16)
+        frame = av.AudioFrame.from_ndarray(samples.reshape(1, -1), format="s16", layout="mono")
+        frame.sample_rate = AUDIO_RATE
+        frame.pts = self._phase
+        frame.time_base = fractions.Fraction(1, AUDIO_RATE)
+        self._phase += AUDIO_SAMPLES
+        self.frames += 1
+        return frame
+
+
+class PatternTrack(VideoStreamTrack):
+    """320x240 at 30 fps: diagonal colour bands that move, so every frame differs."""
+
+    def __init__(self):
+        super().__init__()
+        self.frames = 0
+        y, x = numpy.mgrid[0:HEIGHT, 0:WIDTH]
+        self._base = (x + y).astype(numpy.int32)
+
+    async def recv(self):
+        pts, time_base = await self.next_timestamp()
+        shift = self.frames * 4
+        image = numpy.empty((HEIGHT, WIDTH, 3), numpy.uint8)
+        image[..., 0] = (self._base + shift) % 256
+        image[..., 1] = (self._base * 2 - shift) % 256
+        image[..., 2] = ((self._base // 32 + self.frames // 15) % 2) * 200
+        frame = av.VideoFrame.from_ndarray(image, format="bgr24")
+        frame.pts = pts
+        frame.time_base = time_base
+        self.frames += 1
+        return frame
+
+
+def prefer(transceiver, kind: str, mime_types: list[str]):
+    codecs = [c for mime in mime_types for c in RTCRtpSender.getCapabilities(kind).codecs if c.mimeType.lower() == mime]
+    transceiver.setCodecPreferences(codecs)
+
+
+def dtls_facts(pc: RTCPeerConnection) -> dict:
+    """The negotiated SRTP profile, DTLS version and cipher, from aiortc's DTLS transport (internals)."""
+    facts = {"srtpProfile": None, "dtlsVersion": None, "dtlsCipher": None}
+    try:
+        transport = pc.getTransceivers()[0].receiver.transport
+        if transport.state != "connected":
+            return facts
+        ssl = transport._ssl
+        profile = ssl.get_selected_srtp_profile()
+        profile = profile.decode() if isinstance(profile, bytes) else profile
+        facts["srtpProfile"] = PROFILE_NAMES.get(profile, profile) or None
+        facts["dtlsVersion"] = ssl.get_protocol_version_name()
+        facts["dtlsCipher"] = ssl.get_cipher_name()
+    except Exception:  # best effort: these are aiortc internals
+        pass
+    return facts
+
+
+def new_peer_connection() -> RTCPeerConnection:
+    return RTCPeerConnection(RTCConfiguration(bundlePolicy=RTCBundlePolicy.MAX_BUNDLE))
+
+
+async def wait_connected(pc: RTCPeerConnection, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pc.connectionState == "connected":
+            return True
+        if pc.connectionState in ("failed", "closed"):
+            return False
+        await asyncio.sleep(0.05)
+    return pc.connectionState == "connected"
+
+
+async def connect(args) -> tuple[SignalingClient, dict]:
+    ws = await websockets.connect(args.url, max_size=None)
+    client = SignalingClient(ws)
+    result = await client.request("connect", {"sessionId": args.session, "token": args.token})
+    return client, result
+
+
+async def run_publish(args, out: dict) -> int:
+    client, _ = await connect(args)
+    pc = new_peer_connection()
+    audio, video = ToneTrack(), PatternTrack()
+    try:
+        prefer(pc.addTransceiver(audio, direction="sendonly"), "audio", ["audio/opus"])
+        prefer(pc.addTransceiver(video, direction="sendonly"), "video", ["video/vp8", "video/rtx"])
+        await pc.setLocalDescription(await pc.createOffer())
+        params = {"sdpOffer": pc.localDescription.sdp, "videoDimensions": {"width": WIDTH, "height": HEIGHT}}
+        if args.name is not None:
+            params["name"] = args.name
+        started = time.monotonic()
+        result = await client.request("publish", params)
+        out["streamId"] = result["stream"]["streamId"]
+        await pc.setRemoteDescription(RTCSessionDescription(sdp=result["sdpAnswer"], type="answer"))
+        out["connected"] = await wait_connected(pc, CONNECT_TIMEOUT)
+        out["connectSeconds"] = round(time.monotonic() - started, 3) if out["connected"] else None
+        out.update(dtls_facts(pc))
+        if out["connected"]:
+            await asyncio.sleep(args.seconds)
+        out["audioFramesSent"], out["videoFramesSent"] = audio.frames, video.frames
+        for stats in (await pc.getStats()).values():
+            if stats.type == "outbound-rtp":
+                out[f"{stats.kind}PacketsSent"] = stats.packetsSent
+        return 0 if out["connected"] else 1
+    finally:
+        out["events"] = [{"event": e["event"], "reason": e["reason"]} for e in client.log]
+        await client.close()
+        await pc.close()
+
+
+async def first_stream(client: SignalingClient, connect_result: dict, stream_id: str | None, timeout: float) -> str | None:
+    own = connect_result["connection"]["connectionId"]
+    for stream in connect_result["session"]["streams"]:
+        if (stream_id is None and stream["connection"]["connectionId"] != own) or stream["streamId"] == stream_id:
+            return stream["streamId"]
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            name, data = await asyncio.wait_for(client.events.get(), left)
+        except asyncio.TimeoutError:
+            break
+        if name == "closed":
+            break
+        if name == "streamCreated" and (stream_id is None or data["stream"]["streamId"] == stream_id):
+            return data["stream"]["streamId"]
+    return None
+
+
+async def run_subscribe(args, out: dict) -> int:
+    client, connect_result = await connect(args)
+    pc = new_peer_connection()
+    counts = {"video": 0, "audio": 0}
+    consumers = []
+    started = None
+
+    async def consume(track: MediaStreamTrack):
+        while True:
+            try:
+                frame = await track.recv()
+            except MediaStreamError:
+                return
+            counts[track.kind] += 1
+            if track.kind == "video":
+                if counts["video"] == 1:
+                    out["firstFrameSeconds"] = round(time.monotonic() - started, 3)
+                out["width"], out["height"] = frame.width, frame.height
+            elif counts["audio"] == 1:
+                out["firstAudioSeconds"] = round(time.monotonic() - started, 3)
+
+    @pc.on("track")
+    def on_track(track):
+        consumers.append(asyncio.ensure_future(consume(track)))
+
+    try:
+        stream_id = await first_stream(client, connect_result, args.stream_id, args.seconds)
+        if stream_id is None:
+            out["message"] = "no stream appeared"
+            return 1
+        out["streamId"] = stream_id
+        started = time.monotonic()
+        result = await client.request("subscribe", {"streamId": stream_id, "webrtc": True})
+        out["subscriberId"] = result["subscriberId"]
+        out["videoEnabled"] = result.get("videoEnabled")
+        await pc.setRemoteDescription(RTCSessionDescription(sdp=result["sdpOffer"], type="offer"))
+        await pc.setLocalDescription(await pc.createAnswer())
+        await client.request("answerSubscriber", {"subscriberId": result["subscriberId"], "sdpAnswer": pc.localDescription.sdp})
+        out["connected"] = await wait_connected(pc, min(CONNECT_TIMEOUT, args.seconds))
+        out.update(dtls_facts(pc))
+        await asyncio.sleep(max(0.0, args.seconds - (time.monotonic() - started)))
+        out["videoFrames"], out["audioFrames"] = counts["video"], counts["audio"]
+        return 0 if counts["video"] or counts["audio"] else 1
+    finally:
+        out["videoFrames"], out["audioFrames"] = counts["video"], counts["audio"]
+        out["events"] = [{"event": e["event"], "reason": e["reason"]} for e in client.log]
+        for task in consumers:
+            task.cancel()
+        await client.close()
+        await pc.close()
+
+
+async def main(args) -> int:
+    if args.mode == "publish":
+        out = {"role": "publisher", "streamId": None, "connected": False, "connectSeconds": None,
+               "srtpProfile": None, "dtlsVersion": None, "dtlsCipher": None}
+        runner = run_publish
+    else:
+        out = {"role": "subscriber", "streamId": None, "subscriberId": None, "connected": False,
+               "videoFrames": 0, "audioFrames": 0, "width": None, "height": None, "srtpProfile": None,
+               "dtlsVersion": None, "dtlsCipher": None, "firstFrameSeconds": None, "firstAudioSeconds": None}
+        runner = run_subscribe
+    try:
+        status = await runner(args, out)
+    except ProtocolError as error:
+        out.update(error=error.error, method=error.method)
+        status = 2
+    except (OSError, ConnectionError, asyncio.TimeoutError, websockets.WebSocketException) as error:
+        out["message"] = f"{type(error).__name__}: {error}"
+        status = 1
+    print(json.dumps(out), flush=True)
+    return status
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    modes = parser.add_subparsers(dest="mode", required=True)
+    for mode in ("publish", "subscribe"):
+        sub = modes.add_parser(mode)
+        sub.add_argument("--url", required=True, help="ws://HOST:PORT/v1/ws")
+        sub.add_argument("--session", required=True)
+        sub.add_argument("--token", required=True, help="a client token for this session")
+        sub.add_argument("--seconds", type=float, default=5.0)
+        if mode == "publish":
+            sub.add_argument("--name", help="the stream's name")
+        else:
+            sub.add_argument("--stream-id", help="default: the first stream that exists or appears")
+    return parser.parse_args(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main(parse_args())))
