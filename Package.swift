@@ -79,7 +79,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            resources: [.copy("Web")]
         ),
         .target(
             name: "SwitchyardClient",
@@ -114,10 +115,11 @@ let package = Package(
             ]
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .target(name: "MediaTestSupport", dependencies: ["MediaControl", "RTPWire", "SRTP"], path: "Tests/MediaTestSupport"),
+        .target(
+            name: "MediaTestSupport", dependencies: ["MediaControl", "RTPWire", "SRTP", "DTLS", "ICE", "COpenSSL"], path: "Tests/MediaTestSupport"),
         .testTarget(name: "RTPWireTests", dependencies: ["RTPWire", "TestSupport"]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP", "RTPWire", "TestSupport"]),
-        .testTarget(name: "DTLSTests", dependencies: ["DTLS", "COpenSSL", "SRTP"]),
+        .testTarget(name: "DTLSTests", dependencies: ["DTLS", "SRTP", "MediaTestSupport"]),
         .testTarget(name: "ICETests", dependencies: ["ICE"]),
         .testTarget(name: "SessionDescriptionTests", dependencies: ["SessionDescription"]),
         .testTarget(name: "QualityTests", dependencies: ["Quality", "RTPWire", "TestSupport"]),

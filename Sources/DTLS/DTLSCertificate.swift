@@ -36,6 +36,12 @@ public final class DTLSCertificate: @unchecked Sendable {
         EVP_PKEY_free(key)
     }
 
+    /// Makes `context` (an `SSL_CTX`) present this certificate and key.
+    public func install(on context: OpaquePointer) throws(DTLSError) {
+        guard SSL_CTX_use_certificate(context, certificate) == 1 else { throw OpenSSLErrors.failure("SSL_CTX_use_certificate") }
+        guard SSL_CTX_use_PrivateKey(context, key) == 1 else { throw OpenSSLErrors.failure("SSL_CTX_use_PrivateKey") }
+    }
+
     /// The fingerprint as `a=fingerprint` writes it: `sha-256 AB:CD:...`.
     public var sdpFingerprint: String { "sha-256 " + DTLSFingerprintDigest.text(sha256Fingerprint) }
 }

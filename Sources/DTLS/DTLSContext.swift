@@ -18,10 +18,7 @@ public final class DTLSContext: @unchecked Sendable {
         self.context = context
         self.certificate = certificate
         guard switchyard_ssl_ctx_require_dtls12(context) == 1 else { throw OpenSSLErrors.failure("DTLS 1.2 minimum") }
-        guard SSL_CTX_use_certificate(context, certificate.certificate) == 1 else {
-            throw OpenSSLErrors.failure("SSL_CTX_use_certificate")
-        }
-        guard SSL_CTX_use_PrivateKey(context, certificate.key) == 1 else { throw OpenSSLErrors.failure("SSL_CTX_use_PrivateKey") }
+        try certificate.install(on: context)
         guard SSL_CTX_set_cipher_list(context, Self.cipherList) == 1 else { throw OpenSSLErrors.failure("SSL_CTX_set_cipher_list") }
         // SSL_CTX_set_tlsext_use_srtp returns 0 on success.
         guard SSL_CTX_set_tlsext_use_srtp(context, srtpProfiles) == 0 else { throw OpenSSLErrors.failure("use_srtp") }

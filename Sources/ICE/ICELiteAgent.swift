@@ -61,6 +61,9 @@ public struct ICELiteAgent<Address: Hashable> {
     private var entries: [Entry]
     /// Bumped by every restart, so addresses verified under older credentials can be told apart.
     private var generation: UInt32 = 0
+    /// Whether `entries` may hold addresses verified before the last restart, which the next
+    /// successful check retires.
+    private var retiringEarlierGenerations = false
     private var nominatedAddress: Address?
     /// When the nominated address last passed a check (or was nominated, or a restart began).
     private var consentRefreshedAt: UInt64 = 0
@@ -87,7 +90,7 @@ public struct ICELiteAgent<Address: Hashable> {
 
     /// Whether a check from `address` succeeded: DTLS and media are accepted only from these.
     public func isVerified(_ address: Address) -> Bool {
-        entries.contains { $0.address == address }
+        index(of: address) != nil
     }
 
     /// Where to send: the nominated address, or before nomination the most recently verified one.
@@ -134,6 +137,7 @@ public struct ICELiteAgent<Address: Hashable> {
         remoteCredentials = remote
         remoteUsernameFragment = remote.map { Array($0.usernameFragment.utf8) }
         generation &+= 1
+        retiringEarlierGenerations = !entries.isEmpty
         if nominatedAddress != nil {
             consentRefreshedAt = now
         }
@@ -215,6 +219,7 @@ public struct ICELiteAgent<Address: Hashable> {
             return nil
         }
         entries.removeAll(keepingCapacity: true)
+        retiringEarlierGenerations = false
         nominatedAddress = nil
         return .consentExpired
     }
@@ -226,12 +231,13 @@ public struct ICELiteAgent<Address: Hashable> {
     ) {
         // The first success with restarted credentials retires what older credentials verified.
         let current = generation
-        if entries.contains(where: { $0.generation != current }) {
+        if retiringEarlierGenerations {
+            retiringEarlierGenerations = false
             entries.removeAll { $0.generation != current && $0.address != source }
             dropNominationIfForgotten()
         }
 
-        if let index = entries.firstIndex(where: { $0.address == source }) {
+        if let index = index(of: source) {
             entries[index].lastSuccess = now
             entries[index].generation = current
             if !entries[index].remoteUsernameFragment.elementsEqual(remote) {
@@ -242,7 +248,18 @@ public struct ICELiteAgent<Address: Hashable> {
         if entries.count >= Self.maximumVerifiedAddresses {
             evictLeastRecentlySuccessful()
         }
-        entries.append(Entry(address: source, generation: current, lastSuccess: now, remoteUsernameFragment: Array(remote)))
+        entries.append(
+            Entry(address: source, generation: current, lastSuccess: now, remoteUsernameFragment: Array(remote)))
+    }
+
+    /// Where `address` is in `entries`. A plain loop: callers in other modules run this generic code
+    /// unspecialized, and there a closure capturing the address (`firstIndex(where:)`) costs a heap
+    /// allocation per call.
+    private func index(of address: Address) -> Int? {
+        for index in entries.indices where entries[index].address == address {
+            return index
+        }
+        return nil
     }
 
     private mutating func evictLeastRecentlySuccessful() {

@@ -260,7 +260,8 @@ public struct STUNMessage {
                 succeeded = withUnsafeTemporaryAllocation(byteCount: coveredCount, alignment: 8) { copy in
                     copy.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[0..<coveredCount]))
                     copy.setUInt16(adjustedLength, at: 2)
-                    return HMACSHA1.authenticate(key: key, data: UnsafeRawBufferPointer(copy), into: computed.baseAddress!)
+                    return HMACSHA1.authenticate(
+                        key: key, data: UnsafeRawBufferPointer(copy), into: computed.baseAddress!)
                 }
             }
             guard succeeded else { return false }

@@ -23,17 +23,19 @@ struct STUNMessageBuilder {
     /// Appends an attribute with a `length`-byte value that `writeValue` fills; the padding is zeroed.
     mutating func append(type: UInt16, length: Int, _ writeValue: (UnsafeMutableRawBufferPointer) -> Void) {
         let padded = (length + 3) & ~3
-        precondition(length <= Int(UInt16.max) && buffer.count - count >= 4 + padded,
-                     "STUN buffer of \(buffer.count) bytes has no room for attribute 0x\(hex16(type))")
+        precondition(
+            length <= Int(UInt16.max) && buffer.count - count >= 4 + padded,
+            "STUN buffer of \(buffer.count) bytes has no room for attribute 0x\(hex16(type))")
         buffer.setUInt16(type, at: count)
         buffer.setUInt16(UInt16(length), at: count + 2)
         let valueStart = count + 4
+        count = valueStart + padded
+        // Before the value: MESSAGE-INTEGRITY and FINGERPRINT cover a header that counts themselves.
+        buffer.setUInt16(UInt16(count - STUNMessage.headerByteCount), at: 2)
         writeValue(UnsafeMutableRawBufferPointer(rebasing: buffer[valueStart..<valueStart + length]))
         for index in (valueStart + length)..<(valueStart + padded) {
             buffer[index] = 0
         }
-        count = valueStart + padded
-        buffer.setUInt16(UInt16(count - STUNMessage.headerByteCount), at: 2)
     }
 
     mutating func appendFlag(type: UInt16) {

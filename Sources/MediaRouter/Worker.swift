@@ -123,6 +123,8 @@ final class Worker: @unchecked Sendable {
                 bytesReceived &+= UInt64(slot.pointee.length)
                 if let transport = sharedSocketTransport(for: slot) {
                     transport.handleDatagram(slot, now: now)
+                } else if slot.pointee.length > 0, PacketClass.demultiplex(firstByte: slot.pointee.buffer.load(as: UInt8.self)) == .stun {
+                    unownedDrops.stun += 1
                 } else {
                     unownedDrops.unverifiedSource += 1
                 }

@@ -20,6 +20,10 @@ struct RESTRoutes: Sendable {
         var sessionId: String
     }
 
+    private struct FaultBody: Decodable {
+        var dropShare: Double
+    }
+
     private struct SignalBody: Decodable {
         var type: String
         var data: String
@@ -69,6 +73,16 @@ struct RESTRoutes: Sendable {
             let streamId = context.parameters.get("streamId") ?? ""
             return try await respond(to: request, status: .ok) { _ throws(SignalingError) in
                 try await directory.publisherStatistics(sessionId: sessionId, streamId: streamId)
+            }
+        }
+        // A test aid, refused unless media.faultInjection is on: loss toward one subscriber.
+        router.put("/v1/sessions/:sessionId/subscribers/:subscriberId/fault") { request, context in
+            let sessionId = context.parameters.get("sessionId") ?? ""
+            let subscriberId = context.parameters.get("subscriberId") ?? ""
+            return try await respond(to: request, status: .noContent) { body throws(SignalingError) in
+                let fault = try decode(FaultBody.self, from: body)
+                try await directory.setFaultInjection(sessionId: sessionId, subscriberId: subscriberId, dropShare: fault.dropShare)
+                return nil as EmptyResult?
             }
         }
         router.post("/v1/sessions/:sessionId/signal") { request, context in

@@ -156,6 +156,18 @@ extension SessionDirectory {
         }
     }
 
+    /// The fault-injection test aid: drops `dropShare` of what the router sends to one subscriber.
+    public func setFaultInjection(sessionId: String, subscriberId: String, dropShare: Double) async throws(SignalingError) {
+        guard let subscriber = sessions[sessionId]?.subscribers[subscriberId] else {
+            throw SignalingError(.notFound, "no subscriber \(subscriberId) in session \(sessionId)")
+        }
+        do {
+            try await media.setFaultInjection(transport: subscriber.transportID, dropShare: dropShare)
+        } catch {
+            throw Self.mediaError(error)
+        }
+    }
+
     func createWebRTCTransport(in sessionId: String) async throws(SignalingError) -> WebRTCTransportParameters {
         let routerID = try await router(of: sessionId)
         do {

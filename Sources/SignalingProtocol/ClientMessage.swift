@@ -122,6 +122,8 @@ extension ClientMessage: Encodable {
         case .updateSubscriber(let parameters): try container.encode(parameters, forKey: .params)
         case .signal(let parameters): try container.encode(parameters, forKey: .params)
         case .forceDisconnect(let parameters): try container.encode(parameters, forKey: .params)
+        case .answerSubscriber(let parameters): try container.encode(parameters, forKey: .params)
+        case .restartIce(let parameters): try container.encode(parameters, forKey: .params)
         case .disconnect: try container.encode(NoParameters(), forKey: .params)
         }
     }

@@ -185,7 +185,8 @@ public final class Session: Sendable {
             srtp: SRTPKeying(profile: endpoint.keys.profile.rawValue, key: endpoint.keys.sdesKeyParameter))
     }
 
-    private func accept(_ answer: TransportAnswer, on endpoint: MediaEndpoint) throws(SessionError) {
+    private func accept(_ answer: TransportAnswer?, on endpoint: MediaEndpoint) throws(SessionError) {
+        guard let answer else { throw .media("the server answered without a plain transport") }
         guard let profile = SRTPProfile(rawValue: answer.srtp.profile) else { throw .media("the router chose SRTP profile \(answer.srtp.profile)") }
         do {
             let keys = try SRTPKeyMaterial(profile: profile, sdesKeyParameter: answer.srtp.key)

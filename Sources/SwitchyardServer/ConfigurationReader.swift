@@ -58,6 +58,24 @@ struct ConfigurationReader {
         return value
     }
 
+    /// An integer that may be absent or null (nil), or else must lie in `range`.
+    mutating func optionalInteger(_ key: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
+        guard let value = members[key], value != .null else {
+            read.insert(key)
+            return nil
+        }
+        return try integer(key, default: 0, in: range)
+    }
+
+    mutating func boolean(_ key: String, default fallback: Bool) throws(ConfigurationError) -> Bool {
+        read.insert(key)
+        switch members[key] {
+        case nil: return fallback
+        case .bool(let value)?: return value
+        case let other?: throw ConfigurationError(keyPath: keyPath(key), problem: "expected true or false, found \(other.typeName)")
+        }
+    }
+
     mutating func number(_ key: String, default fallback: Double, in range: ClosedRange<Double>) throws(ConfigurationError) -> Double {
         read.insert(key)
         let value: Double

@@ -38,6 +38,12 @@ extension SwitchyardConfiguration {
             "keyFrameRequestIntervalMs": 1000,
             "reportIntervalMs": 1000,
             "producerIdleTimeoutMs": 5000,
+            "webrtc": {
+              "sharedPort": null,
+              "connectTimeoutSeconds": 30,
+              "consentTimeoutSeconds": 30
+            },
+            "faultInjection": false,
             "audioFallback": {
               "warningScore": 70,
               "disableScore": 45,

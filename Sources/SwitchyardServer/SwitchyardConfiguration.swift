@@ -124,6 +124,15 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
         }
         var fallbackReader = try mediaReader.object("audioFallback")
         let audioFallback = try audioFallback(&fallbackReader)
+        var webRTC = try mediaReader.object("webrtc")
+        let sharedPort = try webRTC.optionalInteger("sharedPort", in: 1024...65535)
+        if let sharedPort, sharedPort + (workers == 0 ? ProcessInfo.processInfo.activeProcessorCount : workers) - 1 > 65535 {
+            throw ConfigurationError(keyPath: "media.webrtc.sharedPort", problem: "\(sharedPort) plus one port per worker goes past 65535")
+        }
+        let connectTimeout = try webRTC.integer("connectTimeoutSeconds", default: 30, in: 1...600)
+        let consentTimeout = try webRTC.integer("consentTimeoutSeconds", default: 30, in: 5...600)
+        try webRTC.finish()
+        let faultInjection = try mediaReader.boolean("faultInjection", default: false)
         let media = MediaRouterConfiguration(
             workerCount: workers == 0 ? ProcessInfo.processInfo.activeProcessorCount : workers,
             listenAddress: listenAddress, announcedAddress: announcedAddress,
@@ -133,7 +142,11 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
             keyFrameRequestInterval: .milliseconds(try mediaReader.integer("keyFrameRequestIntervalMs", default: 1000, in: 100...60_000)),
             reportInterval: .milliseconds(try mediaReader.integer("reportIntervalMs", default: 1000, in: 100...60_000)),
             producerIdleTimeout: .milliseconds(try mediaReader.integer("producerIdleTimeoutMs", default: 5000, in: 500...600_000)),
-            audioFallback: audioFallback)
+            audioFallback: audioFallback,
+            webRTCSharedPort: sharedPort.map { UInt16($0) },
+            webRTCConnectTimeout: .seconds(connectTimeout),
+            iceConsentTimeout: .seconds(consentTimeout),
+            faultInjection: faultInjection)
         try mediaReader.finish()
 
         var logging = try root.object("logging")

@@ -39,6 +39,7 @@ public final class SwitchyardDaemon: Sendable {
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.add(middleware: MetricsMiddleware())
         signaling.register(on: router)
+        try WebClientRoutes(tokens: tokens, servesDevelopmentTokens: configuration.usesDevelopmentCredentials).register(on: router)
         router.get("/health") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"status":"ok"}"#)))
         }

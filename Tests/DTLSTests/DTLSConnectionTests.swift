@@ -1,3 +1,4 @@
+import MediaTestSupport
 import SRTP
 import Testing
 

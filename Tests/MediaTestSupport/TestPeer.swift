@@ -9,7 +9,7 @@ public final class TestPeer {
     public let descriptor: Int32
     public let port: UInt16
     public let keys: SRTPKeyMaterial
-    private let outbound: SRTPSession
+    private var outbound: SRTPSession
     private var inbound: SRTPSession?
     public var routerPort: UInt16 = 0
 
@@ -54,6 +54,20 @@ public final class TestPeer {
         let profile = SRTPProfile(rawValue: routerSRTP.profile)!
         inbound = try SRTPSession(
             keyMaterial: SRTPKeyMaterial(profile: profile, sdesKeyParameter: routerSRTP.keyParameter), direction: .inbound)
+    }
+
+    /// Keys from a DTLS-SRTP handshake instead of SDES: what the peer protects with, and what the router does.
+    public func useKeys(local: SRTPKeyMaterial, remote: SRTPKeyMaterial) throws {
+        outbound = try SRTPSession(keyMaterial: local, direction: .outbound)
+        inbound = try SRTPSession(keyMaterial: remote, direction: .inbound)
+    }
+
+    /// The next datagram as it arrived (STUN, DTLS, or still protected media); nil after the timeout.
+    public func receiveRaw(waiting: Bool = true) -> [UInt8]? {
+        var storage = [UInt8](repeating: 0, count: 2048)
+        let flags = waiting ? Int32(0) : Int32(MSG_DONTWAIT)
+        let received = storage.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, flags) }
+        return received > 0 ? Array(storage.prefix(received)) : nil
     }
 
     public func setReceiveTimeout(milliseconds: Int) {

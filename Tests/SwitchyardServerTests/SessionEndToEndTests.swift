@@ -90,7 +90,7 @@ import Testing
         let subscriberPeer = try TestPeer(profile: .aesCM128HMACSHA1_80)
 
         guard case .publish(let published) = try await publisher.call(.publish(publishParameters(for: publisherPeer))) else { return }
-        try accept(published.transport, on: publisherPeer)
+        try accept(try #require(published.transport), on: publisherPeer)
         #expect(published.stream.hasAudio && published.stream.hasVideo)
         guard case .streamCreated(let created) = try await subscriber.event(.streamCreated) else { return }
         #expect(created.stream == published.stream)
@@ -98,7 +98,7 @@ import Testing
         guard case .subscribe(let subscribed) = try await subscriber.call(
             .subscribe(SubscribeParameters(streamId: published.stream.streamId, transport: offer(for: subscriberPeer))))
         else { return }
-        try accept(subscribed.transport, on: subscriberPeer)
+        try accept(try #require(subscribed.transport), on: subscriberPeer)
         #expect(subscribed.videoEnabled)
         let audioSSRC = try #require(subscribed.audio?.ssrc)
         let videoSSRC = try #require(subscribed.video?.ssrc)

@@ -1,7 +1,13 @@
 // The demo page: join a session, publish camera and mic, subscribe to everyone else, and show
 // per subscriber the video state, the last audio-fallback event and live stats.
 // Query parameters: session, name, token, autojoin=1, ws (a WebSocket URL other than this host's /v1/ws).
-// Tests read window.switchyardDemo and the data-* attributes below.
+// Tests read window.switchyardDemo (session, publisher, subscribers: Map subscriberId → Subscriber, log,
+// timing) and the DOM: each subscriber tile `.tile[data-subscriber-id][data-stream-id]` (with
+// data-subscribe-started-at and data-first-frame-at, Date.now() ms) holds `.video-state` ("on",
+// "off (quality)", ...), `.fallback[data-event][data-reason]`, `.stats[data-frames-decoded]
+// [data-total-samples-received]` and `.server-stats[data-score]`; the publisher's tile has
+// data-publisher; the event log is `#log li[data-event][data-reason]` (data-local for the page's own
+// entries: connected, published, subscribed, error).
 import { Session } from "./switchyard.js";
 
 const params = new URLSearchParams(location.search);
@@ -34,6 +40,7 @@ function setStatus(text, isError = false) {
   $("status").className = isError ? "error" : "";
 }
 
+const describe = (error) => (error.code ? `${error.method ?? ""} ${error.code}: ${error.message}`.trim() : error.message);
 const clock = (t) => new Date(t).toISOString().slice(11, 23);
 
 /** Adds one entry to the event log (list and demo.log). */
@@ -67,10 +74,13 @@ function makeTile(label, stream) {
   const video = document.createElement("video");
   video.autoplay = true;
   video.playsInline = true;
+  const media = document.createElement("div");
+  media.className = "media";
+  media.append(video);
   const name = document.createElement("div");
   name.className = "name";
   name.textContent = label;
-  tile.append(video, name);
+  tile.append(media, name);
   $("tiles").append(tile);
   return { tile, video };
 }
@@ -88,10 +98,14 @@ function play(video) {
 }
 
 function renderVideoState(subscriber) {
-  const el = document.querySelector(`[data-subscriber-id="${subscriber.id}"] .video-state`);
-  if (!el) return;
-  el.textContent = subscriber.videoEnabled ? "on" : `off${subscriber.videoDisableReason ? ` (${subscriber.videoDisableReason})` : ""}`;
+  const tile = document.querySelector(`[data-subscriber-id="${subscriber.id}"]`);
+  if (!tile) return;
+  const text = subscriber.videoEnabled ? "on" : `off${subscriber.videoDisableReason ? ` (${subscriber.videoDisableReason})` : ""}`;
+  const el = tile.querySelector(".video-state");
+  el.textContent = text;
   el.classList.toggle("off", !subscriber.videoEnabled);
+  tile.classList.toggle("video-off", !subscriber.videoEnabled);
+  tile.querySelector(".media").dataset.overlay = `video ${text}`;
 }
 
 function renderFallback(subscriberId) {
@@ -115,7 +129,7 @@ function addSubscriberTile(subscriber) {
   toggle.className = "toggle-subscribe-video";
   toggle.textContent = "video";
   toggle.style.marginLeft = ".5rem";
-  toggle.onclick = () => subscriber.setSubscribeToVideo(!subscriber.subscribeToVideo).catch((e) => logEvent("error", { reason: e.code, message: e.message }, true));
+  toggle.onclick = () => subscriber.setSubscribeToVideo(!subscriber.subscribeToVideo).catch((e) => logEvent("error", { reason: e.code, message: describe(e) }, true));
   stateLine.append(toggle);
   line(tile, "fallback", "last fallback event: none");
   line(tile, "stats", "stats: waiting");
@@ -143,7 +157,7 @@ async function subscribeTo(stream) {
     logEvent("subscribed", { subscriberId: subscriber.id, stream }, true);
   } catch (error) {
     subscribedStreams.delete(stream.streamId);
-    logEvent("error", { reason: error.code ?? "", message: `subscribe ${stream.streamId}: ${error.message}` }, true);
+    logEvent("error", { reason: error.code ?? "", message: `subscribe ${stream.streamId}: ${describe(error)}` }, true);
   }
 }
 
@@ -242,8 +256,8 @@ async function join() {
     }
     if (session.capabilities.publish) await publish(name);
   } catch (error) {
-    logEvent("error", { reason: error.code ?? "", message: error.message }, true);
-    setStatus(`Could not join: ${error.message}`, true);
+    logEvent("error", { reason: error.code ?? "", message: describe(error) }, true);
+    setStatus(`Could not join: ${describe(error)}`, true);
     if (!demo.session) $("join").disabled = false;
   }
 }
@@ -262,8 +276,8 @@ async function publish(name) {
     play(video);
     $("toggle-video").disabled = $("toggle-audio").disabled = false;
   } catch (error) {
-    logEvent("error", { reason: error.code ?? "", message: `publish: ${error.message}` }, true);
-    setStatus(`Connected, but could not publish: ${error.message}`, true);
+    logEvent("error", { reason: error.code ?? "", message: `publish: ${describe(error)}` }, true);
+    setStatus(`Connected, but could not publish: ${describe(error)}`, true);
   }
 }
 
@@ -300,7 +314,7 @@ async function toggle(kind) {
     button.dataset.off = on ? "" : "1";
     button.textContent = `${kind === "video" ? "Camera" : "Mic"} ${on ? "off" : "on"}`;
   } catch (error) {
-    logEvent("error", { reason: error.code ?? "", message: error.message }, true);
+    logEvent("error", { reason: error.code ?? "", message: describe(error) }, true);
   }
 }
 

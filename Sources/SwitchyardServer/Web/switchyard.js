@@ -20,17 +20,18 @@ const SUBSCRIBER_EVENTS = new Set(["videoDisabled", "videoEnabled", "videoDisabl
 const PUBLISHER_EVENTS = new Set(["publisherVideoDisableWarning", "publisherVideoDisableWarningLifted",
   "publisherVideoDisabled", "publisherVideoEnabled"]);
 
-/** An error answer from the server (`code`, `message` as in protocol.md), or a local failure
- *  (`code` `timeout`, `closed`). */
+/** An error answer from the server (`code` and `message` exactly as sent, see protocol.md), or a
+ *  local failure (`code` `timeout` or `closed`). `method` is the request's method. */
 export class SwitchyardError extends Error {
-  /** @param {string} code @param {string} message @param {string} [method] the request's method */
+  /** @param {string} code @param {string} message @param {string} [method] */
   constructor(code, message, method) {
-    super(`${method ? method + ": " : ""}${code}: ${message}`);
+    super(message);
     this.name = "SwitchyardError";
     this.code = code;
-    this.serverMessage = message;
     this.method = method;
   }
+
+  toString() { return `SwitchyardError ${this.method ? this.method + " " : ""}${this.code}: ${this.message}`; }
 }
 
 /** Keeps only the given codecs (by MIME type, in that order) on a transceiver; ignored where unsupported. */
@@ -132,8 +133,10 @@ export class Session extends EventTarget {
     for (const s of result.session.streams) this.streams.set(s.streamId, s);
     this.#ready = true;
     // Events that came before the reply go out once the caller has had a chance to add listeners.
-    const early = this.#early.splice(0);
-    if (early.length) setTimeout(() => early.forEach((m) => this.#event(m.event, m.data)), 0);
+    // Later events queue behind them, so the order holds.
+    if (this.#early.length) {
+      setTimeout(() => { while (this.#early.length) { const m = this.#early.shift(); this.#event(m.event, m.data ?? {}); } }, 0);
+    }
   }
 
   /**
@@ -161,7 +164,7 @@ export class Session extends EventTarget {
     let message;
     try { message = JSON.parse(text); } catch { return console.warn("switchyard: not JSON", text); }
     if (message.event !== undefined) {
-      if (this.#ready) this.#event(message.event, message.data ?? {});
+      if (this.#ready && !this.#early.length) this.#event(message.event, message.data ?? {});
       else this.#early.push(message);
       return;
     }

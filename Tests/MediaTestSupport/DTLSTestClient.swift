@@ -1,20 +1,19 @@
 import COpenSSL
-
-@testable import DTLS
+import DTLS
+import SRTP
 
 /// A DTLS client in the active role, as a browser would be, driven through memory BIOs.
-final class DTLSTestClient {
-    let certificate: DTLSCertificate
+public final class DTLSTestClient {
+    public let certificate: DTLSCertificate
     private let context: OpaquePointer
     private let ssl: OpaquePointer
     private let incoming: OpaquePointer
     private let outgoing: OpaquePointer
 
-    init(srtpProfiles: String) throws {
+    public init(srtpProfiles: String) throws {
         certificate = try DTLSCertificate(commonName: "client")
         context = SSL_CTX_new(DTLS_client_method())!
-        SSL_CTX_use_certificate(context, certificate.certificate)
-        SSL_CTX_use_PrivateKey(context, certificate.key)
+        try certificate.install(on: context)
         SSL_CTX_set_tlsext_use_srtp(context, srtpProfiles)
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER) { _, _ in 1 }
         ssl = SSL_new(context)!
@@ -31,10 +30,10 @@ final class DTLSTestClient {
         SSL_CTX_free(context)
     }
 
-    var isHandshakeDone: Bool { SSL_is_init_finished(ssl) == 1 }
+    public var isHandshakeDone: Bool { SSL_is_init_finished(ssl) == 1 }
 
     /// Advances the handshake and returns what the client sends.
-    func step() -> [UInt8] {
+    public func step() -> [UInt8] {
         _ = SSL_do_handshake(ssl)
         let pending = Int(switchyard_bio_pending(outgoing))
         guard pending > 0 else { return [] }
@@ -43,25 +42,25 @@ final class DTLSTestClient {
         return Array(bytes.prefix(max(0, Int(read))))
     }
 
-    func receive(_ datagram: [UInt8]) {
+    public func receive(_ datagram: [UInt8]) {
         _ = datagram.withUnsafeBytes { BIO_write(incoming, $0.baseAddress, Int32($0.count)) }
     }
 
-    func exportedKeyingMaterial(length: Int) -> [UInt8] {
+    public func exportedKeyingMaterial(length: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: length)
         let label = "EXTRACTOR-dtls_srtp"
         _ = SSL_export_keying_material(ssl, &bytes, length, label, label.utf8.count, nil, 0, 0)
         return bytes
     }
 
-    func closeNotify() -> [UInt8] {
+    public func closeNotify() -> [UInt8] {
         SSL_shutdown(ssl)
         return step()
     }
 
     /// Runs the handshake against `server` until neither side has anything more to say; returns the
     /// events the server reported.
-    func handshake(with server: DTLSConnection, maximumRounds: Int = 20) -> [DTLSEvent] {
+    public func handshake(with server: DTLSConnection, maximumRounds: Int = 20) -> [DTLSEvent] {
         var events: [DTLSEvent] = []
         for _ in 0..<maximumRounds {
             let flight = step()
@@ -74,5 +73,24 @@ final class DTLSTestClient {
         }
         _ = step()
         return events
+    }
+
+    /// The profile the server chose, once the handshake is done.
+    public var selectedProfile: SRTPProfile? {
+        guard let selected = SSL_get_selected_srtp_profile(ssl) else { return nil }
+        return SRTPProfile.allCases.first { UInt(selected.pointee.id) == UInt($0.dtlsProfileIdentifier) }
+    }
+
+    /// The client's keys (what it protects with) and the server's, from the exporter.
+    public func srtpKeys() throws -> (local: SRTPKeyMaterial, remote: SRTPKeyMaterial)? {
+        guard let profile = selectedProfile else { return nil }
+        let key = profile.masterKeyLength
+        let salt = profile.masterSaltLength
+        let bytes = exportedKeyingMaterial(length: 2 * (key + salt))
+        let client = try SRTPKeyMaterial(
+            profile: profile, masterKey: Array(bytes[0..<key]), masterSalt: Array(bytes[(2 * key)..<(2 * key + salt)]))
+        let server = try SRTPKeyMaterial(
+            profile: profile, masterKey: Array(bytes[key..<(2 * key)]), masterSalt: Array(bytes[(2 * key + salt)...]))
+        return (client, server)
     }
 }

@@ -1,0 +1,48 @@
+/// One m-section of a publisher's offer that the router accepted: what it will receive and how to
+/// recognise it.
+public struct NegotiatedTrack: Sendable, Equatable {
+    public var mid: String
+    /// `audio` or `video`.
+    public var kind: String
+    /// `opus` or `vp8`, lowercased.
+    public var codecName: String
+    public var payloadType: UInt8
+    public var clockRate: UInt32
+    /// The RTX payload type that repairs `payloadType`, when the publisher offered one.
+    public var rtxPayloadType: UInt8?
+    /// The media source: the first announced SSRC that is not an RTX repair source.
+    public var ssrc: UInt32
+    /// The RTX repair source paired with `ssrc` by `a=ssrc-group:FID`.
+    public var rtxSSRC: UInt32?
+    public var cname: String?
+    /// From `a=msid`, or the legacy `a=ssrc:<ssrc> msid:`; `-` means the track is in no stream.
+    public var streamID: String?
+    public var trackID: String?
+    /// The accepted header extensions, with the ids the publisher chose.
+    public var headerExtensions: [HeaderExtension]
+    /// The accepted feedback, such as `nack`, `nack pli`, `ccm fir`, `goog-remb`, `transport-cc`.
+    public var rtcpFeedback: [String]
+    /// The `a=rid` send ids, kept for simulcast; the router does not act on them yet.
+    public var rids: [String]
+
+    public init(
+        mid: String, kind: String, codecName: String, payloadType: UInt8, clockRate: UInt32, rtxPayloadType: UInt8?,
+        ssrc: UInt32, rtxSSRC: UInt32?, cname: String?, streamID: String?, trackID: String?,
+        headerExtensions: [HeaderExtension], rtcpFeedback: [String], rids: [String]
+    ) {
+        self.mid = mid
+        self.kind = kind
+        self.codecName = codecName
+        self.payloadType = payloadType
+        self.clockRate = clockRate
+        self.rtxPayloadType = rtxPayloadType
+        self.ssrc = ssrc
+        self.rtxSSRC = rtxSSRC
+        self.cname = cname
+        self.streamID = streamID
+        self.trackID = trackID
+        self.headerExtensions = headerExtensions
+        self.rtcpFeedback = rtcpFeedback
+        self.rids = rids
+    }
+}

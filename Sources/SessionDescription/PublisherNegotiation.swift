@@ -1,0 +1,213 @@
+/// Answers a publisher's offer.
+///
+/// The router is ICE-lite, only ever the DTLS server (`a=setup:passive`), receives a whole publish over
+/// one BUNDLEd transport, and forwards Opus and VP8 only. The answer says exactly that, and the offer
+/// is refused, with the line at fault, when it asks for anything else.
+public enum PublisherNegotiation {
+    /// The header extensions the router accepts from a publisher, by URI.
+    public static let acceptedHeaderExtensionURIs = [
+        HeaderExtension.URI.mid, HeaderExtension.URI.rtpStreamID, HeaderExtension.URI.repairedRTPStreamID,
+        HeaderExtension.URI.absoluteSendTime, HeaderExtension.URI.transportWideSequenceNumber,
+        HeaderExtension.URI.audioLevel,
+    ]
+
+    /// The RTCP feedback the router accepts for the codec it chose.
+    public static let acceptedRTCPFeedback = ["nack", "nack pli", "ccm fir", "goog-remb", "transport-cc"]
+
+    /// The transport protocols of DTLS-SRTP over UDP (RFC 5764 section 8), the only ones the router speaks.
+    private static let acceptedTransportProtocols = ["UDP/TLS/RTP/SAVPF", "UDP/TLS/RTP/SAVP"]
+
+    /// Formats that protect, repair or accompany media rather than encode it; left out when an error
+    /// lists what the publisher offered, since naming them would not help anyone pick a codec.
+    private static let formatsThatAreNotCodecs: Set<String> = ["rtx", "red", "ulpfec", "flexfec-03", "cn", "telephone-event"]
+
+    /// Answers a publisher's offer. Returns the answer, what the remote side is, and the tracks accepted.
+    ///
+    /// Audio and video m-sections that send are accepted as `recvonly` with Opus or VP8 (and VP8's RTX);
+    /// those that only receive or are inactive are answered `inactive`; data channels and other kinds
+    /// are rejected with port 0 and left out of the answer's BUNDLE group. Throws when the offer is not
+    /// BUNDLEd, is not DTLS-SRTP, wants the router to be the DTLS client, lacks ICE credentials, a
+    /// fingerprint, `a=rtcp-mux`, `a=mid` or `a=ssrc` where they are needed, offers a sending m-section
+    /// with neither Opus nor VP8, or publishes nothing.
+    public static func answer(
+        offer: SessionDescription, local: LocalTransportDescription, sessionID: UInt64
+    ) throws(SDPError) -> (answer: SessionDescription, remote: RemoteTransportDescription, tracks: [NegotiatedTrack]) {
+        if offer.media.count > 1, offer.bundleGroup == nil {
+            throw SDPError(
+                reason: "offer has \(offer.media.count) media sections but no a=group:BUNDLE; "
+                    + "Switchyard needs one transport per publish")
+        }
+        var answer = SessionDescription(
+            origin: SDPOrigin(username: "switchyard", sessionID: sessionID, sessionVersion: 1),
+            sessionLines: [SDPLine(type: "t", value: "0 0")])
+        answer.isICELite = true
+        var tracks: [NegotiatedTrack] = []
+        var bundledMids: [String] = []
+        var transportSection: MediaDescription?
+        for offered in offer.media {
+            guard let accepted = try acceptance(of: offered, in: offer) else {
+                answer.media.append(rejection(of: offered))
+                continue
+            }
+            transportSection = transportSection ?? offered
+            bundledMids.append(accepted.mid)
+            answer.media.append(answerSection(for: offered, accepting: accepted, local: local))
+            if let track = accepted.track { tracks.append(track) }
+        }
+        guard let transportSection, !tracks.isEmpty else {
+            throw SDPError(reason: "offer has no audio or video to publish")
+        }
+        let remote = try RemoteTransportDescription(
+            of: transportSection, in: offer, acceptedSetups: [.actpass, .active],
+            setupRefusal: "Switchyard can only be the DTLS server (passive), so the offer must say actpass or active")
+        answer.bundleGroup = bundledMids
+        return (answer, remote, tracks)
+    }
+
+    /// What the router takes from one offered m-section.
+    private struct Acceptance {
+        var mid: String
+        var codec: ChosenCodec
+        var headerExtensions: [HeaderExtension]
+        /// Nil when the publisher does not send in this m-section, which is then answered `inactive`.
+        var track: NegotiatedTrack?
+    }
+
+    private struct ChosenCodec {
+        var rtpmap: RTPMap
+        var fmtp: String?
+        var rtxPayloadType: UInt8?
+        var rtcpFeedback: [String]
+    }
+
+    /// Nil when the m-section is to be rejected with port 0; throws when it makes the offer unacceptable.
+    private static func acceptance(of offered: MediaDescription, in offer: SessionDescription) throws(SDPError)
+        -> Acceptance?
+    {
+        guard offered.kind == "audio" || offered.kind == "video" else { return nil }
+        guard offered.port != 0 || offered.isBundleOnly else { return nil }
+        guard acceptedTransportProtocols.contains(offered.transportProtocol.uppercased()) else {
+            throw SDPError(
+                "transport protocol \(offered.transportProtocol) is not DTLS-SRTP over UDP (UDP/TLS/RTP/SAVPF)",
+                at: offered)
+        }
+        let publishes = offer.direction(for: offered).sends
+        guard let codec = chooseCodec(in: offered) else {
+            // Nothing to forward, but nothing wanted either: decline the m-section, not the whole publish.
+            guard publishes else { return nil }
+            throw SDPError(
+                "no codec Switchyard forwards (Opus for audio, VP8 for video); offered: \(offeredCodecNames(in: offered))",
+                at: offered)
+        }
+        guard let mid = offered.mid else {
+            throw SDPError("no a=mid; BUNDLE needs it to tell the m-sections apart", at: offered)
+        }
+        if let group = offer.bundleGroup, !group.contains(mid) {
+            throw SDPError("mid \(mid) is not in a=group:BUNDLE; Switchyard needs one transport per publish", at: offered)
+        }
+        guard offered.rtcpMux else {
+            throw SDPError("no a=rtcp-mux; Switchyard takes RTP and RTCP on one port", at: offered)
+        }
+        let headerExtensions = offered.extmaps.filter { acceptedHeaderExtensionURIs.contains($0.uri) }
+        var acceptance = Acceptance(mid: mid, codec: codec, headerExtensions: headerExtensions)
+        if publishes {
+            acceptance.track = try track(in: offered, mid: mid, codec: codec, headerExtensions: headerExtensions)
+        }
+        return acceptance
+    }
+
+    /// The first `opus/48000/2` of an audio m-section, or the first `VP8/90000` of a video one with
+    /// the RTX format whose `apt` points at it.
+    private static func chooseCodec(in section: MediaDescription) -> ChosenCodec? {
+        let rtpmaps = section.rtpmaps
+        let fmtp = section.fmtp
+        let offeredMaps = section.formats.compactMap { UInt8($0).flatMap { rtpmaps[$0] } }
+        let chosen: RTPMap?
+        switch section.kind {
+        case "audio": chosen = offeredMaps.first { $0.matches("opus", clockRate: 48000) && $0.channels == 2 }
+        case "video": chosen = offeredMaps.first { $0.matches("VP8", clockRate: 90000) }
+        default: chosen = nil
+        }
+        guard let chosen else { return nil }
+        let rtx = section.kind == "video" ? offeredMaps.first { map in
+            map.matches("rtx", clockRate: chosen.clockRate)
+                && fmtp[map.payloadType].flatMap { SDPAttributeValue.formatParameter(named: "apt", in: $0) }
+                    == "\(chosen.payloadType)"
+        } : nil
+        let feedback = section.rtcpFeedback(forPayloadType: chosen.payloadType).filter(acceptedRTCPFeedback.contains)
+        return ChosenCodec(
+            rtpmap: chosen, fmtp: fmtp[chosen.payloadType], rtxPayloadType: rtx?.payloadType, rtcpFeedback: feedback)
+    }
+
+    /// The offered codec names, for the error that says none of them will do.
+    private static func offeredCodecNames(in section: MediaDescription) -> String {
+        let rtpmaps = section.rtpmaps
+        var names: [String] = []
+        for format in section.formats {
+            let name = UInt8(format).flatMap { rtpmaps[$0]?.name } ?? "payload type \(format)"
+            let key = name.lowercased()
+            if formatsThatAreNotCodecs.contains(key) || names.contains(where: { $0.lowercased() == key }) { continue }
+            names.append(name)
+        }
+        return names.isEmpty ? "none" : names.joined(separator: ", ")
+    }
+
+    private static func track(
+        in section: MediaDescription, mid: String, codec: ChosenCodec, headerExtensions: [HeaderExtension]
+    ) throws(SDPError) -> NegotiatedTrack {
+        let sources = section.ssrcs
+        guard !sources.isEmpty else {
+            throw SDPError("no a=ssrc: SSRC-less (rid-only simulcast) publishing is not supported yet", at: section)
+        }
+        let repairPairs = section.ssrcGroups.filter { $0.semantics == "FID" && $0.ssrcs.count == 2 }
+        let repairSources = Set(repairPairs.map { $0.ssrcs[1] })
+        guard let source = sources.first(where: { !repairSources.contains($0.ssrc) }) else {
+            throw SDPError("every a=ssrc is an RTX repair source; there is no media source to receive", at: section)
+        }
+        let msid = section.msid ?? source.msid
+        return NegotiatedTrack(
+            mid: mid, kind: section.kind, codecName: codec.rtpmap.name.lowercased(),
+            payloadType: codec.rtpmap.payloadType, clockRate: codec.rtpmap.clockRate,
+            rtxPayloadType: codec.rtxPayloadType, ssrc: source.ssrc,
+            rtxSSRC: repairPairs.first { $0.ssrcs[0] == source.ssrc }?.ssrcs[1], cname: source.cname,
+            streamID: msid?.streamID, trackID: msid?.trackID, headerExtensions: headerExtensions,
+            rtcpFeedback: codec.rtcpFeedback, rids: section.rids.filter { $0.direction == .send }.map(\.id))
+    }
+
+    private static func answerSection(
+        for offered: MediaDescription, accepting acceptance: Acceptance, local: LocalTransportDescription
+    ) -> MediaDescription {
+        let codec = acceptance.codec
+        let payloadType = codec.rtpmap.payloadType
+        var formats = ["\(payloadType)"]
+        var lines = [local.connectionLine, .attribute("mid", acceptance.mid)]
+        lines += local.credentialLines(setup: .passive)
+        lines.append(.attribute("rtcp-mux"))
+        if offered.rtcpReducedSize { lines.append(.attribute("rtcp-rsize")) }
+        lines.append(.attribute(acceptance.track == nil ? MediaDirection.inactive.rawValue : MediaDirection.recvonly.rawValue))
+        lines.append(.attribute("rtpmap", codec.rtpmap.attributeValue))
+        if let fmtp = codec.fmtp { lines.append(.attribute("fmtp", "\(payloadType) \(fmtp)")) }
+        lines += codec.rtcpFeedback.map { .attribute("rtcp-fb", "\(payloadType) \($0)") }
+        if let rtxPayloadType = codec.rtxPayloadType {
+            formats.append("\(rtxPayloadType)")
+            let rtx = RTPMap(payloadType: rtxPayloadType, name: "rtx", clockRate: codec.rtpmap.clockRate)
+            lines.append(.attribute("rtpmap", rtx.attributeValue))
+            lines.append(.attribute("fmtp", "\(rtxPayloadType) apt=\(payloadType)"))
+        }
+        lines += acceptance.headerExtensions.map { .attribute("extmap", $0.attributeValue) }
+        lines += local.candidateLines
+        return MediaDescription(
+            kind: offered.kind, port: local.defaultPort, transportProtocol: offered.transportProtocol, formats: formats,
+            lines: lines)
+    }
+
+    /// Port 0 with the offer's protocol and formats and its mid (RFC 8829 section 5.3.1); the `c=` line
+    /// keeps the description valid, since the answer has none at session level.
+    private static func rejection(of offered: MediaDescription) -> MediaDescription {
+        var lines = [SDPLine(type: "c", value: "IN IP4 0.0.0.0")]
+        if let mid = offered.mid { lines.append(.attribute("mid", mid)) }
+        return MediaDescription(
+            kind: offered.kind, port: 0, transportProtocol: offered.transportProtocol, formats: offered.formats,
+            lines: lines)
+    }
+}

@@ -1,0 +1,124 @@
+/// Offers a subscriber the tracks it subscribed to, and checks the answer.
+///
+/// The router makes the offer so that it controls payload types, SSRCs and mids; the subscriber only
+/// has to accept them over one BUNDLEd transport on which the router is the DTLS server.
+public enum SubscriberNegotiation {
+    /// The router's offer to a subscriber: one sendonly m-section per track, BUNDLE, rtcp-mux, ICE-lite,
+    /// setup actpass.
+    ///
+    /// Each m-section carries one payload type, no RTX: the router repairs losses from its own
+    /// retransmission buffer.
+    public static func offer(
+        tracks: [OutgoingTrack], local: LocalTransportDescription, sessionID: UInt64, sessionVersion: UInt64
+    ) -> SessionDescription {
+        var offer = SessionDescription(
+            origin: SDPOrigin(username: "switchyard", sessionID: sessionID, sessionVersion: sessionVersion),
+            sessionLines: [SDPLine(type: "t", value: "0 0")])
+        offer.isICELite = true
+        if !tracks.isEmpty { offer.bundleGroup = tracks.map(\.mid) }
+        offer.media = tracks.map { section(for: $0, local: local) }
+        return offer
+    }
+
+    /// Checks a subscriber's answer against the offer we made; returns the remote transport. Throws when
+    /// the answer rejects a track's codec, is not BUNDLEd, lacks rtcp-mux, ice-ufrag/pwd or
+    /// fingerprint, or whose setup is not active (we can only be passive).
+    ///
+    /// The answer must have the offer's m-sections in the offer's order (same mids and kinds), each
+    /// accepted (non-zero port, or `a=bundle-only`), keeping the payload type the router sends, and
+    /// `recvonly` or `inactive`.
+    public static func acceptAnswer(_ answer: SessionDescription, to offer: SessionDescription) throws(SDPError)
+        -> RemoteTransportDescription
+    {
+        guard answer.media.count == offer.media.count else {
+            throw SDPError(
+                reason: "answer has \(answer.media.count) media sections but the offer had \(offer.media.count)")
+        }
+        guard let firstSection = answer.media.first else {
+            throw SDPError(reason: "answer has no media sections, so there is no transport to set up")
+        }
+        if answer.media.count > 1 {
+            guard let group = answer.bundleGroup else {
+                throw SDPError(
+                    reason: "answer has \(answer.media.count) media sections but no a=group:BUNDLE; "
+                        + "Switchyard sends a subscription over one transport")
+            }
+            for section in answer.media where !group.contains(section.mid ?? "") {
+                throw SDPError(
+                    "mid \(section.mid ?? "(none)") is not in the answer's a=group:BUNDLE; "
+                        + "Switchyard sends a subscription over one transport", at: section)
+            }
+        }
+        for (offered, answered) in zip(offer.media, answer.media) {
+            try check(answered, against: offered, in: answer)
+        }
+        // The first mid of the group names the m-section whose transport the whole bundle uses.
+        let tagged = answer.bundleGroup?.first.flatMap { mid in answer.media.first { $0.mid == mid } } ?? firstSection
+        return try RemoteTransportDescription(
+            of: tagged, in: answer, acceptedSetups: [.active],
+            setupRefusal: "Switchyard offered actpass but can only be the DTLS server (passive), "
+                + "so the answer must say active")
+    }
+
+    private static func section(for track: OutgoingTrack, local: LocalTransportDescription) -> MediaDescription {
+        let msid = "\(track.streamID) \(track.trackID)"
+        let rtpmap = RTPMap(
+            payloadType: track.payloadType, name: track.codecName, clockRate: track.clockRate, channels: track.channels)
+        var lines = [local.connectionLine, .attribute("mid", track.mid)]
+        lines += local.credentialLines(setup: .actpass)
+        lines.append(.attribute("rtcp-mux"))
+        lines.append(.attribute(MediaDirection.sendonly.rawValue))
+        lines.append(.attribute("msid", msid))
+        lines.append(.attribute("rtpmap", rtpmap.attributeValue))
+        if let fmtp = track.fmtp { lines.append(.attribute("fmtp", "\(track.payloadType) \(fmtp)")) }
+        lines += track.rtcpFeedback.map { .attribute("rtcp-fb", "\(track.payloadType) \($0)") }
+        lines += track.headerExtensions.map { .attribute("extmap", $0.attributeValue) }
+        lines.append(.attribute("ssrc", "\(track.ssrc) cname:\(track.cname)"))
+        lines.append(.attribute("ssrc", "\(track.ssrc) msid:\(msid)"))
+        lines += local.candidateLines
+        return MediaDescription(
+            kind: track.kind, port: local.defaultPort, transportProtocol: "UDP/TLS/RTP/SAVPF",
+            formats: ["\(track.payloadType)"], lines: lines)
+    }
+
+    private static func check(
+        _ answered: MediaDescription, against offered: MediaDescription, in answer: SessionDescription
+    ) throws(SDPError) {
+        guard answered.mid == offered.mid, answered.kind == offered.kind else {
+            throw SDPError(
+                "answers \(answered.kind) mid \(answered.mid ?? "(none)") where the offer has "
+                    + "\(offered.kind) mid \(offered.mid ?? "(none)")", at: answered)
+        }
+        guard answered.port != 0 || answered.isBundleOnly else {
+            throw SDPError("the subscriber rejected this m-section (port 0)", at: answered)
+        }
+        if let sent = offered.formats.first.flatMap({ UInt8($0) }), let ours = offered.rtpmaps[sent] {
+            let codec = "\(ours.name)/\(ours.clockRate)"
+            guard answered.formats.contains("\(sent)") else {
+                throw SDPError(
+                    "answer drops payload type \(sent) (\(codec)), the one the router sends in this m-section",
+                    at: answered)
+            }
+            for line in answered.attributes(named: "rtpmap") {
+                guard let theirs = try? RTPMap(parsing: line.attributeValue ?? ""), theirs.payloadType == sent else {
+                    continue
+                }
+                if !theirs.matches(ours.name, clockRate: ours.clockRate) {
+                    throw SDPError("payload type \(sent) is \(codec) in the offer", at: line)
+                }
+                break
+            }
+        }
+        let direction = answer.direction(for: answered)
+        guard direction == .recvonly || direction == .inactive else {
+            let reason = "a subscriber may only receive (recvonly) or decline (inactive), not \(direction.rawValue)"
+            guard let line = answer.attributes(named: direction.rawValue, for: answered).first else {
+                throw SDPError(reason, at: answered)
+            }
+            throw SDPError(reason, at: line)
+        }
+        guard answered.rtcpMux else {
+            throw SDPError("no a=rtcp-mux; Switchyard sends RTP and RTCP on one port", at: answered)
+        }
+    }
+}

@@ -1,0 +1,289 @@
+#!/usr/bin/env python3
+"""Two headless Chromium pages run the demo page (served by the daemon at /) against each other, and
+report what the receiving browser measured. Needs Debian's chromium and chromium-driver and
+`pip install selenium`.
+
+  browser_demo.py --base http://127.0.0.1:7880 --session S [--rest-token T] [--fault-seconds N]
+                  [--timeout 30] [--chromium /usr/bin/chromium] [--chromedriver /usr/bin/chromedriver]
+                  [--screenshot DIR]
+
+Page B (`/?session=S&autojoin=1&name=B`) joins first, then page A (`...name=A`); B subscribes to A's
+stream when it appears. The script polls B's RTCPeerConnection.getStats() until inbound video
+framesDecoded > 30 and inbound audio totalSamplesReceived > 0 (within --timeout seconds).
+
+With --rest-token (a REST token; the daemon must have fault injection enabled) it then puts
+`{"dropShare": 0.3}` on B's subscriber (PUT /v1/sessions/S/subscribers/ID/fault), waits at most 15 s
+for B's page to show `.video-state` `off (quality)` and a `videoDisabled` log entry with reason
+`quality`, keeps the drop on --fault-seconds more (default 2), puts `{"dropShare": 0}`, and waits at
+most 20 s for `videoEnabled` and for frames decoding again.
+
+Prints one JSON line: {"ok", "session", "streamId", "subscriberId", "joinToFirstFrameMs",
+"subscribeToFirstFrameMs", "framesDecoded", "framesPerSecond", "frameWidth", "frameHeight",
+"videoPacketsLost", "jitterSeconds", "totalSamplesReceived", "audioPacketsLost", "videoCodec", "audioCodec", "srtpCipher", "dtlsCipher", "tlsVersion",
+"dtlsRole", "candidatePair", "publisher" {srtpCipher, dtlsCipher, tlsVersion, dtlsRole, packetsSent...},
+"serverQuality", "fault" {...} when injected, "error" when not ok}. Times are milliseconds.
+Exit status 0, or 1 on a timeout or failure (with the pages' console logs on stderr).
+"""
+import argparse
+import json
+import os
+import sys
+import time
+import urllib.error
+import urllib.request
+
+# Selenium Manager is not needed (the driver path is given) and must not reach the network.
+os.environ.setdefault("SE_AVOID_STATS", "true")
+os.environ.setdefault("SE_OFFLINE", "true")
+
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+
+CHROME_FLAGS = [
+    "--headless=new", "--no-sandbox", "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
+    "--autoplay-policy=no-user-gesture-required", "--disable-dev-shm-usage", "--window-size=1200,900",
+    # Stay off the network: no mDNS host names, no background fetches; loopback candidates allowed.
+    "--disable-features=WebRtcHideLocalIpsWithMdns", "--allow-loopback-in-peer-connection",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-first-run", "--no-default-browser-check", "--disable-domain-reliability",
+]
+
+# Collects one peer connection's stats: inbound/outbound RTP per kind, the transport, the selected pair.
+STATS_JS = """
+const [role, id, done] = [arguments[0], arguments[1], arguments[arguments.length - 1]];
+const demo = window.switchyardDemo;
+const owner = !demo ? null : role === "publisher" ? demo.publisher : demo.subscribers.get(id);
+if (!owner || !owner.pc) return done(null);
+owner.pc.getStats().then((report) => {
+  const byId = new Map();
+  const out = {inbound: {}, outbound: {}, transport: null, pair: null, local: null, remote: null};
+  report.forEach((s) => {
+    byId.set(s.id, s);
+    if (s.type === "inbound-rtp") out.inbound[s.kind] = s;
+    if (s.type === "outbound-rtp") out.outbound[s.kind] = s;
+    if (s.type === "transport") out.transport = s;
+  });
+  for (const s of [...Object.values(out.inbound), ...Object.values(out.outbound)]) {
+    const codec = byId.get(s.codecId);
+    if (codec) s.codecMimeType = codec.mimeType;
+  }
+  if (out.transport && out.transport.selectedCandidatePairId) {
+    out.pair = byId.get(out.transport.selectedCandidatePairId) || null;
+    if (out.pair) { out.local = byId.get(out.pair.localCandidateId) || null; out.remote = byId.get(out.pair.remoteCandidateId) || null; }
+  }
+  done(JSON.parse(JSON.stringify(out)));
+}).catch((e) => done({error: String(e)}));
+"""
+
+SERVER_STATS_JS = """
+const [id, done] = [arguments[0], arguments[arguments.length - 1]];
+const s = window.switchyardDemo && window.switchyardDemo.subscribers.get(id);
+if (!s) return done(null);
+s.getStats().then((r) => done(r.quality || null), (e) => done({error: String(e)}));
+"""
+
+
+class Failure(Exception):
+    pass
+
+
+def new_driver(args) -> webdriver.Chrome:
+    options = webdriver.ChromeOptions()
+    options.binary_location = args.chromium
+    for flag in CHROME_FLAGS:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=args.chromedriver))
+    driver.set_script_timeout(15)
+    return driver
+
+
+def wait_for(what: str, timeout: float, probe, interval: float = 0.25):
+    """Calls probe() until it returns something truthy; raises Failure after timeout seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = probe()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise Failure(f"timed out after {timeout:g} s waiting for {what}")
+        time.sleep(interval)
+
+
+def page_url(args, name: str) -> str:
+    from urllib.parse import urlencode
+    return f"{args.base.rstrip('/')}/?{urlencode({'session': args.session, 'autojoin': '1', 'name': name})}"
+
+
+def demo_js(driver, expression: str):
+    return driver.execute_script(f"const d = window.switchyardDemo; return d ? ({expression}) : null;")
+
+
+def put_fault(args, subscriber_id: str, share: float):
+    url = f"{args.base.rstrip('/')}/v1/sessions/{args.session}/subscribers/{subscriber_id}/fault"
+    request = urllib.request.Request(url, data=json.dumps({"dropShare": share}).encode(), method="PUT",
+                                     headers={"Authorization": f"Bearer {args.rest_token}", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            response.read()
+    except urllib.error.HTTPError as error:
+        raise Failure(f"PUT {url} answered {error.code}: {error.read().decode(errors='replace')}") from None
+
+
+def log_since(driver, start: int) -> list:
+    return demo_js(driver, f"d.log.slice({start}).map((e) => ({{event: e.event, reason: e.reason, time: e.time}}))") or []
+
+
+def video_state(driver, subscriber_id: str) -> str | None:
+    return driver.execute_script(
+        "const el = document.querySelector(`[data-subscriber-id='${arguments[0]}'] .video-state`); return el ? el.textContent : null;",
+        subscriber_id)
+
+
+def inbound(driver, subscriber_id: str) -> dict:
+    stats = driver.execute_async_script(STATS_JS, "subscriber", subscriber_id) or {}
+    return stats
+
+
+def run(args, drivers: dict, out: dict):
+    b = drivers["B"] = new_driver(args)
+    b.get(page_url(args, "B"))
+    wait_for("page B to connect", args.timeout, lambda: demo_js(b, "d.session && d.session.connection"))
+    a = drivers["A"] = new_driver(args)
+    a.get(page_url(args, "A"))
+    stream_id = wait_for("page A to publish", args.timeout, lambda: demo_js(a, "d.publisher && d.publisher.streamId"))
+    out["streamId"] = stream_id
+    subscriber_id = wait_for("page B to subscribe to A's stream", args.timeout, lambda: demo_js(
+        b, f"[...d.subscribers.values()].filter((s) => s.streamId === {json.dumps(stream_id)}).map((s) => s.id)[0]"))
+    out["subscriberId"] = subscriber_id
+
+    def media_flowing():
+        stats = inbound(b, subscriber_id)
+        video, audio = stats.get("inbound", {}).get("video", {}), stats.get("inbound", {}).get("audio", {})
+        if video.get("framesDecoded", 0) > 30 and audio.get("totalSamplesReceived", 0) > 0:
+            return stats
+        return None
+    stats = wait_for("B to decode > 30 video frames and receive audio", args.timeout, media_flowing, 0.5)
+    video, audio, transport = stats["inbound"]["video"], stats["inbound"]["audio"], stats.get("transport") or {}
+    out.update(framesDecoded=video.get("framesDecoded"), framesPerSecond=video.get("framesPerSecond"),
+               frameWidth=video.get("frameWidth"), frameHeight=video.get("frameHeight"),
+               videoPacketsLost=video.get("packetsLost"), jitterSeconds=video.get("jitter"),
+               totalSamplesReceived=audio.get("totalSamplesReceived"), audioPacketsLost=audio.get("packetsLost"),
+               srtpCipher=transport.get("srtpCipher"), dtlsCipher=transport.get("dtlsCipher"),
+               tlsVersion=transport.get("tlsVersion"), dtlsRole=transport.get("dtlsRole"),
+               videoCodec=video.get("codecMimeType"), audioCodec=audio.get("codecMimeType"), candidatePair=None)
+    if stats.get("local") and stats.get("remote"):
+        out["candidatePair"] = {side: {k: stats[side].get(k) for k in ("address", "port", "protocol", "candidateType")}
+                                for side in ("local", "remote")}
+    times = b.execute_script(
+        "const t = document.querySelector(`[data-subscriber-id='${arguments[0]}']`); return t ? {...t.dataset} : null;", subscriber_id) or {}
+    join_start = demo_js(a, "d.timing.joinStart")
+    if times.get("firstFrameAt") and join_start:
+        out["joinToFirstFrameMs"] = int(times["firstFrameAt"]) - int(join_start)
+    if times.get("firstFrameAt") and times.get("subscribeStartedAt"):
+        out["subscribeToFirstFrameMs"] = int(times["firstFrameAt"]) - int(times["subscribeStartedAt"])
+    publisher = a.execute_async_script(STATS_JS, "publisher", None) or {}
+    ptransport = publisher.get("transport") or {}
+    out["publisher"] = {"srtpCipher": ptransport.get("srtpCipher"), "dtlsCipher": ptransport.get("dtlsCipher"),
+                        "tlsVersion": ptransport.get("tlsVersion"), "dtlsRole": ptransport.get("dtlsRole"),
+                        **{f"{kind}PacketsSent": s.get("packetsSent") for kind, s in publisher.get("outbound", {}).items()},
+                        **{f"{kind}Encoder": s.get("encoderImplementation") for kind, s in publisher.get("outbound", {}).items() if kind == "video"}}
+    out["serverQuality"] = b.execute_async_script(SERVER_STATS_JS, subscriber_id)
+    if args.screenshot:
+        b.save_screenshot(os.path.join(args.screenshot, "b-flowing.png"))
+
+    if args.rest_token:
+        out["fault"] = fault = {}
+        mark = len(log_since(b, 0))
+        put_at = time.time() * 1000
+        put_fault(args, subscriber_id, 0.3)
+
+        def disabled():
+            entries = log_since(b, mark)
+            hit = any(e["event"] == "videoDisabled" and e["reason"] == "quality" for e in entries)
+            shown = b.execute_script("return !!document.querySelector(\"li[data-event='videoDisabled'][data-reason='quality']\")")
+            return hit and shown and video_state(b, subscriber_id) == "off (quality)"
+        wait_for("B's page to show videoDisabled (quality) and video-state 'off (quality)'", 15, disabled)
+        for entry in log_since(b, mark):
+            if entry["event"] in ("videoDisableWarning", "videoDisabled") and f"{entry['event']}Ms" not in fault:
+                fault[f"{entry['event']}Ms"] = int(entry["time"] - put_at)
+        fault["serverQualityWhileOff"] = b.execute_async_script(SERVER_STATS_JS, subscriber_id)
+        if args.screenshot:
+            b.save_screenshot(os.path.join(args.screenshot, "b-video-off.png"))
+        time.sleep(args.fault_seconds)
+        frames_before = (inbound(b, subscriber_id).get("inbound", {}).get("video") or {}).get("framesDecoded", 0)
+        mark2 = len(log_since(b, 0))
+        clear_at = time.time() * 1000
+        put_fault(args, subscriber_id, 0)
+
+        def enabled():
+            return any(e["event"] == "videoEnabled" for e in log_since(b, mark2)) and video_state(b, subscriber_id) == "on"
+        wait_for("B's page to show videoEnabled", 20, enabled)
+        entry = next(e for e in log_since(b, mark2) if e["event"] == "videoEnabled")
+        fault["videoEnabledMs"] = int(entry["time"] - clear_at)
+        fault["videoEnabledReason"] = entry["reason"]
+
+        def decoding_again():
+            video = inbound(b, subscriber_id).get("inbound", {}).get("video") or {}
+            return video.get("framesDecoded", 0) > frames_before + 10 and video
+        wait_for("frames decoding again after videoEnabled", 20 - (time.time() * 1000 - clear_at) / 1000 + 5, decoding_again, 0.25)
+        fault["framesResumedMs"] = int(time.time() * 1000 - clear_at)
+        fault["events"] = [{"event": e["event"], "reason": e["reason"], "ms": int(e["time"] - put_at)}
+                           for e in log_since(b, mark) if e["event"].startswith("video")]
+        if args.screenshot:
+            b.save_screenshot(os.path.join(args.screenshot, "b-video-back.png"))
+
+
+def console_logs(drivers: dict):
+    for name, driver in drivers.items():
+        try:
+            for entry in driver.get_log("browser"):
+                print(f"[page {name} console] {entry.get('level')} {entry.get('message')}", file=sys.stderr)
+            for entry in demo_js(driver, "d.log.map((e) => `${new Date(e.time).toISOString()} ${e.event} ${e.reason} ${e.detail.message || e.detail.subscriberId || e.detail.streamId || ''}`)") or []:
+                print(f"[page {name} event log] {entry}", file=sys.stderr)
+        except Exception as error:  # the browser may be gone
+            print(f"[page {name}] could not read the console: {error}", file=sys.stderr)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base", required=True, help="the daemon's HTTP base, e.g. http://127.0.0.1:7880")
+    parser.add_argument("--session", required=True)
+    parser.add_argument("--rest-token", help="a REST token: also test fault injection and audio fallback")
+    parser.add_argument("--fault-seconds", type=float, default=2.0, help="keep the drop on this long after videoDisabled")
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds for joining and for media to flow")
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    parser.add_argument("--screenshot", help="a directory for PNG screenshots of page B")
+    args = parser.parse_args()
+
+    out = {"ok": False, "session": args.session}
+    drivers: dict = {}
+    status = 1
+    try:
+        run(args, drivers, out)
+        out["ok"] = True
+        status = 0
+    except Failure as failure:
+        out["error"] = str(failure)
+    except Exception as error:  # a WebDriver failure, a closed page, ...
+        out["error"] = f"{type(error).__name__}: {error}".splitlines()[0]
+    if status:
+        print(f"browser_demo: {out['error']}", file=sys.stderr)
+        console_logs(drivers)
+    for driver in drivers.values():
+        try:
+            driver.execute_script("window.switchyardDemo && window.switchyardDemo.leave();")
+            time.sleep(0.2)
+        except Exception:
+            pass
+        try:
+            driver.quit()
+        except Exception:
+            pass
+    print(json.dumps(out), flush=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,188 @@
+import MediaControl
+import MediaTestSupport
+import SRTP
+import Testing
+
+@testable import MediaRouter
+
+/// The WebRTC transport over real UDP on 127.0.0.1: ICE-lite checks, DTLS-SRTP, media both ways,
+/// the shared port, and every refusal the issue names.
+@Suite struct WebRTCTransportTests {
+    static let videoSSRC: UInt32 = 0x2222_0001
+
+    struct Pair {
+        let plane: MediaPlane
+        let router: RouterID
+        let publisher: WebRTCTestPeer
+        let publisherTransport: WebRTCTransportParameters
+        let subscriber: WebRTCTestPeer
+        let subscriberTransport: WebRTCTransportParameters
+        let consumer: ConsumerParameters
+    }
+
+    /// A WebRTC publisher with one VP8 producer and a WebRTC subscriber consuming it, both connected.
+    static func connectedPair(configuration: MediaRouterConfiguration) async throws -> Pair {
+        let plane = try MediaPlane(configuration: configuration)
+        let router = try await plane.createRouter()
+        let publisher = try WebRTCTestPeer()
+        let publisherTransport = try await plane.createWebRTCTransport(router: router)
+        try await plane.connectWebRTCTransport(publisherTransport.transportID, remote: publisher.remoteParameters)
+        publisher.target(publisherTransport)
+        let producer = try await plane.produce(
+            transport: publisherTransport.transportID, options: ProducerOptions(codec: CodecParameters(name: .vp8, payloadType: 96), ssrc: videoSSRC))
+        let subscriber = try WebRTCTestPeer()
+        let subscriberTransport = try await plane.createWebRTCTransport(router: router)
+        let consumer = try await plane.consume(transport: subscriberTransport.transportID, producer: producer, pauseReasons: [])
+        try await plane.connectWebRTCTransport(subscriberTransport.transportID, remote: subscriber.remoteParameters)
+        subscriber.target(subscriberTransport)
+        for peer in [publisher, subscriber] {
+            #expect(peer.check() == .success(mappedPort: peer.peer.port))
+            #expect(try peer.handshake() == .aeadAES128GCM)
+        }
+        return Pair(
+            plane: plane, router: router, publisher: publisher, publisherTransport: publisherTransport, subscriber: subscriber,
+            subscriberTransport: subscriberTransport, consumer: consumer)
+    }
+
+    static func publish(_ pair: Pair, from first: Int, count: Int) throws {
+        for index in first..<(first + count) {
+            try pair.publisher.peer.sendRTP(
+                payloadType: 96, sequenceNumber: UInt16(index), timestamp: UInt32(3000 * index), ssrc: videoSSRC,
+                payload: VP8TestPayload.make(index: index, keyFrame: index == first))
+        }
+    }
+
+    @Test func mediaFlowsFromAWebRTCPublisherToAWebRTCSubscriberOverDTLSKeys() async throws {
+        let pair = try await Self.connectedPair(configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_200...46_219))
+        defer { pair.plane.shutdown() }
+        try Self.publish(pair, from: 0, count: 20)
+        let received = pair.subscriber.peer.receiveRTP(count: 20)
+        #expect(received.count == 20)
+        #expect(received.map(\.payload) == (0..<20).map { VP8TestPayload.make(index: $0, keyFrame: $0 == 0) })
+        #expect(received.allSatisfy { $0.ssrc == pair.consumer.ssrc })
+        let statistics = try await pair.plane.statistics(router: pair.router)
+        let transport = statistics.transports.first { $0.transportID == pair.subscriberTransport.transportID }
+        #expect(transport?.kind == "webrtc")
+        #expect(transport?.srtpProfile == "AEAD_AES_128_GCM")
+        #expect(transport?.remoteAddress?.port == pair.subscriber.peer.port)
+    }
+
+    @Test func transportsShareOneWorkerPortAndEachGetsOnlyItsOwnMedia() async throws {
+        let pair = try await Self.connectedPair(
+            configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_220...46_229, webRTCSharedPort: 46_230))
+        defer { pair.plane.shutdown() }
+        #expect(pair.publisherTransport.candidates[0].port == 46_230)
+        #expect(pair.subscriberTransport.candidates[0].port == 46_230)
+        try Self.publish(pair, from: 0, count: 10)
+        let received = pair.subscriber.peer.receiveRTP(count: 10)
+        #expect(received.count == 10)
+        #expect(pair.publisher.peer.receiveRTP(count: 1).isEmpty)
+    }
+
+    @Test func aCheckWithTheWrongUsernameOrPasswordGetsNoSuccessAndOthersAreUnaffected() async throws {
+        let pair = try await Self.connectedPair(
+            configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_240...46_249, webRTCSharedPort: 46_250))
+        defer { pair.plane.shutdown() }
+        let stranger = try WebRTCTestPeer()
+        stranger.target(pair.subscriberTransport)
+        #expect(stranger.check(usernameFragment: "notours1") == .noAnswer)
+        // Our ufrag but not the client's (the SDP told the transport whose checks to expect).
+        #expect(stranger.check() == .noAnswer)
+        #expect(pair.subscriber.check(password: "not-the-password-at-all") == .error(code: 401))
+        try Self.publish(pair, from: 0, count: 5)
+        #expect(pair.subscriber.peer.receiveRTP(count: 5).count == 5)
+        let drops = try await pair.plane.statistics(router: pair.router).drops
+        #expect(drops["stun"] == 2)
+        // The unknown ufrag matched no transport of the shared port: the worker counts it.
+        #expect(await pair.plane.planeStatistics().drops["stun"] == 3)
+    }
+
+    @Test func dtlsFromAnAddressICEDidNotVerifyIsDropped() async throws {
+        let plane = try MediaPlane(configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_260...46_269))
+        defer { plane.shutdown() }
+        let router = try await plane.createRouter()
+        let peer = try WebRTCTestPeer()
+        let transport = try await plane.createWebRTCTransport(router: router)
+        try await plane.connectWebRTCTransport(transport.transportID, remote: peer.remoteParameters)
+        peer.target(transport)
+        #expect(try peer.handshake(rounds: 2) == nil)
+        #expect(try await plane.statistics(router: router).drops["unverifiedSource"] ?? 0 >= 1)
+        #expect(peer.check() == .success(mappedPort: peer.peer.port))
+        let fresh = try WebRTCTestPeer()
+        fresh.target(transport)
+        #expect(try fresh.handshake(rounds: 2) == nil)
+    }
+
+    @Test func aCertificateThatDoesNotMatchTheFingerprintFailsTheTransport() async throws {
+        let plane = try MediaPlane(configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_270...46_279))
+        defer { plane.shutdown() }
+        var events = plane.events.makeAsyncIterator()
+        let router = try await plane.createRouter()
+        let peer = try WebRTCTestPeer()
+        let impostor = try WebRTCTestPeer()
+        let transport = try await plane.createWebRTCTransport(router: router)
+        var announced = peer.remoteParameters
+        announced.fingerprint = impostor.remoteParameters.fingerprint
+        try await plane.connectWebRTCTransport(transport.transportID, remote: announced)
+        peer.target(transport)
+        #expect(peer.check() == .success(mappedPort: peer.peer.port))
+        _ = try peer.handshake(rounds: 4)
+        while let event = await events.next() {
+            if case .transportFailed(let failed, let reason) = event {
+                #expect(failed == transport.transportID)
+                #expect(reason.contains("fingerprint"))
+                break
+            }
+        }
+    }
+
+    @Test func consentExpiresWhenChecksStop() async throws {
+        let plane = try MediaPlane(
+            configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_280...46_289, iceConsentTimeout: .milliseconds(200)))
+        defer { plane.shutdown() }
+        var events = plane.events.makeAsyncIterator()
+        let router = try await plane.createRouter()
+        let peer = try WebRTCTestPeer()
+        let transport = try await plane.createWebRTCTransport(router: router)
+        try await plane.connectWebRTCTransport(transport.transportID, remote: peer.remoteParameters)
+        peer.target(transport)
+        #expect(peer.check() == .success(mappedPort: peer.peer.port))
+        #expect(try peer.handshake() != nil)
+        while let event = await events.next() {
+            if case .transportFailed(let failed, let reason) = event {
+                #expect(failed == transport.transportID)
+                #expect(reason.contains("consent"))
+                break
+            }
+        }
+    }
+
+    @Test func faultInjectionDropsTheConfiguredShareOnlyWhenEnabled() async throws {
+        let pair = try await Self.connectedPair(
+            configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_290...46_299, faultInjection: true))
+        defer { pair.plane.shutdown() }
+        try await pair.plane.setFaultInjection(transport: pair.subscriberTransport.transportID, dropShare: 0.5)
+        try Self.publish(pair, from: 0, count: 40)
+        #expect(pair.subscriber.peer.receiveRTP(count: 40).count == 20)
+        #expect(try await pair.plane.statistics(router: pair.router).drops["faultInjected"] == 20)
+        let off = try MediaPlane(configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_300...46_301))
+        defer { off.shutdown() }
+        await #expect(throws: MediaControlError.invalidParameters(reason: "fault injection is off (media.faultInjection in the configuration)")) {
+            try await off.setFaultInjection(transport: pair.subscriberTransport.transportID, dropShare: 0.5)
+        }
+    }
+
+    @Test func anICERestartKeepsMediaFlowingWithTheNewCredentials() async throws {
+        let pair = try await Self.connectedPair(configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_310...46_319))
+        defer { pair.plane.shutdown() }
+        let old = pair.subscriberTransport.ice
+        let new = try await pair.plane.restartICE(pair.subscriberTransport.transportID, remote: nil)
+        #expect(new.usernameFragment != old.usernameFragment)
+        var restarted = pair.subscriberTransport
+        restarted.ice = new
+        pair.subscriber.target(restarted)
+        #expect(pair.subscriber.check() == .success(mappedPort: pair.subscriber.peer.port))
+        try Self.publish(pair, from: 0, count: 5)
+        #expect(pair.subscriber.peer.receiveRTP(count: 5).count == 5)
+    }
+}
