@@ -63,9 +63,11 @@ final class Consumer {
         }
     }
 
-    /// Resends a packet a subscriber NACKed, from the producer's retransmission ring.
+    /// Resends a packet a subscriber NACKed, from the producer's retransmission ring. Not on a path
+    /// under fault injection: a receiver without RTX counts a repaired packet as received, and the
+    /// test aid exists to make its reports show the loss.
     func retransmit(consumerSequenceNumber: UInt16, now: UInt64) {
-        guard pauseReasons.isEmpty, let buffer = producer.retransmissions,
+        guard pauseReasons.isEmpty, transport.faultDropShare == 0, let buffer = producer.retransmissions,
             let producerSequenceNumber = rewriter.producerSequenceNumber(forConsumer: consumerSequenceNumber),
             let stored = buffer.packet(sequenceNumber: producerSequenceNumber, now: now)
         else { return }

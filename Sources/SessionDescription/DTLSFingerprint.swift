@@ -46,8 +46,9 @@ public struct DTLSFingerprint: Sendable, Equatable, CustomStringConvertible {
         "md5": 16, "md2": 16, "sha-1": 20, "sha-224": 28, "sha-256": 32, "sha-384": 48, "sha-512": 64,
     ]
 
+    private static let hexDigits = Array("0123456789ABCDEF")
+
     private static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+        String([hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]])
     }
 }

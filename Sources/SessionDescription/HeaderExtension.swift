@@ -23,7 +23,8 @@ public struct HeaderExtension: Sendable, Equatable {
         if idAndDirection.count > 2
             || idAndDirection.count == 2 && MediaDirection(rawValue: String(idAndDirection[1])) == nil
         {
-            throw SDPError(reason: "extmap direction \"\(fields[0])\" is not <id>/sendrecv, sendonly, recvonly or inactive")
+            throw SDPError(
+                reason: "extmap direction \"\(fields[0])\" is not <id>/sendrecv, sendonly, recvonly or inactive")
         }
         self.init(id: id, uri: String(fields[1]))
     }

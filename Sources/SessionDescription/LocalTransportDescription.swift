@@ -7,7 +7,9 @@ public struct LocalTransportDescription: Sendable, Equatable {
     /// The host candidates the router listens on; the first is the default address of every m-section.
     public var candidates: [ICECandidate]
 
-    public init(iceUsernameFragment: String, icePassword: String, fingerprint: DTLSFingerprint, candidates: [ICECandidate]) {
+    public init(
+        iceUsernameFragment: String, icePassword: String, fingerprint: DTLSFingerprint, candidates: [ICECandidate]
+    ) {
         self.iceUsernameFragment = iceUsernameFragment
         self.icePassword = icePassword
         self.fingerprint = fingerprint

@@ -19,7 +19,9 @@ public enum PublisherNegotiation {
 
     /// Formats that protect, repair or accompany media rather than encode it; left out when an error
     /// lists what the publisher offered, since naming them would not help anyone pick a codec.
-    private static let formatsThatAreNotCodecs: Set<String> = ["rtx", "red", "ulpfec", "flexfec-03", "cn", "telephone-event"]
+    private static let formatsThatAreNotCodecs: Set<String> = [
+        "rtx", "red", "ulpfec", "flexfec-03", "cn", "telephone-event",
+    ]
 
     /// Answers a publisher's offer. Returns the answer, what the remote side is, and the tracks accepted.
     ///
@@ -81,9 +83,9 @@ public enum PublisherNegotiation {
     }
 
     /// Nil when the m-section is to be rejected with port 0; throws when it makes the offer unacceptable.
-    private static func acceptance(of offered: MediaDescription, in offer: SessionDescription) throws(SDPError)
-        -> Acceptance?
-    {
+    private static func acceptance(
+        of offered: MediaDescription, in offer: SessionDescription
+    ) throws(SDPError) -> Acceptance? {
         guard offered.kind == "audio" || offered.kind == "video" else { return nil }
         guard offered.port != 0 || offered.isBundleOnly else { return nil }
         guard acceptedTransportProtocols.contains(offered.transportProtocol.uppercased()) else {
@@ -103,7 +105,8 @@ public enum PublisherNegotiation {
             throw SDPError("no a=mid; BUNDLE needs it to tell the m-sections apart", at: offered)
         }
         if let group = offer.bundleGroup, !group.contains(mid) {
-            throw SDPError("mid \(mid) is not in a=group:BUNDLE; Switchyard needs one transport per publish", at: offered)
+            throw SDPError(
+                "mid \(mid) is not in a=group:BUNDLE; Switchyard needs one transport per publish", at: offered)
         }
         guard offered.rtcpMux else {
             throw SDPError("no a=rtcp-mux; Switchyard takes RTP and RTCP on one port", at: offered)
@@ -129,14 +132,20 @@ public enum PublisherNegotiation {
         default: chosen = nil
         }
         guard let chosen else { return nil }
-        let rtx = section.kind == "video" ? offeredMaps.first { map in
-            map.matches("rtx", clockRate: chosen.clockRate)
-                && fmtp[map.payloadType].flatMap { SDPAttributeValue.formatParameter(named: "apt", in: $0) }
-                    == "\(chosen.payloadType)"
-        } : nil
+        let rtx = section.kind == "video" ? repair(of: chosen, among: offeredMaps, parameters: fmtp) : nil
         let feedback = section.rtcpFeedback(forPayloadType: chosen.payloadType).filter(acceptedRTCPFeedback.contains)
         return ChosenCodec(
             rtpmap: chosen, fmtp: fmtp[chosen.payloadType], rtxPayloadType: rtx?.payloadType, rtcpFeedback: feedback)
+    }
+
+    /// The RTX format (RFC 4588 section 8.1) whose `apt` parameter names `primary`.
+    private static func repair(of primary: RTPMap, among maps: [RTPMap], parameters: [UInt8: String]) -> RTPMap? {
+        maps.first { map in
+            let associated = parameters[map.payloadType].flatMap {
+                SDPAttributeValue.formatParameter(named: "apt", in: $0)
+            }
+            return map.matches("rtx", clockRate: primary.clockRate) && associated == "\(primary.payloadType)"
+        }
     }
 
     /// The offered codec names, for the error that says none of them will do.
@@ -184,7 +193,8 @@ public enum PublisherNegotiation {
         lines += local.credentialLines(setup: .passive)
         lines.append(.attribute("rtcp-mux"))
         if offered.rtcpReducedSize { lines.append(.attribute("rtcp-rsize")) }
-        lines.append(.attribute(acceptance.track == nil ? MediaDirection.inactive.rawValue : MediaDirection.recvonly.rawValue))
+        let direction: MediaDirection = acceptance.track == nil ? .inactive : .recvonly
+        lines.append(.attribute(direction.rawValue))
         lines.append(.attribute("rtpmap", codec.rtpmap.attributeValue))
         if let fmtp = codec.fmtp { lines.append(.attribute("fmtp", "\(payloadType) \(fmtp)")) }
         lines += codec.rtcpFeedback.map { .attribute("rtcp-fb", "\(payloadType) \($0)") }

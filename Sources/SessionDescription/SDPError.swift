@@ -19,9 +19,9 @@ public struct SDPError: Error, Equatable, Sendable, CustomStringConvertible {
     /// `line 12 (a=rtpmap:96 VP8): <reason>`, or as much of that as is known.
     public var description: String {
         switch (line, text) {
-        case let (line?, text?): "line \(line) (\(text)): \(reason)"
-        case let (line?, nil): "line \(line): \(reason)"
-        case let (nil, text?): "\(text): \(reason)"
+        case (let line?, let text?): "line \(line) (\(text)): \(reason)"
+        case (let line?, nil): "line \(line): \(reason)"
+        case (nil, let text?): "\(text): \(reason)"
         case (nil, nil): reason
         }
     }

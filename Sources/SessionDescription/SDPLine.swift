@@ -55,7 +55,8 @@ extension SDPLine {
                 reason: "not an SDP line: every line is one lowercase letter, '=', and a value")
         }
         self.init(
-            type: Character(Unicode.Scalar(letter)), value: String(text.dropFirst(2)), sourceLine: lineNumber)
+            type: Character(Unicode.Scalar(letter)), value: String(decoding: utf8.dropFirst(2), as: UTF8.self),
+            sourceLine: lineNumber)
     }
 }
 

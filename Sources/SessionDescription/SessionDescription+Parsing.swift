@@ -61,7 +61,8 @@ extension SessionDescription {
             throw SDPError(reason: "the description ends before its \(type)= (\(name)) line")
         }
         guard lines[index].type == type else {
-            throw SDPError("expected \(type)= (\(name)) here; SDP starts with v=, o=, s= in that order", at: lines[index])
+            throw SDPError(
+                "expected \(type)= (\(name)) here; SDP starts with v=, o=, s= in that order", at: lines[index])
         }
         return lines[index]
     }

@@ -13,7 +13,9 @@ public struct SessionDescription: Sendable, Equatable, CustomStringConvertible {
     /// The m-sections, in order.
     public var media: [MediaDescription]
 
-    public init(origin: SDPOrigin, sessionName: String = "-", sessionLines: [SDPLine] = [], media: [MediaDescription] = []) {
+    public init(
+        origin: SDPOrigin, sessionName: String = "-", sessionLines: [SDPLine] = [], media: [MediaDescription] = []
+    ) {
         self.origin = origin
         self.sessionName = sessionName
         self.sessionLines = sessionLines

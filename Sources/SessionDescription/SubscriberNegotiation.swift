@@ -27,9 +27,9 @@ public enum SubscriberNegotiation {
     /// The answer must have the offer's m-sections in the offer's order (same mids and kinds), each
     /// accepted (non-zero port, or `a=bundle-only`), keeping the payload type the router sends, and
     /// `recvonly` or `inactive`.
-    public static func acceptAnswer(_ answer: SessionDescription, to offer: SessionDescription) throws(SDPError)
-        -> RemoteTransportDescription
-    {
+    public static func acceptAnswer(
+        _ answer: SessionDescription, to offer: SessionDescription
+    ) throws(SDPError) -> RemoteTransportDescription {
         guard answer.media.count == offer.media.count else {
             throw SDPError(
                 reason: "answer has \(answer.media.count) media sections but the offer had \(offer.media.count)")

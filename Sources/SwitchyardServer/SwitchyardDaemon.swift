@@ -4,6 +4,7 @@ import HummingbirdCore
 import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
+import MediaControl
 import MediaRouter
 import NIOSSL
 import Prometheus
@@ -75,6 +76,11 @@ public final class SwitchyardDaemon: Sendable {
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = configuration.drainTime
         group = ServiceGroup(configuration: groupConfiguration)
+    }
+
+    /// Object counts, traffic and drops of the media plane.
+    public func mediaStatistics() async -> MediaPlaneStatistics {
+        await media.planeStatistics()
     }
 
     /// Runs until shut down.

@@ -220,6 +220,8 @@ async def run_publish(args, out: dict) -> int:
         if args.name is not None:
             params["name"] = args.name
         started = time.monotonic()
+        # Wall-clock, so a test can relate it to the subscriber process's first decoded frame.
+        out["offerSentAt"] = time.time()
         result = await client.request("publish", params)
         out["streamId"] = result["stream"]["streamId"]
         await pc.setRemoteDescription(RTCSessionDescription(sdp=result["sdpAnswer"], type="answer"))
@@ -274,6 +276,7 @@ async def run_subscribe(args, out: dict) -> int:
             if track.kind == "video":
                 if counts["video"] == 1:
                     out["firstFrameSeconds"] = round(time.monotonic() - started, 3)
+                    out["firstFrameAt"] = time.time()
                 out["width"], out["height"] = frame.width, frame.height
             elif counts["audio"] == 1:
                 out["firstAudioSeconds"] = round(time.monotonic() - started, 3)

@@ -5,12 +5,16 @@ import Testing
 @Suite struct DTLSFingerprintTests {
     @Test func parsesAndWritesUppercaseHex() throws {
         let fingerprint = try DTLSFingerprint(
-            parsing: "SHA-256 a5:4d:ca:18:25:30:bb:1d:6d:13:2c:de:d6:23:7b:2e:d9:1e:3f:72:1f:cb:19:71:17:44:94:d6:49:3c:9d:5c")
+            parsing:
+                "SHA-256 a5:4d:ca:18:25:30:bb:1d:6d:13:2c:de:d6:23:7b:2e:d9:1e:3f:72:1f:cb:19:71:17:44:94:d6:49:3c:9d:5c"
+        )
         #expect(fingerprint.algorithm == "sha-256")
         #expect(fingerprint.bytes.count == 32)
         #expect(fingerprint.bytes.suffix(2) == [0x9D, 0x5C])
-        #expect(fingerprint.description
-            == "sha-256 A5:4D:CA:18:25:30:BB:1D:6D:13:2C:DE:D6:23:7B:2E:D9:1E:3F:72:1F:CB:19:71:17:44:94:D6:49:3C:9D:5C")
+        #expect(
+            fingerprint.description
+                == "sha-256 A5:4D:CA:18:25:30:BB:1D:6D:13:2C:DE:D6:23:7B:2E:D9:1E:3F:72:1F:CB:19:71:17:44:94:D6:49:3C:9D:5C"
+        )
         #expect(try DTLSFingerprint(parsing: fingerprint.description) == fingerprint)
     }
 

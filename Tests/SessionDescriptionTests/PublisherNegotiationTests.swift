@@ -2,7 +2,9 @@ import Testing
 
 @testable import SessionDescription
 
-private func answer(_ text: String) throws -> (answer: SessionDescription, remote: RemoteTransportDescription, tracks: [NegotiatedTrack]) {
+private func answer(
+    _ text: String
+) throws -> (answer: SessionDescription, remote: RemoteTransportDescription, tracks: [NegotiatedTrack]) {
     try PublisherNegotiation.answer(offer: SessionDescription(parsing: text), local: routerTransport, sessionID: 42)
 }
 
@@ -65,37 +67,42 @@ private let routerCandidateLines = [
 
     @Test func reportsChromesTracksAndTransport() throws {
         let (_, remote, tracks) = try answer(SDPFixtures.chromeOffer)
-        #expect(remote == RemoteTransportDescription(
-            iceUsernameFragment: "Z2Xq", icePassword: "PjL5bEuJhGNnBy6sE6GQyKqT",
-            fingerprint: try DTLSFingerprint(
-                parsing: "sha-256 A5:4D:CA:18:25:30:BB:1D:6D:13:2C:DE:D6:23:7B:2E:D9:1E:3F:72:1F:CB:19:71:17:44:94:D6:49:3C:9D:5C"),
-            setup: .actpass))
+        #expect(
+            remote
+                == RemoteTransportDescription(
+                    iceUsernameFragment: "Z2Xq", icePassword: "PjL5bEuJhGNnBy6sE6GQyKqT",
+                    fingerprint: try DTLSFingerprint(
+                        parsing:
+                            "sha-256 A5:4D:CA:18:25:30:BB:1D:6D:13:2C:DE:D6:23:7B:2E:D9:1E:3F:72:1F:CB:19:71:17:44:94:D6:49:3C:9D:5C"
+                    ),
+                    setup: .actpass))
         let stream = "1b1a2ae3-4ea6-4b5c-9d43-54e2f4c1e2a7"
-        #expect(tracks == [
-            NegotiatedTrack(
-                mid: "0", kind: "audio", codecName: "opus", payloadType: 111, clockRate: 48000, rtxPayloadType: nil,
-                ssrc: 2_796_174_212, rtxSSRC: nil, cname: "qZ2fYnAmCD1R4rVk", streamID: stream,
-                trackID: "8e0c6a43-1f0b-4d7a-9f2e-0c3b7d1a5e66",
-                headerExtensions: [
-                    HeaderExtension(id: 1, uri: HeaderExtension.URI.audioLevel),
-                    HeaderExtension(id: 2, uri: HeaderExtension.URI.absoluteSendTime),
-                    HeaderExtension(id: 3, uri: HeaderExtension.URI.transportWideSequenceNumber),
-                    HeaderExtension(id: 4, uri: HeaderExtension.URI.mid),
-                ],
-                rtcpFeedback: ["transport-cc"], rids: []),
-            NegotiatedTrack(
-                mid: "1", kind: "video", codecName: "vp8", payloadType: 96, clockRate: 90000, rtxPayloadType: 97,
-                ssrc: 1_613_396_447, rtxSSRC: 2_617_432_384, cname: "qZ2fYnAmCD1R4rVk", streamID: stream,
-                trackID: "4f1d2b6e-8a3c-4c55-b1f0-2e9d7a6c3b18",
-                headerExtensions: [
-                    HeaderExtension(id: 2, uri: HeaderExtension.URI.absoluteSendTime),
-                    HeaderExtension(id: 3, uri: HeaderExtension.URI.transportWideSequenceNumber),
-                    HeaderExtension(id: 4, uri: HeaderExtension.URI.mid),
-                    HeaderExtension(id: 10, uri: HeaderExtension.URI.rtpStreamID),
-                    HeaderExtension(id: 11, uri: HeaderExtension.URI.repairedRTPStreamID),
-                ],
-                rtcpFeedback: ["goog-remb", "transport-cc", "ccm fir", "nack", "nack pli"], rids: []),
-        ])
+        #expect(
+            tracks == [
+                NegotiatedTrack(
+                    mid: "0", kind: "audio", codecName: "opus", payloadType: 111, clockRate: 48000, rtxPayloadType: nil,
+                    ssrc: 2_796_174_212, rtxSSRC: nil, cname: "qZ2fYnAmCD1R4rVk", streamID: stream,
+                    trackID: "8e0c6a43-1f0b-4d7a-9f2e-0c3b7d1a5e66",
+                    headerExtensions: [
+                        HeaderExtension(id: 1, uri: HeaderExtension.URI.audioLevel),
+                        HeaderExtension(id: 2, uri: HeaderExtension.URI.absoluteSendTime),
+                        HeaderExtension(id: 3, uri: HeaderExtension.URI.transportWideSequenceNumber),
+                        HeaderExtension(id: 4, uri: HeaderExtension.URI.mid),
+                    ],
+                    rtcpFeedback: ["transport-cc"], rids: []),
+                NegotiatedTrack(
+                    mid: "1", kind: "video", codecName: "vp8", payloadType: 96, clockRate: 90000, rtxPayloadType: 97,
+                    ssrc: 1_613_396_447, rtxSSRC: 2_617_432_384, cname: "qZ2fYnAmCD1R4rVk", streamID: stream,
+                    trackID: "4f1d2b6e-8a3c-4c55-b1f0-2e9d7a6c3b18",
+                    headerExtensions: [
+                        HeaderExtension(id: 2, uri: HeaderExtension.URI.absoluteSendTime),
+                        HeaderExtension(id: 3, uri: HeaderExtension.URI.transportWideSequenceNumber),
+                        HeaderExtension(id: 4, uri: HeaderExtension.URI.mid),
+                        HeaderExtension(id: 10, uri: HeaderExtension.URI.rtpStreamID),
+                        HeaderExtension(id: 11, uri: HeaderExtension.URI.repairedRTPStreamID),
+                    ],
+                    rtcpFeedback: ["goog-remb", "transport-cc", "ccm fir", "nack", "nack pli"], rids: []),
+            ])
     }
 
     @Test func answersAiortc() throws {
@@ -110,42 +117,51 @@ private let routerCandidateLines = [
         #expect(tracks.map(\.rtxPayloadType) == [nil, 98])
         #expect(tracks.map(\.ssrc) == [3_344_951_093, 2_201_846_357])
         #expect(tracks.map(\.rtxSSRC) == [nil, 780_351_416])
-        #expect(tracks.map(\.cname) == ["5d8e2f1a-9c7b-4a3e-b6d0-1e2f3a4b5c6d", "5d8e2f1a-9c7b-4a3e-b6d0-1e2f3a4b5c6d"])
-        #expect(tracks.map(\.trackID) == ["b9e1c7d2-6a4f-4e3b-8c5d-0f1a2b3c4d5e", "e4f5a6b7-c8d9-4e0f-a1b2-c3d4e5f6a7b8"])
-        #expect(tracks[0].headerExtensions == [
-            HeaderExtension(id: 1, uri: HeaderExtension.URI.mid), HeaderExtension(id: 2, uri: HeaderExtension.URI.audioLevel),
-        ])
-        #expect(tracks[1].headerExtensions == [
-            HeaderExtension(id: 1, uri: HeaderExtension.URI.mid),
-            HeaderExtension(id: 3, uri: HeaderExtension.URI.absoluteSendTime),
-        ])
+        #expect(
+            tracks.map(\.cname) == ["5d8e2f1a-9c7b-4a3e-b6d0-1e2f3a4b5c6d", "5d8e2f1a-9c7b-4a3e-b6d0-1e2f3a4b5c6d"])
+        #expect(
+            tracks.map(\.trackID) == ["b9e1c7d2-6a4f-4e3b-8c5d-0f1a2b3c4d5e", "e4f5a6b7-c8d9-4e0f-a1b2-c3d4e5f6a7b8"])
+        #expect(
+            tracks[0].headerExtensions == [
+                HeaderExtension(id: 1, uri: HeaderExtension.URI.mid),
+                HeaderExtension(id: 2, uri: HeaderExtension.URI.audioLevel),
+            ])
+        #expect(
+            tracks[1].headerExtensions == [
+                HeaderExtension(id: 1, uri: HeaderExtension.URI.mid),
+                HeaderExtension(id: 3, uri: HeaderExtension.URI.absoluteSendTime),
+            ])
         #expect(tracks[0].rtcpFeedback == [])
         #expect(tracks[1].rtcpFeedback == ["nack", "nack pli", "goog-remb"])
 
         #expect(answer.bundleGroup == ["0", "1"])
         #expect(answer.media.map(\.formats) == [["96"], ["97", "98"]])
         #expect(!answer.media[0].rtcpReducedSize)
-        #expect(answer.media[1].lines.map(\.description).filter { $0.hasPrefix("a=rtpmap") || $0.hasPrefix("a=fmtp") }
-            == ["a=rtpmap:97 VP8/90000", "a=rtpmap:98 rtx/90000", "a=fmtp:98 apt=97"])
+        #expect(
+            answer.media[1].lines.map(\.description).filter { $0.hasPrefix("a=rtpmap") || $0.hasPrefix("a=fmtp") }
+                == ["a=rtpmap:97 VP8/90000", "a=rtpmap:98 rtx/90000", "a=fmtp:98 apt=97"])
     }
 
     @Test func refusesRidOnlySimulcastNamingTheVideoSection() throws {
         let error = try #require(try refusal(of: SDPFixtures.chromeSimulcastOffer))
-        #expect(error == SDPError(
-            line: lineNumber(of: "m=video", in: SDPFixtures.chromeSimulcastOffer),
-            text: "m=video 9 UDP/TLS/RTP/SAVPF 96 97 98 99",
-            reason: "no a=ssrc: SSRC-less (rid-only simulcast) publishing is not supported yet"))
+        #expect(
+            error
+                == SDPError(
+                    line: lineNumber(of: "m=video", in: SDPFixtures.chromeSimulcastOffer),
+                    text: "m=video 9 UDP/TLS/RTP/SAVPF 96 97 98 99",
+                    reason: "no a=ssrc: SSRC-less (rid-only simulcast) publishing is not supported yet"))
         #expect(error.description.hasPrefix("line \(error.line!) (m=video 9 UDP/TLS/RTP/SAVPF 96 97 98 99): no a=ssrc"))
     }
 
     @Test func keepsRidsWhenSourcesAreAnnouncedToo() throws {
         // Legacy SSRC simulcast with rids alongside: the first non-RTX source is the one received.
         let text = editing(SDPFixtures.chromeSimulcastOffer) { lines in
-            lines.insert(contentsOf: [
-                "a=ssrc-group:FID 11 12", "a=ssrc-group:FID 21 22",
-                "a=ssrc:12 cname:8fJ2sWq0LcX5nRbA", "a=ssrc:11 cname:8fJ2sWq0LcX5nRbA",
-                "a=ssrc:21 cname:8fJ2sWq0LcX5nRbA", "a=ssrc:22 cname:8fJ2sWq0LcX5nRbA",
-            ], at: lines.firstIndex(of: "a=rid:q send")!)
+            lines.insert(
+                contentsOf: [
+                    "a=ssrc-group:FID 11 12", "a=ssrc-group:FID 21 22",
+                    "a=ssrc:12 cname:8fJ2sWq0LcX5nRbA", "a=ssrc:11 cname:8fJ2sWq0LcX5nRbA",
+                    "a=ssrc:21 cname:8fJ2sWq0LcX5nRbA", "a=ssrc:22 cname:8fJ2sWq0LcX5nRbA",
+                ], at: lines.firstIndex(of: "a=rid:q send")!)
         }
         let video = try answer(text).tracks[1]
         #expect(video.rids == ["q", "h", "f"])
@@ -157,8 +173,11 @@ private let routerCandidateLines = [
 
     @Test func refusesAnOfferWithoutBundle() throws {
         let text = removing("a=group:BUNDLE 0 1 2", from: SDPFixtures.chromeOffer)
-        #expect(try refusal(of: text) == SDPError(
-            reason: "offer has 3 media sections but no a=group:BUNDLE; Switchyard needs one transport per publish"))
+        #expect(
+            try refusal(of: text)
+                == SDPError(
+                    reason:
+                        "offer has 3 media sections but no a=group:BUNDLE; Switchyard needs one transport per publish"))
     }
 
     @Test func acceptsASingleSectionWithoutBundle() throws {
@@ -187,17 +206,22 @@ private let routerCandidateLines = [
 
     @Test func refusesASectionWithoutRtcpMux() throws {
         let text = removing("a=rtcp-mux", from: SDPFixtures.chromeOffer, occurrence: 2)
-        #expect(try refusal(of: text) == SDPError(
-            line: lineNumber(of: "m=video", in: text),
-            text: "m=video 9 UDP/TLS/RTP/SAVPF 96 97 98 99 100 101 45 46 102 103 104 105 116 117 118",
-            reason: "no a=rtcp-mux; Switchyard takes RTP and RTCP on one port"))
+        #expect(
+            try refusal(of: text)
+                == SDPError(
+                    line: lineNumber(of: "m=video", in: text),
+                    text: "m=video 9 UDP/TLS/RTP/SAVPF 96 97 98 99 100 101 45 46 102 103 104 105 116 117 118",
+                    reason: "no a=rtcp-mux; Switchyard takes RTP and RTCP on one port"))
     }
 
     @Test func refusesAPassiveOfferer() throws {
         let text = replacing("a=setup:actpass", with: "a=setup:passive", in: SDPFixtures.chromeOffer)
-        #expect(try refusal(of: text) == SDPError(
-            line: lineNumber(of: "a=setup:passive", in: text), text: "a=setup:passive",
-            reason: "Switchyard can only be the DTLS server (passive), so the offer must say actpass or active"))
+        #expect(
+            try refusal(of: text)
+                == SDPError(
+                    line: lineNumber(of: "a=setup:passive", in: text), text: "a=setup:passive",
+                    reason: "Switchyard can only be the DTLS server (passive), so the offer must say actpass or active")
+        )
     }
 
     @Test func acceptsAnActiveOfferer() throws {
@@ -214,9 +238,14 @@ private let routerCandidateLines = [
 
     @Test func refusesAnOfferWithoutFingerprint() throws {
         let text = editing(SDPFixtures.chromeOffer) { $0.removeAll { $0.hasPrefix("a=fingerprint:") } }
-        #expect(try refusal(of: text) == SDPError(
-            line: lineNumber(of: "m=audio", in: text), text: "m=audio 9 UDP/TLS/RTP/SAVPF 111 63 9 0 8 13 110 126",
-            reason: "no a=fingerprint in this m-section or at session level; DTLS needs the peer's certificate fingerprint"))
+        #expect(
+            try refusal(of: text)
+                == SDPError(
+                    line: lineNumber(of: "m=audio", in: text),
+                    text: "m=audio 9 UDP/TLS/RTP/SAVPF 111 63 9 0 8 13 110 126",
+                    reason:
+                        "no a=fingerprint in this m-section or at session level; DTLS needs the peer's certificate fingerprint"
+                ))
     }
 
     @Test func refusesAFingerprintWithABrokenHash() throws {
@@ -224,13 +253,17 @@ private let routerCandidateLines = [
         let text = editing(SDPFixtures.chromeOffer) { lines in
             lines = lines.map { $0.hasPrefix("a=fingerprint:") ? md5 : $0 }
         }
-        #expect(try refusal(of: text) == SDPError(
-            line: lineNumber(of: md5, in: text), text: md5,
-            reason: "no fingerprint with a hash function Switchyard accepts (sha-256, sha-384, sha-512, sha-1)"))
+        #expect(
+            try refusal(of: text)
+                == SDPError(
+                    line: lineNumber(of: md5, in: text), text: md5,
+                    reason: "no fingerprint with a hash function Switchyard accepts (sha-256, sha-384, sha-512, sha-1)")
+        )
     }
 
     @Test func takesTransportAttributesFromTheSessionLevel() throws {
-        let fingerprint = "a=fingerprint:sha-512 77:06:F8:5D:86:90:02:4A:D6:BD:A3:40:1B:E9:C8:CB:CC:C9:35:F6:CD:1F:61:22:6A:E1:53:38:AE:1A:34:00:4D:33:BA:0D:24:6A:C0:4C:81:B1:BA:F2:3E:3B:F9:EE:F5:F7:9F:2B:49:34:AF:87:F5:52:0B:69:B9:4B:0D:98"
+        let fingerprint =
+            "a=fingerprint:sha-512 77:06:F8:5D:86:90:02:4A:D6:BD:A3:40:1B:E9:C8:CB:CC:C9:35:F6:CD:1F:61:22:6A:E1:53:38:AE:1A:34:00:4D:33:BA:0D:24:6A:C0:4C:81:B1:BA:F2:3E:3B:F9:EE:F5:F7:9F:2B:49:34:AF:87:F5:52:0B:69:B9:4B:0D:98"
         let text = editing(SDPFixtures.chromeOffer) { lines in
             lines.removeAll { $0.hasPrefix("a=fingerprint:") || $0.hasPrefix("a=ice-pwd:") }
             lines.insert(contentsOf: [fingerprint, "a=ice-pwd:SessionLevelPassword0000"], at: 4)
@@ -251,13 +284,23 @@ private let routerCandidateLines = [
 
     @Test func refusesVideoWithoutVP8ListingWhatWasOffered() throws {
         let text = editing(SDPFixtures.chromeOffer) { lines in
-            lines.removeAll { line in ["96", "97"].contains { line.hasPrefix("a=rtpmap:\($0) ") || line.hasPrefix("a=rtcp-fb:\($0) ") || line.hasPrefix("a=fmtp:\($0) ") } }
-            lines = lines.map { $0.hasPrefix("m=video") ? "m=video 9 UDP/TLS/RTP/SAVPF 98 99 100 101 45 46 102 103 104 105 116 117 118" : $0 }
+            lines.removeAll { line in
+                ["96", "97"].contains {
+                    line.hasPrefix("a=rtpmap:\($0) ") || line.hasPrefix("a=rtcp-fb:\($0) ")
+                        || line.hasPrefix("a=fmtp:\($0) ")
+                }
+            }
+            lines = lines.map {
+                $0.hasPrefix("m=video")
+                    ? "m=video 9 UDP/TLS/RTP/SAVPF 98 99 100 101 45 46 102 103 104 105 116 117 118" : $0
+            }
         }
-        #expect(try refusal(of: text) == SDPError(
-            line: lineNumber(of: "m=video", in: text),
-            text: "m=video 9 UDP/TLS/RTP/SAVPF 98 99 100 101 45 46 102 103 104 105 116 117 118",
-            reason: "no codec Switchyard forwards (Opus for audio, VP8 for video); offered: VP9, AV1, H264"))
+        #expect(
+            try refusal(of: text)
+                == SDPError(
+                    line: lineNumber(of: "m=video", in: text),
+                    text: "m=video 9 UDP/TLS/RTP/SAVPF 98 99 100 101 45 46 102 103 104 105 116 117 118",
+                    reason: "no codec Switchyard forwards (Opus for audio, VP8 for video); offered: VP9, AV1, H264"))
     }
 
     @Test func refusesAudioWithoutOpusListingWhatWasOffered() throws {
@@ -267,7 +310,9 @@ private let routerCandidateLines = [
         }
         let error = try #require(try refusal(of: text))
         #expect(error.line == lineNumber(of: "m=audio", in: text))
-        #expect(error.reason == "no codec Switchyard forwards (Opus for audio, VP8 for video); offered: PCMU, PCMA, payload type 18")
+        #expect(
+            error.reason
+                == "no codec Switchyard forwards (Opus for audio, VP8 for video); offered: PCMU, PCMA, payload type 18")
     }
 
     @Test func declinesAReceiveOnlySectionWithoutVP8InsteadOfRefusing() throws {
@@ -309,13 +354,28 @@ private let routerCandidateLines = [
         #expect(answer.bundleGroup == ["0"])
     }
 
+    @Test func acceptsABundleOnlySection() throws {
+        // RFC 8843 section 6: port 0 with a=bundle-only means "only inside the BUNDLE", not "rejected".
+        let text = editing(SDPFixtures.chromeOffer) { lines in
+            let index = lines.firstIndex { $0.hasPrefix("m=video") }!
+            lines[index] = lines[index].replacing("m=video 9 ", with: "m=video 0 ")
+            lines.insert("a=bundle-only", at: index + 1)
+        }
+        let (answer, _, tracks) = try answer(text)
+        #expect(tracks.map(\.mid) == ["0", "1"])
+        #expect(answer.media[1].port == 40000)
+        #expect(answer.bundleGroup == ["0", "1"])
+    }
+
     @Test func refusesPlainRTP() throws {
         let text = editing(SDPFixtures.aiortcOffer) { lines in
             lines = lines.map { $0.hasPrefix("m=audio") ? "m=audio 52734 RTP/AVP 96 0 8" : $0 }
         }
-        #expect(try refusal(of: text) == SDPError(
-            line: lineNumber(of: "m=audio", in: text), text: "m=audio 52734 RTP/AVP 96 0 8",
-            reason: "transport protocol RTP/AVP is not DTLS-SRTP over UDP (UDP/TLS/RTP/SAVPF)"))
+        #expect(
+            try refusal(of: text)
+                == SDPError(
+                    line: lineNumber(of: "m=audio", in: text), text: "m=audio 52734 RTP/AVP 96 0 8",
+                    reason: "transport protocol RTP/AVP is not DTLS-SRTP over UDP (UDP/TLS/RTP/SAVPF)"))
     }
 
     @Test func refusesAPublishingSectionWithoutSources() throws {

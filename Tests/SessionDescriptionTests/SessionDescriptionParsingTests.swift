@@ -5,20 +5,23 @@ import Testing
 @Suite struct SessionDescriptionParsingTests {
     @Test func readsTheSessionLevelOfAChromeOffer() throws {
         let offer = try SessionDescription(parsing: SDPFixtures.chromeOffer)
-        #expect(offer.origin == SDPOrigin(sessionID: 5_498_186_869_896_684_180, sessionVersion: 2, address: "127.0.0.1"))
+        #expect(
+            offer.origin == SDPOrigin(sessionID: 5_498_186_869_896_684_180, sessionVersion: 2, address: "127.0.0.1"))
         #expect(offer.sessionName == "-")
         #expect(offer.bundleGroup == ["0", "1", "2"])
         #expect(!offer.isICELite)
-        #expect(offer.sessionLines.map(\.description) == [
-            "t=0 0", "a=group:BUNDLE 0 1 2", "a=extmap-allow-mixed",
-            "a=msid-semantic: WMS 1b1a2ae3-4ea6-4b5c-9d43-54e2f4c1e2a7",
-        ])
+        #expect(
+            offer.sessionLines.map(\.description) == [
+                "t=0 0", "a=group:BUNDLE 0 1 2", "a=extmap-allow-mixed",
+                "a=msid-semantic: WMS 1b1a2ae3-4ea6-4b5c-9d43-54e2f4c1e2a7",
+            ])
         #expect(offer.media.map(\.kind) == ["audio", "video", "application"])
-        #expect(offer.media.map(\.line) == [
-            lineNumber(of: "m=audio", in: SDPFixtures.chromeOffer),
-            lineNumber(of: "m=video", in: SDPFixtures.chromeOffer),
-            lineNumber(of: "m=application", in: SDPFixtures.chromeOffer),
-        ])
+        #expect(
+            offer.media.map(\.line) == [
+                lineNumber(of: "m=audio", in: SDPFixtures.chromeOffer),
+                lineNumber(of: "m=video", in: SDPFixtures.chromeOffer),
+                lineNumber(of: "m=application", in: SDPFixtures.chromeOffer),
+            ])
     }
 
     @Test func readsEveryAttributeOfChromesAudioSection() throws {
@@ -33,17 +36,22 @@ import Testing
         #expect(audio.rtpmaps.count == 8)
         #expect(audio.fmtp == [111: "minptime=10;useinbandfec=1", 63: "111/111"])
         #expect(audio.rtcpFeedback == [.payloadType(111): ["transport-cc"]])
-        #expect(audio.extmaps == [
-            HeaderExtension(id: 1, uri: HeaderExtension.URI.audioLevel),
-            HeaderExtension(id: 2, uri: HeaderExtension.URI.absoluteSendTime),
-            HeaderExtension(id: 3, uri: HeaderExtension.URI.transportWideSequenceNumber),
-            HeaderExtension(id: 4, uri: HeaderExtension.URI.mid),
-        ])
-        let msid = MSID(streamID: "1b1a2ae3-4ea6-4b5c-9d43-54e2f4c1e2a7", trackID: "8e0c6a43-1f0b-4d7a-9f2e-0c3b7d1a5e66")
+        #expect(
+            audio.extmaps == [
+                HeaderExtension(id: 1, uri: HeaderExtension.URI.audioLevel),
+                HeaderExtension(id: 2, uri: HeaderExtension.URI.absoluteSendTime),
+                HeaderExtension(id: 3, uri: HeaderExtension.URI.transportWideSequenceNumber),
+                HeaderExtension(id: 4, uri: HeaderExtension.URI.mid),
+            ])
+        let msid = MSID(
+            streamID: "1b1a2ae3-4ea6-4b5c-9d43-54e2f4c1e2a7", trackID: "8e0c6a43-1f0b-4d7a-9f2e-0c3b7d1a5e66")
         #expect(audio.msid == msid)
-        #expect(audio.ssrcs == [
-            SSRCDescription(ssrc: 2_796_174_212, attributes: ["cname": "qZ2fYnAmCD1R4rVk", "msid": "\(msid.streamID) \(msid.trackID!)"])
-        ])
+        #expect(
+            audio.ssrcs == [
+                SSRCDescription(
+                    ssrc: 2_796_174_212,
+                    attributes: ["cname": "qZ2fYnAmCD1R4rVk", "msid": "\(msid.streamID) \(msid.trackID!)"])
+            ])
         #expect(audio.ssrcs.first?.msid == msid)
         #expect(audio.ssrcGroups.isEmpty)
         #expect(audio.iceUfrag == "Z2Xq")
@@ -91,7 +99,10 @@ import Testing
 
     @Test func readsRidsAndSimulcast() throws {
         let video = try SessionDescription(parsing: SDPFixtures.chromeSimulcastOffer).media[1]
-        #expect(video.rids == [RID(id: "q", direction: .send), RID(id: "h", direction: .send), RID(id: "f", direction: .send)])
+        #expect(
+            video.rids == [
+                RID(id: "q", direction: .send), RID(id: "h", direction: .send), RID(id: "f", direction: .send),
+            ])
         #expect(video.simulcast == "send q;h;f")
         #expect(video.ssrcs.isEmpty)
         #expect(video.direction == .sendonly)
@@ -111,10 +122,16 @@ import Testing
             a=rid:lo recv
             """
         let video = try SessionDescription(parsing: text).media[0]
-        #expect(video.rtcpFeedback == [.everyPayloadType: ["nack"], .payloadType(96): ["ccm fir"], .payloadType(97): ["nack"]])
+        #expect(
+            video.rtcpFeedback == [
+                .everyPayloadType: ["nack"], .payloadType(96): ["ccm fir"], .payloadType(97): ["nack"],
+            ])
         #expect(video.rtcpFeedback(forPayloadType: 96) == ["nack", "ccm fir"])
         #expect(video.rtcpFeedback(forPayloadType: 97) == ["nack"])
-        #expect(video.rids == [RID(id: "hi", direction: .send, params: "pt=96;max-width=1280"), RID(id: "lo", direction: .recv)])
+        #expect(
+            video.rids == [
+                RID(id: "hi", direction: .send, params: "pt=96;max-width=1280"), RID(id: "lo", direction: .recv),
+            ])
     }
 
     @Test func readsAiortcsTrailingTransportLinesAndCandidates() throws {
@@ -122,13 +139,17 @@ import Testing
         let audio = offer.media[0]
         #expect(audio.port == 52734)
         #expect(audio.attribute(named: "rtcp")?.attributeValue == "9 IN IP4 0.0.0.0")
-        #expect(audio.candidates == [
-            "0f5d6e1a7b2c3d4e5f60718293a4b5c6 1 udp 2130706431 192.168.1.23 52734 typ host",
-            "9a8b7c6d5e4f30211203f4e5d6c7b8a9 1 udp 1694498815 203.0.113.7 52734 typ srflx raddr 192.168.1.23 rport 52734",
-        ])
+        #expect(
+            audio.candidates == [
+                "0f5d6e1a7b2c3d4e5f60718293a4b5c6 1 udp 2130706431 192.168.1.23 52734 typ host",
+                "9a8b7c6d5e4f30211203f4e5d6c7b8a9 1 udp 1694498815 203.0.113.7 52734 typ srflx raddr 192.168.1.23 rport 52734",
+            ])
         #expect(audio.fingerprints.map(\.algorithm) == ["sha-256", "sha-384", "sha-512"])
         #expect(audio.fingerprints.map(\.bytes.count) == [32, 48, 64])
-        #expect(audio.ssrcs == [SSRCDescription(ssrc: 3_344_951_093, attributes: ["cname": "5d8e2f1a-9c7b-4a3e-b6d0-1e2f3a4b5c6d"])])
+        #expect(
+            audio.ssrcs == [
+                SSRCDescription(ssrc: 3_344_951_093, attributes: ["cname": "5d8e2f1a-9c7b-4a3e-b6d0-1e2f3a4b5c6d"])
+            ])
         #expect(offer.sessionLines.firstAttribute(named: "msid-semantic")?.attributeValue == "WMS *")
     }
 
@@ -186,7 +207,8 @@ import Testing
     }
 
     @Test func takesCRLFAndLFAlike() throws {
-        let crlf = SDPFixtures.chromeOffer.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\r\n")
+        let crlf = SDPFixtures.chromeOffer.split(separator: "\n", omittingEmptySubsequences: false).joined(
+            separator: "\r\n")
         let fromCRLF = try SessionDescription(parsing: crlf)
         #expect(fromCRLF == (try SessionDescription(parsing: SDPFixtures.chromeOffer)))
         #expect(fromCRLF.media[0].mid == "0")
@@ -194,10 +216,15 @@ import Testing
     }
 
     @Test func equalityIgnoresWhereLinesCameFrom() throws {
-        let parsed = try SessionDescription(parsing: "v=0\no=- 1 1 IN IP4 0.0.0.0\ns=-\nt=0 0\nm=audio 9 RTP/AVP 0\na=mid:a\n")
+        let parsed = try SessionDescription(
+            parsing: "v=0\no=- 1 1 IN IP4 0.0.0.0\ns=-\nt=0 0\nm=audio 9 RTP/AVP 0\na=mid:a\n")
         let built = SessionDescription(
             origin: SDPOrigin(sessionID: 1, sessionVersion: 1), sessionLines: [SDPLine(type: "t", value: "0 0")],
-            media: [MediaDescription(kind: "audio", port: 9, transportProtocol: "RTP/AVP", formats: ["0"], lines: [.attribute("mid", "a")])])
+            media: [
+                MediaDescription(
+                    kind: "audio", port: 9, transportProtocol: "RTP/AVP", formats: ["0"],
+                    lines: [.attribute("mid", "a")])
+            ])
         #expect(parsed == built)
         #expect(parsed.media[0].line == 5)
         #expect(built.media[0].line == 0)
@@ -207,7 +234,10 @@ import Testing
         var description = try SessionDescription(parsing: SDPFixtures.chromeOffer)
         description.bundleGroup = ["1", "0"]
         description.isICELite = true
-        #expect(description.sessionLines.map(\.description).prefix(3) == ["t=0 0", "a=group:BUNDLE 1 0", "a=extmap-allow-mixed"])
+        #expect(
+            description.sessionLines.map(\.description).prefix(3) == [
+                "t=0 0", "a=group:BUNDLE 1 0", "a=extmap-allow-mixed",
+            ])
         #expect(description.sessionLines.last?.description == "a=ice-lite")
         #expect(try SessionDescription(parsing: description.description).bundleGroup == ["1", "0"])
         description.bundleGroup = nil
@@ -217,7 +247,8 @@ import Testing
     }
 
     @Test func keepsAPortCount() throws {
-        let description = try SessionDescription(parsing: "v=0\no=- 1 1 IN IP4 224.2.36.42\ns=-\nm=video 49170/2 RTP/AVP 31\n")
+        let description = try SessionDescription(
+            parsing: "v=0\no=- 1 1 IN IP4 224.2.36.42\ns=-\nm=video 49170/2 RTP/AVP 31\n")
         #expect(description.media[0].port == 49170)
         #expect(description.media[0].portCount == 2)
         #expect(description.media[0].mediaLine.description == "m=video 49170/2 RTP/AVP 31")

@@ -15,6 +15,16 @@ private func chromeOffer(withVideoLine line: String) -> String {
 }
 
 @Suite struct SessionDescriptionRefusalTests {
+    @Test func describesAnErrorWithWhatIsKnownOfItsPlace() {
+        #expect(
+            SDPError(reason: "offer has no audio or video to publish").description
+                == "offer has no audio or video to publish")
+        #expect(SDPError(line: 3, reason: "bad").description == "line 3: bad")
+        #expect(SDPError(text: "m=video 0 RTP/AVP 96", reason: "bad").description == "m=video 0 RTP/AVP 96: bad")
+        #expect(
+            SDPError(line: 12, text: "a=rtpmap:96 VP8", reason: "bad").description == "line 12 (a=rtpmap:96 VP8): bad")
+    }
+
     @Test func refusesEmptyText() {
         #expect(refusal(of: "") == SDPError(reason: "the session description is empty"))
         #expect(refusal(of: "\r\n\r\n") == SDPError(reason: "the session description is empty"))
@@ -37,23 +47,28 @@ private func chromeOffer(withVideoLine line: String) -> String {
     }
 
     @Test func refusesTextThatDoesNotStartWithVersionZero() {
-        #expect(refusal(of: "o=- 1 1 IN IP4 0.0.0.0\nv=0\ns=-\n") == SDPError(
-            line: 1, text: "o=- 1 1 IN IP4 0.0.0.0", reason: "a session description starts with v=0"))
+        #expect(
+            refusal(of: "o=- 1 1 IN IP4 0.0.0.0\nv=0\ns=-\n")
+                == SDPError(
+                    line: 1, text: "o=- 1 1 IN IP4 0.0.0.0", reason: "a session description starts with v=0"))
         #expect(refusal(of: "v=1\no=- 1 1 IN IP4 0.0.0.0\ns=-\n")?.line == 1)
     }
 
     @Test func refusesAMediaSectionBeforeOriginAndSessionName() {
-        #expect(refusal(of: "v=0\nm=audio 9 UDP/TLS/RTP/SAVPF 111\no=- 1 1 IN IP4 0.0.0.0\ns=-\n") == SDPError(
-            line: 2, text: "m=audio 9 UDP/TLS/RTP/SAVPF 111",
-            reason: "expected o= (origin) here; SDP starts with v=, o=, s= in that order"))
+        #expect(
+            refusal(of: "v=0\nm=audio 9 UDP/TLS/RTP/SAVPF 111\no=- 1 1 IN IP4 0.0.0.0\ns=-\n")
+                == SDPError(
+                    line: 2, text: "m=audio 9 UDP/TLS/RTP/SAVPF 111",
+                    reason: "expected o= (origin) here; SDP starts with v=, o=, s= in that order"))
         #expect(refusal(of: "v=0\no=- 1 1 IN IP4 0.0.0.0\nm=audio 9 UDP/TLS/RTP/SAVPF 111\n")?.line == 3)
         #expect(refusal(of: "v=0\r\n") == SDPError(reason: "the description ends before its o= (origin) line"))
     }
 
     @Test func refusesAMalformedOrigin() {
         #expect(refusal(of: "v=0\no=- 1 IN IP4 0.0.0.0\ns=-\n")?.line == 2)
-        #expect(refusal(of: "v=0\no=- abc 2 IN IP4 0.0.0.0\ns=-\n")?.reason
-            == "o= session id and version must be numbers that fit in 64 bits")
+        #expect(
+            refusal(of: "v=0\no=- abc 2 IN IP4 0.0.0.0\ns=-\n")?.reason
+                == "o= session id and version must be numbers that fit in 64 bits")
     }
 
     @Test func refusesSessionLinesRepeatedOrInsideAMediaSection() {
@@ -81,8 +96,10 @@ private func chromeOffer(withVideoLine line: String) -> String {
         ("a=rtcp-fb:96", "a=rtcp-fb needs <payload type or *> <feedback>"),
         ("a=extmap:0 urn:ietf:params:rtp-hdrext:sdes:mid", "extmap id \"0\" is not a number from 1 to 255"),
         ("a=extmap:300 urn:ietf:params:rtp-hdrext:sdes:mid", "extmap id \"300\" is not a number from 1 to 255"),
-        ("a=extmap:3/both urn:ietf:params:rtp-hdrext:sdes:mid",
-         "extmap direction \"3/both\" is not <id>/sendrecv, sendonly, recvonly or inactive"),
+        (
+            "a=extmap:3/both urn:ietf:params:rtp-hdrext:sdes:mid",
+            "extmap direction \"3/both\" is not <id>/sendrecv, sendonly, recvonly or inactive"
+        ),
         ("a=ssrc:cafe cname:x", "SSRC \"cafe\" is not a number from 0 to 4294967295"),
         ("a=ssrc:1234", "a=ssrc needs <ssrc> <attribute>[:<value>]"),
         ("a=ssrc-group:FID", "a=ssrc-group needs <semantics> <ssrc>..."),

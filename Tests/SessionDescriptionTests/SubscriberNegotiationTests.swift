@@ -125,23 +125,32 @@ private func refusal(of text: String, sourceLocation: SourceLocation = #_sourceL
 
     @Test func acceptsChromesAnswer() throws {
         let remote = try SubscriberNegotiation.acceptAnswer(SessionDescription(parsing: chromeAnswer), to: routerOffer)
-        #expect(remote == RemoteTransportDescription(
-            iceUsernameFragment: "Yc2v", icePassword: "0xMqw8F2sDrTLb6NhV1kZp4G",
-            fingerprint: try DTLSFingerprint(
-                parsing: "sha-256 34:60:BE:31:20:1E:69:FE:DA:A0:EE:E8:B9:99:7F:5C:7C:29:99:FD:AF:E5:93:25:3C:D6:54:AF:4D:FA:D7:14"),
-            setup: .active))
+        #expect(
+            remote
+                == RemoteTransportDescription(
+                    iceUsernameFragment: "Yc2v", icePassword: "0xMqw8F2sDrTLb6NhV1kZp4G",
+                    fingerprint: try DTLSFingerprint(
+                        parsing:
+                            "sha-256 34:60:BE:31:20:1E:69:FE:DA:A0:EE:E8:B9:99:7F:5C:7C:29:99:FD:AF:E5:93:25:3C:D6:54:AF:4D:FA:D7:14"
+                    ),
+                    setup: .active))
     }
 
     @Test func acceptsAnInactiveSection() throws {
         let text = editing(chromeAnswer) { lines in lines[lines.lastIndex(of: "a=recvonly")!] = "a=inactive" }
-        #expect(try SubscriberNegotiation.acceptAnswer(SessionDescription(parsing: text), to: routerOffer).setup == .active)
+        #expect(
+            try SubscriberNegotiation.acceptAnswer(SessionDescription(parsing: text), to: routerOffer).setup == .active)
     }
 
     @Test func refusesAPassiveAnswer() throws {
         let text = replacing("a=setup:active", with: "a=setup:passive", in: chromeAnswer)
-        #expect(try refusal(of: text) == SDPError(
-            line: lineNumber(of: "a=setup:passive", in: text), text: "a=setup:passive",
-            reason: "Switchyard offered actpass but can only be the DTLS server (passive), so the answer must say active"))
+        #expect(
+            try refusal(of: text)
+                == SDPError(
+                    line: lineNumber(of: "a=setup:passive", in: text), text: "a=setup:passive",
+                    reason:
+                        "Switchyard offered actpass but can only be the DTLS server (passive), so the answer must say active"
+                ))
         let actpass = replacing("a=setup:active", with: "a=setup:actpass", in: chromeAnswer)
         #expect(try refusal(of: actpass)?.line == lineNumber(of: "a=setup:actpass", in: actpass))
     }
@@ -152,16 +161,20 @@ private func refusal(of text: String, sourceLocation: SourceLocation = #_sourceL
             lines = lines.map { $0 == "a=rtpmap:96 VP8/90000" ? "a=rtpmap:98 VP9/90000" : $0 }
             lines.removeAll { $0.hasPrefix("a=rtcp-fb:96") }
         }
-        #expect(try refusal(of: text) == SDPError(
-            line: lineNumber(of: "m=video", in: text), text: "m=video 9 UDP/TLS/RTP/SAVPF 98",
-            reason: "answer drops payload type 96 (VP8/90000), the one the router sends in this m-section"))
+        #expect(
+            try refusal(of: text)
+                == SDPError(
+                    line: lineNumber(of: "m=video", in: text), text: "m=video 9 UDP/TLS/RTP/SAVPF 98",
+                    reason: "answer drops payload type 96 (VP8/90000), the one the router sends in this m-section"))
     }
 
     @Test func refusesAnAnswerThatMapsThePayloadTypeToAnotherCodec() throws {
         let text = replacing("a=rtpmap:96 VP8/90000", with: "a=rtpmap:96 H264/90000", in: chromeAnswer)
-        #expect(try refusal(of: text) == SDPError(
-            line: lineNumber(of: "a=rtpmap:96", in: text), text: "a=rtpmap:96 H264/90000",
-            reason: "payload type 96 is VP8/90000 in the offer"))
+        #expect(
+            try refusal(of: text)
+                == SDPError(
+                    line: lineNumber(of: "a=rtpmap:96", in: text), text: "a=rtpmap:96 H264/90000",
+                    reason: "payload type 96 is VP8/90000 in the offer"))
     }
 
     @Test func refusesARejectedSection() throws {
@@ -173,9 +186,11 @@ private func refusal(of text: String, sourceLocation: SourceLocation = #_sourceL
 
     @Test func refusesASubscriberThatWantsToSend() throws {
         let text = editing(chromeAnswer) { lines in lines[lines.lastIndex(of: "a=recvonly")!] = "a=sendrecv" }
-        #expect(try refusal(of: text) == SDPError(
-            line: lineNumber(of: "a=sendrecv", in: text), text: "a=sendrecv",
-            reason: "a subscriber may only receive (recvonly) or decline (inactive), not sendrecv"))
+        #expect(
+            try refusal(of: text)
+                == SDPError(
+                    line: lineNumber(of: "a=sendrecv", in: text), text: "a=sendrecv",
+                    reason: "a subscriber may only receive (recvonly) or decline (inactive), not sendrecv"))
         let withoutDirection = removing("a=recvonly", from: chromeAnswer, occurrence: 1)
         let error = try #require(try refusal(of: withoutDirection))
         #expect(error.line == lineNumber(of: "m=audio", in: withoutDirection))
@@ -184,8 +199,12 @@ private func refusal(of text: String, sourceLocation: SourceLocation = #_sourceL
 
     @Test func refusesAnAnswerWithoutBundle() throws {
         let text = removing("a=group:BUNDLE 0 1", from: chromeAnswer)
-        #expect(try refusal(of: text) == SDPError(
-            reason: "answer has 2 media sections but no a=group:BUNDLE; Switchyard sends a subscription over one transport"))
+        #expect(
+            try refusal(of: text)
+                == SDPError(
+                    reason:
+                        "answer has 2 media sections but no a=group:BUNDLE; Switchyard sends a subscription over one transport"
+                ))
         let partial = replacing("a=group:BUNDLE 0 1", with: "a=group:BUNDLE 0", in: chromeAnswer)
         #expect(try refusal(of: partial)?.line == lineNumber(of: "m=video", in: partial))
     }
@@ -204,8 +223,10 @@ private func refusal(of text: String, sourceLocation: SourceLocation = #_sourceL
         let withoutPassword = editing(chromeAnswer) { $0.removeAll { $0.hasPrefix("a=ice-pwd") } }
         #expect(try refusal(of: withoutPassword)?.reason == "no a=ice-pwd in this m-section or at session level")
         let withoutFingerprint = editing(chromeAnswer) { $0.removeAll { $0.hasPrefix("a=fingerprint") } }
-        #expect(try refusal(of: withoutFingerprint)?.reason
-            == "no a=fingerprint in this m-section or at session level; DTLS needs the peer's certificate fingerprint")
+        #expect(
+            try refusal(of: withoutFingerprint)?.reason
+                == "no a=fingerprint in this m-section or at session level; DTLS needs the peer's certificate fingerprint"
+        )
     }
 
     @Test func refusesAnAnswerThatDoesNotMatchTheOfferSections() throws {

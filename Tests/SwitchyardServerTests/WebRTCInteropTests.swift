@@ -1,0 +1,58 @@
+import Foundation
+import SignalingProtocol
+import Testing
+
+/// Real WebRTC stacks against a real daemon: aiortc (PyPI) and Debian's headless Chromium driven by
+/// Selenium through the demo page the daemon serves. `make test` installs both (`make interop-peers`)
+/// and runs these after the main suite, since a browser takes most of the two cores.
+@Suite(.serialized) struct WebRTCInteropTests {
+    @Test func aiortcPublishesOpusAndVP8AndAnotherAiortcSubscribesAndDecodes() async throws {
+        let daemon = try await DaemonHarness.start()
+        let url = "ws://127.0.0.1:\(daemon.port)/v1/ws"
+        let subscriber = try InteropProcess(
+            script: "aiortc_peer.py",
+            arguments: ["subscribe", "--url", url, "--session", "aiortc", "--token", try await daemon.token(session: "aiortc", role: .subscriber), "--seconds", "4"])
+        try await Task.sleep(for: .milliseconds(1500))
+        let publisher = try InteropProcess(
+            script: "aiortc_peer.py",
+            arguments: ["publish", "--url", url, "--session", "aiortc", "--token", try await daemon.token(session: "aiortc", role: .publisher), "--seconds", "8"])
+        let received = await subscriber.finish(within: .seconds(60))
+        let sent = await publisher.finish(within: .seconds(60))
+        try await daemon.stop()
+        let report = received.report
+        #expect(received.status == 0, "subscriber: \(received.output) \(received.errors.suffix(2000))")
+        #expect(sent.status == 0, "publisher: \(sent.output) \(sent.errors.suffix(2000))")
+        #expect((report["videoFrames"] as? Int ?? 0) >= 30, "decoded video frames: \(report)")
+        #expect((report["audioFrames"] as? Int ?? 0) >= 50, "decoded audio frames: \(report)")
+        #expect(report["width"] as? Int == 320 && report["height"] as? Int == 240)
+        #expect(report["srtpProfile"] as? String == "AEAD_AES_128_GCM")
+        #expect(sent.report["srtpProfile"] as? String == "AEAD_AES_128_GCM")
+        if let offered = sent.report["offerSentAt"] as? Double, let decoded = report["firstFrameAt"] as? Double {
+            print("webrtc-interop aiortc offer_to_first_decoded_frame_ms=\(Int((decoded - offered) * 1000)) srtp=\(report["srtpProfile"] ?? "-")")
+        }
+    }
+
+    @Test func chromiumSeesAndHearsAnotherTabThenFallsBackToAudioUnderLossAndRecovers() async throws {
+        let daemon = try await DaemonHarness.start { $0.media.faultInjection = true }
+        let browser = try InteropProcess(
+            script: "browser_demo.py",
+            arguments: [
+                "--base", "http://127.0.0.1:\(daemon.port)", "--session", "browser", "--rest-token", try await daemon.restToken(),
+                "--timeout", "40",
+            ])
+        let outcome = await browser.finish(within: .seconds(150))
+        let planeStatistics = await daemon.daemon.mediaStatistics()
+        try await daemon.stop()
+        let report = outcome.report
+        #expect(outcome.status == 0, "browser: \(outcome.output) \(outcome.errors.suffix(4000))")
+        #expect((report["framesDecoded"] as? Int ?? 0) > 30, "\(report)")
+        #expect((report["totalSamplesReceived"] as? Int ?? 0) > 0, "\(report)")
+        let fault = report["fault"] as? [String: Any] ?? [:]
+        #expect(fault["videoDisabledMs"] != nil, "the page showed video disabled for quality: \(fault)")
+        #expect(fault["videoEnabledMs"] != nil, "the page showed video enabled again: \(fault)")
+        #expect(planeStatistics.drops["faultInjected", default: 0] > 0)
+        print(
+            "webrtc-interop chromium srtp=\(report["srtpCipher"] ?? "-") join_to_first_frame_ms=\(report["joinToFirstFrameMs"] ?? "-") "
+                + "disabled_ms=\(fault["videoDisabledMs"] ?? "-") enabled_ms=\(fault["videoEnabledMs"] ?? "-")")
+    }
+}
