@@ -39,23 +39,36 @@ deps:
 srtp: deps
 	scripts/build-libsrtp.sh
 
-# The other SRTP implementations the interop tests talk to: the C peer against each libsrtp2 build,
-# and pylibsrtp from PyPI.
+# The other implementations the interop tests talk to: the C SRTP peer against each libsrtp2 build,
+# pylibsrtp, aiortc and Selenium from PyPI, and Debian's headless Chromium with its driver.
+BROWSER_PACKAGES := chromium chromium-driver
+PYTHON_PACKAGES := pylibsrtp==1.0.0 aiortc==1.16.0 websockets==17.4 selenium==4.51.0
 interop-peers: srtp
 	@mkdir -p $(INTEROP)
 	cc -O2 -o $(INTEROP)/srtp_peer_system Tests/Interop/srtp_peer.c $$(PKG_CONFIG_PATH= pkg-config --cflags --libs libsrtp2)
 	cc -O2 -o $(INTEROP)/srtp_peer_openssl Tests/Interop/srtp_peer.c $$(PKG_CONFIG_PATH=$(SRTP_PKGCONFIG) pkg-config --cflags --libs libsrtp2)
-	@python3 -c "import pylibsrtp" 2>/dev/null || python3 -m pip install -q pylibsrtp==1.0.0 || python3 -m pip install -q --break-system-packages pylibsrtp==1.0.0
+	@python3 -c "import pylibsrtp, aiortc, websockets, selenium" 2>/dev/null || python3 -m pip install -q $(PYTHON_PACKAGES) \
+		|| python3 -m pip install -q --break-system-packages $(PYTHON_PACKAGES)
+	@missing=""; \
+	for package in $(BROWSER_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "make: installing missing packages:$$missing"; \
+		SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
 
 build: srtp
 	$(SWIFT) build $(SCRATCH)
 
-# The bench's own tests start daemons and load them; they run after the rest, so that the timed
-# end-to-end tests of the audio-fallback policy never share the two cores with them.
+# The bench's own tests and the browser and aiortc interop tests load the machine; they run after the
+# rest, so that the timed end-to-end tests of the audio-fallback policy never share the two cores with them.
+HEAVY_TESTS := BenchProcessTests|WebRTCInteropTests
 test: interop-peers
 	$(SWIFT) build $(SCRATCH) --build-tests
-	$(SWIFT) test $(SCRATCH) --skip-build --skip BenchProcessTests
-	$(SWIFT) test $(SCRATCH) --skip-build --filter BenchProcessTests
+	$(SWIFT) test $(SCRATCH) --skip-build --skip "$(HEAVY_TESTS)"
+	$(SWIFT) test $(SCRATCH) --skip-build --filter "$(HEAVY_TESTS)"
 
 run: srtp
 	$(SWIFT) run $(SCRATCH) switchyard $(if $(wildcard $(CONFIG)),--config $(CONFIG),)

@@ -29,8 +29,9 @@ struct InteropProcess {
         let directory = FileManager.default.temporaryDirectory
         outputFile = directory.appendingPathComponent("interop-\(UUID().uuidString).out")
         errorFile = directory.appendingPathComponent("interop-\(UUID().uuidString).err")
-        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        for file in [outputFile, errorFile] where !FileManager.default.createFile(atPath: file.path, contents: nil) {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
+        }
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", Self.repositoryRoot.appendingPathComponent("Tests/Interop/\(script)").path] + arguments
         process.standardOutput = try FileHandle(forWritingTo: outputFile)
