@@ -79,6 +79,9 @@ public final class MediaPlane: MediaControl {
         CertificateFingerprint(algorithm: "sha-256", bytes: dtls.certificate.sha256Fingerprint)
     }
 
+    /// The same, as SDP writes it (`sha-256 AB:CD:...`), for the start-up log.
+    public var certificateFingerprintText: String { dtls.certificate.sdpFingerprint }
+
     /// Stops every worker and closes every router.
     public func shutdown() {
         for worker in workers {

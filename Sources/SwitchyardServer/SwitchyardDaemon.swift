@@ -40,7 +40,9 @@ public final class SwitchyardDaemon: Sendable {
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.add(middleware: MetricsMiddleware())
         signaling.register(on: router)
-        try WebClientRoutes(tokens: tokens, servesDevelopmentTokens: configuration.usesDevelopmentCredentials).register(on: router)
+        try WebClientRoutes(
+            tokens: tokens, servesDevelopmentTokens: configuration.usesDevelopmentCredentials && !configuration.listensBeyondLoopback
+        ).register(on: router)
         router.get("/health") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"status":"ok"}"#)))
         }
@@ -77,6 +79,9 @@ public final class SwitchyardDaemon: Sendable {
         groupConfiguration.maximumGracefulShutdownDuration = configuration.drainTime
         group = ServiceGroup(configuration: groupConfiguration)
     }
+
+    /// The fingerprint of this run's DTLS certificate, as SDP carries it (`sha-256 AB:CD:...`).
+    public var dtlsFingerprint: String { media.certificateFingerprintText }
 
     /// Object counts, traffic and drops of the media plane.
     public func mediaStatistics() async -> MediaPlaneStatistics {

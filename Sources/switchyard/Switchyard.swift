@@ -75,6 +75,7 @@ struct Serve: AsyncParsableCommand {
                         "media": "\(configuration.media.listenAddress) ports \(configuration.media.portRange.lowerBound)-\(configuration.media.portRange.upperBound)",
                         "workers": "\(configuration.media.workerCount)",
                         "srtp": "\(SRTPLibrary.description)",
+                        "webrtc": "\(configuration.media.webRTCSharedPort.map { "shared port \($0)+worker" } ?? "ports from the range")",
                     ])
             }
         } catch {
@@ -82,6 +83,7 @@ struct Serve: AsyncParsableCommand {
             if case .tls = error { throw configurationErrorExit }
             throw ExitCode.failure
         }
+        logger.info("DTLS certificate of this run", metadata: ["fingerprint": "\(daemon.dtlsFingerprint)"])
         try await daemon.run()
         logger.notice("switchyard stopped")
     }
