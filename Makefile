@@ -24,9 +24,10 @@ INTEROP := .build-srtp/interop
 
 .PHONY: run test bench fuzz deps srtp interop-peers build clean
 
-deps:
+# Installs those of the Debian packages $(1) that are missing, saying which (with sudo unless root).
+define install-missing
 	@missing=""; \
-	for package in $(APT_PACKAGES); do \
+	for package in $(1); do \
 		dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$package"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -34,6 +35,10 @@ deps:
 		SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO=sudo; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
+endef
+
+deps:
+	$(call install-missing,$(APT_PACKAGES))
 
 # The OpenSSL build of libsrtp2; a no-op once built.
 srtp: deps
@@ -49,15 +54,7 @@ interop-peers: srtp
 	cc -O2 -o $(INTEROP)/srtp_peer_openssl Tests/Interop/srtp_peer.c $$(PKG_CONFIG_PATH=$(SRTP_PKGCONFIG) pkg-config --cflags --libs libsrtp2)
 	@python3 -c "import pylibsrtp, aiortc, websockets, selenium" 2>/dev/null || python3 -m pip install -q $(PYTHON_PACKAGES) \
 		|| python3 -m pip install -q --break-system-packages $(PYTHON_PACKAGES)
-	@missing=""; \
-	for package in $(BROWSER_PACKAGES); do \
-		dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$package"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-		echo "make: installing missing packages:$$missing"; \
-		SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO=sudo; \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
-	fi
+	$(call install-missing,$(BROWSER_PACKAGES))
 
 build: srtp
 	$(SWIFT) build $(SCRATCH)

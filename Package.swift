@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "SRTP", dependencies: ["CSRTP", "RTPWire"]),
         .target(name: "DTLS", dependencies: ["COpenSSL", "SRTP"]),
         .target(name: "ICE", dependencies: ["COpenSSL"]),
-        .target(name: "SessionDescription"),
+        .target(name: "SessionDescription", dependencies: ["RTPWire"]),
         .target(name: "Quality", dependencies: ["RTPWire"]),
         .target(name: "MediaControl"),
         .target(name: "MediaRouter", dependencies: ["RTPWire", "SRTP", "DTLS", "ICE", "Quality", "CSystemShims", "MediaControl"]),
@@ -58,7 +58,7 @@ let package = Package(
         .target(
             name: "Signaling",
             dependencies: [
-                "SignalingProtocol", "MediaControl", "SessionDescription",
+                "SignalingProtocol", "MediaControl", "SessionDescription", "RTPWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -120,8 +120,8 @@ let package = Package(
         .testTarget(name: "RTPWireTests", dependencies: ["RTPWire", "TestSupport"]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP", "RTPWire", "TestSupport"]),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "SRTP", "MediaTestSupport"]),
-        .testTarget(name: "ICETests", dependencies: ["ICE"]),
-        .testTarget(name: "SessionDescriptionTests", dependencies: ["SessionDescription"]),
+        .testTarget(name: "ICETests", dependencies: ["ICE", "TestSupport"]),
+        .testTarget(name: "SessionDescriptionTests", dependencies: ["SessionDescription", "RTPWire"]),
         .testTarget(name: "QualityTests", dependencies: ["Quality", "RTPWire", "TestSupport"]),
         .testTarget(
             name: "MediaRouterTests", dependencies: ["MediaRouter", "MediaControl", "Quality", "RTPWire", "SRTP", "TestSupport", "MediaTestSupport"]),

@@ -142,47 +142,23 @@ public final class MediaPlane: MediaControl {
         }
         let routerKeys = SRTPKeyMaterial.random(profile: routerProfile)
         let configuration = configuration
-        let (id, startPort) = registry.withLock { registry in
-            let id = TransportID(rawValue: registry.makeID())
-            registry.transports[id] = routerID
-            let start = registry.nextPort == 0 ? configuration.portRange.lowerBound : registry.nextPort
-            return (id, start)
-        }
-        let result: Result<UInt16, MediaControlError> = await onQueue(of: worker) { () -> Result<UInt16, MediaControlError> in
-            guard let router = worker.routers[routerID] else { return .failure(.unknownRouter(routerID)) }
-            do throws(MediaControlError) {
-                let socket = try UDPSocket(
-                    address: configuration.listenAddress, portRange: configuration.portRange, startingAt: startPort)
-                let inbound: SRTPSession
-                let outbound: SRTPSession
-                do throws(SRTPError) {
-                    inbound = try SRTPSession(
-                        keyMaterial: clientKeys, direction: .inbound, replayWindowSize: configuration.replayWindowSize)
-                    outbound = try SRTPSession(keyMaterial: routerKeys, direction: .outbound)
-                } catch {
-                    throw .invalidParameters(reason: "SRTP: \(error)")
-                }
-                let transport = Transport(
-                    id: id, socket: socket, worker: worker, router: router, remote: remote, inbound: inbound,
-                    outbound: outbound)
-                router.transports[id] = transport
-                transport.start()
-                return .success(socket.localPort)
+        let (id, port) = try await addTransport(to: routerID, on: worker) { id, startPort, router throws(MediaControlError) in
+            let socket = try UDPSocket(address: configuration.listenAddress, portRange: configuration.portRange, startingAt: startPort)
+            let inbound: SRTPSession
+            let outbound: SRTPSession
+            do throws(SRTPError) {
+                inbound = try SRTPSession(keyMaterial: clientKeys, direction: .inbound, replayWindowSize: configuration.replayWindowSize)
+                outbound = try SRTPSession(keyMaterial: routerKeys, direction: .outbound)
             } catch {
-                return .failure(error)
+                throw .invalidParameters(reason: "SRTP: \(error)")
             }
+            return Transport(
+                id: id, socket: socket, worker: worker, router: router, remote: remote, inbound: inbound, outbound: outbound)
         }
-        switch result {
-        case .success(let port):
-            advancePortSearch(past: port)
-            return PlainTransportParameters(
-                transportID: id,
-                localAddress: TransportAddress(host: configuration.announcedAddress ?? configuration.listenAddress, port: port),
-                routerSRTP: SRTPParameters(profile: routerProfile.rawValue, keyParameter: routerKeys.sdesKeyParameter))
-        case .failure(let error):
-            _ = registry.withLock { $0.transports.removeValue(forKey: id) }
-            throw error
-        }
+        advancePortSearch(past: port)
+        return PlainTransportParameters(
+            transportID: id, localAddress: TransportAddress(host: configuration.announcedAddress ?? configuration.listenAddress, port: port),
+            routerSRTP: SRTPParameters(profile: routerProfile.rawValue, keyParameter: routerKeys.sdesKeyParameter))
     }
 
     public func createWebRTCTransport(router routerID: RouterID) async throws(MediaControlError) -> WebRTCTransportParameters {
@@ -195,46 +171,56 @@ public final class MediaPlane: MediaControl {
             throw .invalidParameters(reason: "DTLS: \(error)")
         }
         let configuration = configuration
+        let link = UncheckedSendableBox(connection)
+        let (id, port) = try await addTransport(to: routerID, on: worker) { id, startPort, router throws(MediaControlError) in
+            let socket: UDPSocket
+            if let shared = worker.sharedSocket {
+                socket = shared
+            } else {
+                socket = try UDPSocket(address: configuration.listenAddress, portRange: configuration.portRange, startingAt: startPort)
+            }
+            let webRTC = WebRTCLink(
+                ice: ICELiteAgent(local: local, consentTimeout: UInt64(configuration.iceConsentTimeout.nanoseconds)),
+                dtls: link.value, sharesWorkerSocket: socket === worker.sharedSocket, now: MediaClock.monotonicNow())
+            let transport = Transport(
+                id: id, socket: socket, worker: worker, router: router, remote: nil, inbound: nil, outbound: nil, webRTC: webRTC)
+            if webRTC.sharesWorkerSocket { worker.sharedSocketTransportsByUsernameFragment[local.usernameFragment] = transport }
+            return transport
+        }
+        if configuration.webRTCSharedPort == nil { advancePortSearch(past: port) }
+        return WebRTCTransportParameters(
+            transportID: id, ice: ICEParameters(usernameFragment: local.usernameFragment, password: local.password),
+            candidates: [TransportAddress(host: configuration.announcedAddress ?? configuration.listenAddress, port: port)],
+            fingerprint: certificateFingerprint)
+    }
+
+    /// Registers a new transport of `routerID` and builds it with `make` on the worker's queue (given
+    /// its id and the port to start searching from), then starts it; the id is forgotten when `make`
+    /// fails. Returns the id and the local port.
+    private func addTransport(
+        to routerID: RouterID, on worker: Worker,
+        _ make: @escaping (TransportID, UInt16, Router) throws(MediaControlError) -> Transport
+    ) async throws(MediaControlError) -> (TransportID, UInt16) {
+        let firstPort = configuration.portRange.lowerBound
         let (id, startPort) = registry.withLock { registry in
             let id = TransportID(rawValue: registry.makeID())
             registry.transports[id] = routerID
-            let start = registry.nextPort == 0 ? configuration.portRange.lowerBound : registry.nextPort
-            return (id, start)
+            return (id, registry.nextPort == 0 ? firstPort : registry.nextPort)
         }
-        let link = UncheckedSendableBox(connection)
         let result: Result<UInt16, MediaControlError> = await onQueue(of: worker) { () -> Result<UInt16, MediaControlError> in
             guard let router = worker.routers[routerID] else { return .failure(.unknownRouter(routerID)) }
             do throws(MediaControlError) {
-                let socket: UDPSocket
-                if let shared = worker.sharedSocket {
-                    socket = shared
-                } else {
-                    socket = try UDPSocket(address: configuration.listenAddress, portRange: configuration.portRange, startingAt: startPort)
-                }
-                let now = MediaClock.monotonicNow()
-                let webRTC = WebRTCLink(
-                    ice: ICELiteAgent(local: local, consentTimeout: UInt64(configuration.iceConsentTimeout.nanoseconds)),
-                    dtls: link.value, sharesWorkerSocket: socket === worker.sharedSocket, now: now)
-                let transport = Transport(
-                    id: id, socket: socket, worker: worker, router: router, remote: nil, inbound: nil, outbound: nil,
-                    webRTC: webRTC)
+                let transport = try make(id, startPort, router)
                 router.transports[id] = transport
-                if webRTC.sharesWorkerSocket {
-                    worker.sharedSocketTransportsByUsernameFragment[local.usernameFragment] = transport
-                }
                 transport.start()
-                return .success(socket.localPort)
+                return .success(transport.socket.localPort)
             } catch {
                 return .failure(error)
             }
         }
         switch result {
         case .success(let port):
-            if configuration.webRTCSharedPort == nil { advancePortSearch(past: port) }
-            return WebRTCTransportParameters(
-                transportID: id, ice: ICEParameters(usernameFragment: local.usernameFragment, password: local.password),
-                candidates: [TransportAddress(host: configuration.announcedAddress ?? configuration.listenAddress, port: port)],
-                fingerprint: certificateFingerprint)
+            return (id, port)
         case .failure(let error):
             _ = registry.withLock { $0.transports.removeValue(forKey: id) }
             throw error

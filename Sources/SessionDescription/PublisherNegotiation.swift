@@ -1,3 +1,5 @@
+import RTPWire
+
 /// Answers a publisher's offer.
 ///
 /// The router is ICE-lite, only ever the DTLS server (`a=setup:passive`), receives a whole publish over
@@ -6,9 +8,9 @@
 public enum PublisherNegotiation {
     /// The header extensions the router accepts from a publisher, by URI.
     public static let acceptedHeaderExtensionURIs = [
-        HeaderExtension.URI.mid, HeaderExtension.URI.rtpStreamID, HeaderExtension.URI.repairedRTPStreamID,
-        HeaderExtension.URI.absoluteSendTime, HeaderExtension.URI.transportWideSequenceNumber,
-        HeaderExtension.URI.audioLevel,
+        HeaderExtensionURI.mid, HeaderExtensionURI.rtpStreamID, HeaderExtensionURI.repairedRTPStreamID,
+        HeaderExtensionURI.absoluteSendTime, HeaderExtensionURI.transportWideSequenceNumber,
+        HeaderExtensionURI.audioLevel,
     ]
 
     /// The RTCP feedback the router accepts for the codec it chose.

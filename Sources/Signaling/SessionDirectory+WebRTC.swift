@@ -1,4 +1,5 @@
 import MediaControl
+import RTPWire
 import SessionDescription
 import SignalingProtocol
 
@@ -221,7 +222,7 @@ extension SessionDirectory {
     /// forwards (send time and audio level travel with the packet), with the publisher's ids, since
     /// the router does not rewrite extensions.
     private static func forwardedExtensions(of track: PublishedTrack?) -> [HeaderExtension] {
-        let forwarded: Set<String> = [HeaderExtension.URI.absoluteSendTime, HeaderExtension.URI.audioLevel]
+        let forwarded: Set<String> = [HeaderExtensionURI.absoluteSendTime, HeaderExtensionURI.audioLevel]
         return (track?.headerExtensions ?? []).filter { forwarded.contains($0.uri) }
     }
 

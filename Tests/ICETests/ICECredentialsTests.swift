@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import ICE
@@ -21,10 +22,10 @@ import Testing
     }
 
     @Test func aSeededGeneratorGivesRepeatableCredentialsThatUseTheWholeAlphabet() {
-        var first = SeededGenerator(state: 42)
-        var second = SeededGenerator(state: 42)
+        var first = SeededGenerator(seed: 42)
+        var second = SeededGenerator(seed: 42)
         #expect(ICECredentials.random(using: &first) == ICECredentials.random(using: &second))
-        var generator = SeededGenerator(state: 7)
+        var generator = SeededGenerator(seed: 7)
         var seen = Set<Character>()
         for _ in 0..<200 {
             seen.formUnion(ICECredentials.random(using: &generator).password)

@@ -1,18 +1,6 @@
-@testable import ICE
+import TestSupport
 
-/// Parses hex written as in RFC diagrams: whitespace is ignored and `#` starts a comment that runs to
-/// the end of the line. (ICETests depends on ICE alone, so it keeps its own copy of TestSupport's.)
-func hexBytes(_ text: String) -> [UInt8] {
-    var digits: [UInt8] = []
-    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-        let code = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        for character in code where !character.isWhitespace {
-            digits.append(UInt8(String(character), radix: 16)!)
-        }
-    }
-    precondition(digits.count % 2 == 0, "odd hex digit count")
-    return stride(from: 0, to: digits.count, by: 2).map { digits[$0] << 4 | digits[$0 + 1] }
-}
+@testable import ICE
 
 /// RFC 5769 section 2.1: the sample request, from an ICE agent claiming the controlled role.
 let rfc5769SampleRequest = hexBytes(
@@ -83,18 +71,5 @@ func built(
             into: buffer, messageType: messageClass.messageType(method: method), transactionID: transactionID)
         attributes(&builder)
         return builder.count
-    }
-}
-
-/// A deterministic generator (SplitMix64), so randomized tests see the same inputs on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import ICE
@@ -121,7 +122,7 @@ import Testing
         #expect(id.bytes == hexBytes("b7 e7 a7 01 bc 34 d6 86 fa 87 df ae"))
         #expect(id.description == "b7e7a701bc34d686fa87dfae")
         #expect(STUNTransactionID(high: 0, middle: 1, low: 0).description == "000000000000000100000000")
-        var generator = SeededGenerator(state: 1)
+        var generator = SeededGenerator(seed: 1)
         #expect(STUNTransactionID.random(using: &generator) != STUNTransactionID.random(using: &generator))
     }
 }

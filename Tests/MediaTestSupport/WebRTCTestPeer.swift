@@ -27,7 +27,7 @@ public final class WebRTCTestPeer {
         peer.routerPort = router.candidates[0].port
     }
 
-    public enum CheckOutcome: Equatable {
+    public enum CheckOutcome: Equatable, Sendable {
         case success(mappedPort: UInt16)
         case error(code: Int)
         case noAnswer

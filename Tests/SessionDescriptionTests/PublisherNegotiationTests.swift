@@ -1,3 +1,4 @@
+import RTPWire
 import Testing
 
 @testable import SessionDescription
@@ -84,10 +85,10 @@ private let routerCandidateLines = [
                     ssrc: 2_796_174_212, rtxSSRC: nil, cname: "qZ2fYnAmCD1R4rVk", streamID: stream,
                     trackID: "8e0c6a43-1f0b-4d7a-9f2e-0c3b7d1a5e66",
                     headerExtensions: [
-                        HeaderExtension(id: 1, uri: HeaderExtension.URI.audioLevel),
-                        HeaderExtension(id: 2, uri: HeaderExtension.URI.absoluteSendTime),
-                        HeaderExtension(id: 3, uri: HeaderExtension.URI.transportWideSequenceNumber),
-                        HeaderExtension(id: 4, uri: HeaderExtension.URI.mid),
+                        HeaderExtension(id: 1, uri: HeaderExtensionURI.audioLevel),
+                        HeaderExtension(id: 2, uri: HeaderExtensionURI.absoluteSendTime),
+                        HeaderExtension(id: 3, uri: HeaderExtensionURI.transportWideSequenceNumber),
+                        HeaderExtension(id: 4, uri: HeaderExtensionURI.mid),
                     ],
                     rtcpFeedback: ["transport-cc"], rids: []),
                 NegotiatedTrack(
@@ -95,11 +96,11 @@ private let routerCandidateLines = [
                     ssrc: 1_613_396_447, rtxSSRC: 2_617_432_384, cname: "qZ2fYnAmCD1R4rVk", streamID: stream,
                     trackID: "4f1d2b6e-8a3c-4c55-b1f0-2e9d7a6c3b18",
                     headerExtensions: [
-                        HeaderExtension(id: 2, uri: HeaderExtension.URI.absoluteSendTime),
-                        HeaderExtension(id: 3, uri: HeaderExtension.URI.transportWideSequenceNumber),
-                        HeaderExtension(id: 4, uri: HeaderExtension.URI.mid),
-                        HeaderExtension(id: 10, uri: HeaderExtension.URI.rtpStreamID),
-                        HeaderExtension(id: 11, uri: HeaderExtension.URI.repairedRTPStreamID),
+                        HeaderExtension(id: 2, uri: HeaderExtensionURI.absoluteSendTime),
+                        HeaderExtension(id: 3, uri: HeaderExtensionURI.transportWideSequenceNumber),
+                        HeaderExtension(id: 4, uri: HeaderExtensionURI.mid),
+                        HeaderExtension(id: 10, uri: HeaderExtensionURI.rtpStreamID),
+                        HeaderExtension(id: 11, uri: HeaderExtensionURI.repairedRTPStreamID),
                     ],
                     rtcpFeedback: ["goog-remb", "transport-cc", "ccm fir", "nack", "nack pli"], rids: []),
             ])
@@ -123,13 +124,13 @@ private let routerCandidateLines = [
             tracks.map(\.trackID) == ["b9e1c7d2-6a4f-4e3b-8c5d-0f1a2b3c4d5e", "e4f5a6b7-c8d9-4e0f-a1b2-c3d4e5f6a7b8"])
         #expect(
             tracks[0].headerExtensions == [
-                HeaderExtension(id: 1, uri: HeaderExtension.URI.mid),
-                HeaderExtension(id: 2, uri: HeaderExtension.URI.audioLevel),
+                HeaderExtension(id: 1, uri: HeaderExtensionURI.mid),
+                HeaderExtension(id: 2, uri: HeaderExtensionURI.audioLevel),
             ])
         #expect(
             tracks[1].headerExtensions == [
-                HeaderExtension(id: 1, uri: HeaderExtension.URI.mid),
-                HeaderExtension(id: 3, uri: HeaderExtension.URI.absoluteSendTime),
+                HeaderExtension(id: 1, uri: HeaderExtensionURI.mid),
+                HeaderExtension(id: 3, uri: HeaderExtensionURI.absoluteSendTime),
             ])
         #expect(tracks[0].rtcpFeedback == [])
         #expect(tracks[1].rtcpFeedback == ["nack", "nack pli", "goog-remb"])

@@ -1,3 +1,4 @@
+import RTPWire
 import Testing
 
 @testable import SessionDescription
@@ -38,10 +39,10 @@ import Testing
         #expect(audio.rtcpFeedback == [.payloadType(111): ["transport-cc"]])
         #expect(
             audio.extmaps == [
-                HeaderExtension(id: 1, uri: HeaderExtension.URI.audioLevel),
-                HeaderExtension(id: 2, uri: HeaderExtension.URI.absoluteSendTime),
-                HeaderExtension(id: 3, uri: HeaderExtension.URI.transportWideSequenceNumber),
-                HeaderExtension(id: 4, uri: HeaderExtension.URI.mid),
+                HeaderExtension(id: 1, uri: HeaderExtensionURI.audioLevel),
+                HeaderExtension(id: 2, uri: HeaderExtensionURI.absoluteSendTime),
+                HeaderExtension(id: 3, uri: HeaderExtensionURI.transportWideSequenceNumber),
+                HeaderExtension(id: 4, uri: HeaderExtensionURI.mid),
             ])
         let msid = MSID(
             streamID: "1b1a2ae3-4ea6-4b5c-9d43-54e2f4c1e2a7", trackID: "8e0c6a43-1f0b-4d7a-9f2e-0c3b7d1a5e66")
@@ -80,7 +81,7 @@ import Testing
         #expect(video.rtcpFeedback[.payloadType(96)] == ["goog-remb", "transport-cc", "ccm fir", "nack", "nack pli"])
         #expect(video.rtcpFeedback[.payloadType(97)] == nil)
         #expect(video.extmaps.count == 11)
-        #expect(video.extmaps.first { $0.uri == HeaderExtension.URI.rtpStreamID }?.id == 10)
+        #expect(video.extmaps.first { $0.uri == HeaderExtensionURI.rtpStreamID }?.id == 10)
         #expect(video.ssrcGroups == [SSRCGroup(semantics: "FID", ssrcs: [1_613_396_447, 2_617_432_384])])
         #expect(video.ssrcs.map(\.ssrc) == [1_613_396_447, 2_617_432_384])
         #expect(video.ssrcs.map(\.cname) == ["qZ2fYnAmCD1R4rVk", "qZ2fYnAmCD1R4rVk"])

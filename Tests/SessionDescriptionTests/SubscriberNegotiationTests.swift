@@ -1,3 +1,4 @@
+import RTPWire
 import Testing
 
 @testable import SessionDescription
@@ -5,15 +6,15 @@ import Testing
 private let microphone = OutgoingTrack(
     mid: "0", kind: "audio", codecName: "opus", payloadType: 111, clockRate: 48000, channels: 2, ssrc: 0x1111_0001,
     cname: "alice", streamID: "alice-stream", trackID: "alice-mic",
-    headerExtensions: [HeaderExtension(id: 4, uri: HeaderExtension.URI.mid)], rtcpFeedback: ["transport-cc"],
+    headerExtensions: [HeaderExtension(id: 4, uri: HeaderExtensionURI.mid)], rtcpFeedback: ["transport-cc"],
     fmtp: "minptime=10;useinbandfec=1")
 
 private let camera = OutgoingTrack(
     mid: "1", kind: "video", codecName: "VP8", payloadType: 96, clockRate: 90000, ssrc: 0x1111_0002,
     cname: "alice", streamID: "alice-stream", trackID: "alice-cam",
     headerExtensions: [
-        HeaderExtension(id: 3, uri: HeaderExtension.URI.transportWideSequenceNumber),
-        HeaderExtension(id: 4, uri: HeaderExtension.URI.mid),
+        HeaderExtension(id: 3, uri: HeaderExtensionURI.transportWideSequenceNumber),
+        HeaderExtension(id: 4, uri: HeaderExtensionURI.mid),
     ],
     rtcpFeedback: ["nack", "nack pli", "ccm fir", "transport-cc"])
 
