@@ -8,8 +8,9 @@ public final class DTLSCertificate: @unchecked Sendable {
     /// SHA-256 of the certificate's DER form.
     public let sha256Fingerprint: [UInt8]
 
-    /// Generates a key and a certificate valid from a day ago for `validityDays` days.
-    public init(commonName: String = "switchyard", validityDays: Int = 30) throws(DTLSError) {
+    /// Generates a key and a certificate valid from a day ago for `validityDays` days. Peers check the
+    /// fingerprint, not the dates, but a long-running daemon must not present an expired certificate.
+    public init(commonName: String = "switchyard", validityDays: Int = 3650) throws(DTLSError) {
         guard let key = switchyard_generate_p256_key() else { throw OpenSSLErrors.failure("EVP_EC_gen") }
         guard let certificate = X509_new() else {
             EVP_PKEY_free(key)

@@ -7,6 +7,9 @@ import SRTP
 /// ICE-lite and DTLS-SRTP in front of a transport: RFC 7983 demultiplexing of what arrives, STUN
 /// answers, the DTLS handshake that yields the SRTP keys, and the timers of both.
 extension Transport {
+    /// How long after a client's close_notify the transport is reported failed.
+    static let clientCloseGrace: UInt64 = 2_000_000_000
+
     /// Demultiplexes one datagram of a WebRTC transport. STUN and DTLS are handled here; returns true
     /// for SRTP or SRTCP from an address ICE verified, which the caller unprotects.
     func handleWebRTCDatagram(
@@ -78,7 +81,7 @@ extension Transport {
             router.drops.stun += 1
         }
         if !wasVerified, link.ice.isVerified(source) {
-            if remote == nil { remote = source }
+            if link.ice.nominated == nil { remote = link.ice.selected }
             if link.sharesWorkerSocket { worker.sharedSocketTransportsByAddress[source.key] = self }
         }
     }
@@ -139,13 +142,21 @@ extension Transport {
         case .failed(let error):
             failWebRTC(link, reason: "DTLS: \(error)")
         case .closed:
-            failWebRTC(link, reason: "the client closed DTLS")
+            // A page that closes sends close_notify just before its WebSocket goes: signaling gets that
+            // moment to end the stream for the person's reason rather than as a media failure.
+            inbound = nil
+            outbound = nil
+            link.closedByClientAt = now
         }
     }
 
     /// Timer work: DTLS retransmission, the connect deadline and ICE consent.
     func tickWebRTC(now: UInt64) {
         guard let webRTC, !webRTC.failed else { return }
+        if let closedAt = webRTC.closedByClientAt {
+            if now &- closedAt >= Self.clientCloseGrace { failWebRTC(webRTC, reason: "the client closed DTLS") }
+            return
+        }
         if webRTC.dtls.retransmissionDelaySeconds == 0 {
             let event = webRTC.dtls.handleTimer()
             if let destination = remote ?? webRTC.dtlsPeer { sendDTLSFlight(webRTC, to: destination) }

@@ -14,6 +14,8 @@ final class WebRTCLink {
     /// When the transport was created; a handshake that has not finished by `handshakeDeadline` fails.
     let createdAt: UInt64
     var failed = false
+    /// When the client sent close_notify: media has stopped, and the failure is reported a moment later.
+    var closedByClientAt: UInt64?
 
     init(ice: ICELiteAgent<IPv4Address>, dtls: DTLSConnection, sharesWorkerSocket: Bool, now: UInt64) {
         self.ice = ice

@@ -20,7 +20,7 @@ public struct NegotiatedTrack: Sendable, Equatable {
     public var trackID: String?
     /// The accepted header extensions, with the ids the publisher chose.
     public var headerExtensions: [HeaderExtension]
-    /// The accepted feedback, such as `nack`, `nack pli`, `ccm fir`, `goog-remb`, `transport-cc`.
+    /// The accepted feedback, such as `nack`, `nack pli`, `ccm fir`, `goog-remb`.
     public var rtcpFeedback: [String]
     /// The `a=rid` send ids, kept for simulcast; the router does not act on them yet.
     public var rids: [String]

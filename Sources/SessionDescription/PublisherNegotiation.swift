@@ -13,8 +13,10 @@ public enum PublisherNegotiation {
         HeaderExtensionURI.audioLevel,
     ]
 
-    /// The RTCP feedback the router accepts for the codec it chose.
-    public static let acceptedRTCPFeedback = ["nack", "nack pli", "ccm fir", "goog-remb", "transport-cc"]
+    /// The RTCP feedback the router accepts for the codec it chose. Not `transport-cc`: the router does
+    /// not send transport-wide feedback yet, and a sender that negotiated it would wait for it in vain
+    /// instead of using receiver reports.
+    public static let acceptedRTCPFeedback = ["nack", "nack pli", "ccm fir", "goog-remb"]
 
     /// The transport protocols of DTLS-SRTP over UDP (RFC 5764 section 8), the only ones the router speaks.
     private static let acceptedTransportProtocols = ["UDP/TLS/RTP/SAVPF", "UDP/TLS/RTP/SAVP"]
@@ -34,7 +36,7 @@ public enum PublisherNegotiation {
     /// fingerprint, `a=rtcp-mux`, `a=mid` or `a=ssrc` where they are needed, offers a sending m-section
     /// with neither Opus nor VP8, or publishes nothing.
     public static func answer(
-        offer: SessionDescription, local: LocalTransportDescription, sessionID: UInt64
+        offer: SessionDescription, local: LocalTransportDescription, sessionID: UInt64, sessionVersion: UInt64 = 1
     ) throws(SDPError) -> (answer: SessionDescription, remote: RemoteTransportDescription, tracks: [NegotiatedTrack]) {
         if offer.media.count > 1, offer.bundleGroup == nil {
             throw SDPError(
@@ -42,7 +44,7 @@ public enum PublisherNegotiation {
                     + "Switchyard needs one transport per publish")
         }
         var answer = SessionDescription(
-            origin: SDPOrigin(username: "switchyard", sessionID: sessionID, sessionVersion: 1),
+            origin: SDPOrigin(username: "switchyard", sessionID: sessionID, sessionVersion: sessionVersion),
             sessionLines: [SDPLine(type: "t", value: "0 0")])
         answer.isICELite = true
         var tracks: [NegotiatedTrack] = []

@@ -31,7 +31,7 @@ extension SessionDirectory {
                 throw SignalingError(.invalidParams, "audio and video come from sdpOffer; leave them out of a WebRTC publish")
             }
             let negotiated = try await negotiatePublisher(sdpOffer: sdpOffer, in: sessionId)
-            transportID = negotiated.transport.transportID
+            transportID = negotiated.state.transport.transportID
             parameters.audio = negotiated.audio.map(Self.trackDescription)
             parameters.video = negotiated.video.map(Self.trackDescription)
             do throws(SignalingError) {
@@ -78,7 +78,7 @@ extension SessionDirectory {
             publisherAudioFallbackEnabled: parameters.audioFallback?.publisherAudioFallbackEnabled ?? false)
         sessions[sessionId]!.streams[info.streamId] = StreamState(
             info: info, publisherConnectionId: connectionId, transportID: transportID, audio: audio, video: video,
-            audioFallback: fallback, webRTC: webRTC?.transport)
+            audioFallback: fallback, webRTC: webRTC?.state)
         sessions[sessionId]!.connections[connectionId]!.streamIds.insert(info.streamId)
         sessions[sessionId]!.broadcast(.streamCreated(StreamEvent(stream: info)), excluding: connectionId)
         if video != nil, fallback.publisherAudioFallbackEnabled == true {
@@ -218,7 +218,8 @@ extension SessionDirectory {
     static func trackDescription(_ track: NegotiatedTrack) -> TrackDescription {
         TrackDescription(
             codec: track.kind == "audio" ? .opus : .vp8, payloadType: track.payloadType, ssrc: track.ssrc,
-            rtxPayloadType: track.rtxPayloadType, rtxSsrc: track.rtxSSRC)
+            // An RTX format without an FID group's SSRC is never sent; the router needs both to use it.
+            rtxPayloadType: track.rtxSSRC == nil ? nil : track.rtxPayloadType, rtxSsrc: track.rtxSSRC)
     }
 
     private static func producerOptions(_ track: TrackDescription) -> ProducerOptions {

@@ -61,8 +61,7 @@ extension SessionDirectory {
             transportID: transportID, audio: audio, video: video, subscribeToAudio: subscribeToAudio,
             subscribeToVideo: subscribeToVideo)
         if let webRTCTransport {
-            let (offer, tracks) = offerToSubscriber(transport: webRTCTransport, stream: current, audio: audio, video: video, version: 1)
-            subscriber.webRTC = SubscriberWebRTCState(transport: webRTCTransport, offer: offer, tracks: tracks, version: 1)
+            subscriber.webRTC = offerToSubscriber(transport: webRTCTransport, stream: current, audio: audio, video: video)
         }
         sessions[sessionId]!.subscribers[subscriber.id] = subscriber
         sessions[sessionId]!.connections[connectionId]!.subscriberIds.insert(subscriber.id)

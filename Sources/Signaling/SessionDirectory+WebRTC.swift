@@ -8,7 +8,7 @@ import SignalingProtocol
 extension SessionDirectory {
     /// What a publisher's offer negotiated: the transport and the answer, and the tracks to produce.
     struct PublisherNegotiationResult {
-        var transport: WebRTCTransportParameters
+        var state: PublisherWebRTCState
         var sdpAnswer: String
         var audio: NegotiatedTrack?
         var video: NegotiatedTrack?
@@ -20,13 +20,15 @@ extension SessionDirectory {
         let offer = try Self.parse(sdpOffer, field: "sdpOffer")
         let local = try await createWebRTCTransport(in: sessionId)
         do throws(SignalingError) {
+            let state = PublisherWebRTCState(transport: local, sdpSessionID: Self.sdpSessionID(), sdpVersion: 1)
             let negotiated: (answer: SessionDescription, remote: RemoteTransportDescription, tracks: [NegotiatedTrack])
             do throws(SDPError) {
-                negotiated = try PublisherNegotiation.answer(offer: offer, local: Self.localDescription(local), sessionID: Self.sdpSessionID())
+                negotiated = try PublisherNegotiation.answer(
+                    offer: offer, local: Self.localDescription(local), sessionID: state.sdpSessionID, sessionVersion: state.sdpVersion)
             } catch {
                 throw SignalingError(.invalidParams, "sdpOffer: \(error)")
             }
-            var result = PublisherNegotiationResult(transport: local, sdpAnswer: negotiated.answer.description)
+            var result = PublisherNegotiationResult(state: state, sdpAnswer: negotiated.answer.description)
             for track in negotiated.tracks {
                 switch track.kind {
                 case "audio" where result.audio == nil: result.audio = track
@@ -46,8 +48,8 @@ extension SessionDirectory {
 
     /// The router's offer to a new WebRTC subscriber, for the consumers it forwards.
     func offerToSubscriber(
-        transport: WebRTCTransportParameters, stream: StreamState, audio: ConsumerParameters?, video: ConsumerParameters?, version: UInt64
-    ) -> (offer: SessionDescription, tracks: [OutgoingTrack]) {
+        transport: WebRTCTransportParameters, stream: StreamState, audio: ConsumerParameters?, video: ConsumerParameters?
+    ) -> SubscriberWebRTCState {
         var tracks: [OutgoingTrack] = []
         let cname = "switchyard-\(stream.info.streamId)"
         if let audio {
@@ -65,9 +67,9 @@ extension SessionDirectory {
                     headerExtensions: Self.forwardedExtensions(of: stream.video), rtcpFeedback: ["nack", "nack pli", "ccm fir", "goog-remb"],
                     fmtp: nil))
         }
-        let offer = SubscriberNegotiation.offer(
-            tracks: tracks, local: Self.localDescription(transport), sessionID: Self.sdpSessionID(), sessionVersion: version)
-        return (offer, tracks)
+        let sessionID = Self.sdpSessionID()
+        let offer = SubscriberNegotiation.offer(tracks: tracks, local: Self.localDescription(transport), sessionID: sessionID, sessionVersion: 1)
+        return SubscriberWebRTCState(transport: transport, offer: offer, tracks: tracks, sdpSessionID: sessionID, sdpVersion: 1)
     }
 
     /// The subscriber's answer to the router's offer: its ICE credentials and certificate fingerprint.
@@ -92,7 +94,7 @@ extension SessionDirectory {
         switch (parameters.streamId, parameters.subscriberId) {
         case (let streamId?, nil):
             let stream = try ownedStream(streamId, by: connectionId, in: sessionId)
-            guard var transport = stream.webRTC else {
+            guard var webRTC = stream.webRTC else {
                 throw SignalingError(.invalidParams, "stream \(streamId) uses a plain transport; ICE restart is for WebRTC")
             }
             guard let sdpOffer = parameters.sdpOffer else {
@@ -107,11 +109,13 @@ extension SessionDirectory {
             } catch {
                 throw SignalingError(.invalidParams, "sdpOffer: \(error)")
             }
-            transport.ice = try await restartICE(stream.transportID, remote: remoteICE)
-            sessions[sessionId]?.streams[streamId]?.webRTC = transport
+            webRTC.transport.ice = try await restartICE(stream.transportID, remote: remoteICE)
+            webRTC.sdpVersion += 1
+            sessions[sessionId]?.streams[streamId]?.webRTC = webRTC
             do throws(SDPError) {
                 let negotiated = try PublisherNegotiation.answer(
-                    offer: offer, local: Self.localDescription(transport), sessionID: Self.sdpSessionID())
+                    offer: offer, local: Self.localDescription(webRTC.transport), sessionID: webRTC.sdpSessionID,
+                    sessionVersion: webRTC.sdpVersion)
                 return ICERestartResult(sdpAnswer: negotiated.answer.description)
             } catch {
                 throw SignalingError(.invalidParams, "sdpOffer: \(error)")
@@ -122,10 +126,10 @@ extension SessionDirectory {
                 throw SignalingError(.invalidParams, "subscriber \(subscriberId) uses a plain transport; ICE restart is for WebRTC")
             }
             webRTC.transport.ice = try await restartICE(subscriber.transportID, remote: nil)
-            webRTC.version += 1
+            webRTC.sdpVersion += 1
             webRTC.offer = SubscriberNegotiation.offer(
-                tracks: webRTC.tracks, local: Self.localDescription(webRTC.transport), sessionID: Self.sdpSessionID(),
-                sessionVersion: webRTC.version)
+                tracks: webRTC.tracks, local: Self.localDescription(webRTC.transport), sessionID: webRTC.sdpSessionID,
+                sessionVersion: webRTC.sdpVersion)
             sessions[sessionId]?.subscribers[subscriberId]?.webRTC = webRTC
             return ICERestartResult(sdpOffer: webRTC.offer.description)
         default:

@@ -20,8 +20,8 @@ struct StreamState {
     var video: PublishedTrack?
     var audioFallback: AudioFallbackSettings
     var subscriberIds: Set<String> = []
-    /// The router's side of a WebRTC publisher's transport; nil for a plain transport.
-    var webRTC: WebRTCTransportParameters?
+    /// The SDP state of a WebRTC publisher; nil for a plain transport.
+    var webRTC: PublisherWebRTCState?
 }
 
 struct PublishedTrack {
@@ -45,13 +45,22 @@ struct SubscriberState {
     var webRTC: SubscriberWebRTCState?
 }
 
+/// The router's side of a WebRTC publisher's transport, and the `o=` line its answers carry: one
+/// session id, a version that goes up with each new answer (RFC 3264 section 8).
+struct PublisherWebRTCState {
+    var transport: WebRTCTransportParameters
+    var sdpSessionID: UInt64
+    var sdpVersion: UInt64
+}
+
 /// What the router offered a WebRTC subscriber, kept to check the answer and to offer again on an ICE
-/// restart.
+/// restart (same session id, next version).
 struct SubscriberWebRTCState {
     var transport: WebRTCTransportParameters
     var offer: SessionDescription
     var tracks: [OutgoingTrack]
-    var version: UInt64
+    var sdpSessionID: UInt64
+    var sdpVersion: UInt64
 }
 
 /// One session: its connections, streams and subscribers, and the router that carries its media.

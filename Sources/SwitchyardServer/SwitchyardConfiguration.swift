@@ -130,7 +130,8 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
             throw ConfigurationError(keyPath: "media.webrtc.sharedPort", problem: "\(sharedPort) plus one port per worker goes past 65535")
         }
         let connectTimeout = try webRTC.integer("connectTimeoutSeconds", default: 30, in: 1...600)
-        let consentTimeout = try webRTC.integer("consentTimeoutSeconds", default: 30, in: 5...600)
+        // Clients check consent every 4-6 s (RFC 7675), so less than 10 s would drop healthy ones.
+        let consentTimeout = try webRTC.integer("consentTimeoutSeconds", default: 30, in: 10...600)
         try webRTC.finish()
         let faultInjection = try mediaReader.boolean("faultInjection", default: false)
         let media = MediaRouterConfiguration(

@@ -136,7 +136,7 @@ import Testing
 
     @Test func consentExpiresWhenChecksStop() async throws {
         let plane = try MediaPlane(
-            configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_280...46_289, iceConsentTimeout: .milliseconds(200)))
+            configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_280...46_289, iceConsentTimeout: .seconds(2)))
         defer { plane.shutdown() }
         var events = plane.events.makeAsyncIterator()
         let router = try await plane.createRouter()
@@ -152,6 +152,24 @@ import Testing
                 #expect(reason.contains("consent"))
                 break
             }
+        }
+    }
+
+    @Test func closeNotifyFromTheClientStopsMediaAndFailsTheTransportAfterAGrace() async throws {
+        let pair = try await Self.connectedPair(configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_320...46_329))
+        defer { pair.plane.shutdown() }
+        var events = pair.plane.events.makeAsyncIterator()
+        let closedAt = ContinuousClock.now
+        pair.subscriber.peer.sendRaw(pair.subscriber.dtls.closeNotify())
+        try await Task.sleep(for: .milliseconds(200))
+        try Self.publish(pair, from: 0, count: 5)
+        #expect(try await onOwnThread { pair.subscriber.peer.receiveRTP(count: 1).count } == 0)
+        while let event = await events.next() {
+            guard case .transportFailed(let failed, let reason) = event else { continue }
+            #expect(failed == pair.subscriberTransport.transportID)
+            #expect(reason == "the client closed DTLS")
+            #expect(ContinuousClock.now - closedAt >= .seconds(2))
+            break
         }
     }
 

@@ -16,7 +16,7 @@ const $ = (id) => document.getElementById(id);
 const PROTOCOL_EVENTS = ["connectionCreated", "connectionDestroyed", "streamCreated", "streamDestroyed",
   "streamPropertyChanged", "videoDisabled", "videoEnabled", "videoDisableWarning", "videoDisableWarningLifted",
   "publisherVideoDisableWarning", "publisherVideoDisableWarningLifted", "publisherVideoDisabled",
-  "publisherVideoEnabled", "signal", "sessionDisconnected", "error"];
+  "publisherVideoEnabled", "signal", "subscriberDestroyed", "sessionDisconnected", "error"];
 const FALLBACK_EVENTS = new Set(["videoDisableWarning", "videoDisableWarningLifted", "videoDisabled", "videoEnabled"]);
 
 /** What tests read. `timing` values are Date.now() milliseconds. */
@@ -180,6 +180,11 @@ function onEvent(name, detail) {
     if (subscriber) renderVideoState(subscriber);
   } else if (name === "streamCreated" && detail.stream.connection.connectionId !== session.connection.connectionId) {
     subscribeTo(detail.stream);
+  } else if (name === "subscriberDestroyed") {
+    // The router lost this subscription's media connection; the stream goes on, so subscribe again.
+    removeStream(detail.streamId);
+    const stream = session.streams.get(detail.streamId);
+    if (stream) subscribeTo(stream);
   } else if (name === "streamDestroyed") {
     removeStream(detail.stream.streamId);
     if (demo.publisher?.streamId === detail.stream.streamId) clearPublisher();

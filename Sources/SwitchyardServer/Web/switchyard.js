@@ -191,6 +191,9 @@ export class Session extends EventTarget {
     if (SUBSCRIBER_EVENTS.has(name)) {
       const subscriber = this.subscribers.get(data.subscriberId);
       if (subscriber) { subscriber._videoEvent(name, data); targets.push(subscriber); }
+    } else if (name === "subscriberDestroyed") {
+      const subscriber = this.subscribers.get(data.subscriberId);
+      if (subscriber) targets.push(subscriber);
     } else if (PUBLISHER_EVENTS.has(name)) {
       const publisher = this.publishers.get(data.streamId);
       if (publisher) targets.push(publisher);
@@ -200,7 +203,7 @@ export class Session extends EventTarget {
       for (const s of this.subscribers.values()) if (s.streamId === data.stream.streamId) { s.stream = data.stream; targets.push(s); }
     }
     for (const target of targets) target.dispatchEvent(new CustomEvent(name, { detail: data }));
-    if (name === "streamDestroyed") {
+    if (name === "streamDestroyed" || name === "subscriberDestroyed") {
       for (const t of targets) if (t !== this) t._ended();
     }
   }
