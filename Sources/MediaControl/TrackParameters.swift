@@ -21,12 +21,17 @@ public struct ConsumerParameters: Equatable, Sendable {
     public var producerID: ProducerID
     public var codec: CodecParameters
     public var ssrc: UInt32
+    /// The SSRC of the RFC 4588 stream retransmissions come on (with `codec.rtxPayloadType`); nil when
+    /// they come on `ssrc` itself. WebRTC video consumers have one, so a receiver's reports about
+    /// `ssrc` count what the network lost, not what retransmission repaired.
+    public var rtxSSRC: UInt32?
 
-    public init(consumerID: ConsumerID, producerID: ProducerID, codec: CodecParameters, ssrc: UInt32) {
+    public init(consumerID: ConsumerID, producerID: ProducerID, codec: CodecParameters, ssrc: UInt32, rtxSSRC: UInt32? = nil) {
         self.consumerID = consumerID
         self.producerID = producerID
         self.codec = codec
         self.ssrc = ssrc
+        self.rtxSSRC = rtxSSRC
     }
 
     public var kind: MediaKind { codec.kind }

@@ -12,6 +12,9 @@ final class Consumer {
     unowned let transport: Transport
     let ssrc: UInt32
     let payloadType: UInt8
+    /// Where retransmissions go as RFC 4588 packets, when they do not go on `ssrc`.
+    let retransmissionStream: (ssrc: UInt32, payloadType: UInt8)?
+    private var retransmissionSequenceNumber = UInt16.random(in: 0...UInt16.max)
     private(set) var pauseReasons: Set<ConsumerPauseReason>
     /// Video forwards nothing after a start or resume until a key frame arrives, because the decoder
     /// could not use the delta frames before it.
@@ -37,7 +40,15 @@ final class Consumer {
         self.producer = producer
         self.transport = transport
         ssrc = UInt32.random(in: 1...UInt32.max)
-        payloadType = producer.options.codec.payloadType
+        let codec = producer.options.codec
+        payloadType = codec.payloadType
+        // WebRTC receivers count a packet repaired on its own SSRC as received, so their reports would
+        // hide the loss the audio-fallback policy judges; RTX keeps the two apart. The publisher's RTX
+        // payload type when it has one, else the next dynamic one.
+        retransmissionStream =
+            transport.webRTC != nil && producer.kind == .video
+            ? (UInt32.random(in: 1...UInt32.max), codec.rtxPayloadType ?? (codec.payloadType == 127 ? 126 : codec.payloadType + 1))
+            : nil
         self.pauseReasons = pauseReasons
         waitingForKeyFrame = producer.kind == .video
         rewriter = ConsumerSequenceRewriter(clockRate: producer.options.codec.clockRate)
@@ -63,11 +74,10 @@ final class Consumer {
         }
     }
 
-    /// Resends a packet a subscriber NACKed, from the producer's retransmission ring. Not on a path
-    /// under fault injection: a receiver without RTX counts a repaired packet as received, and the
-    /// test aid exists to make its reports show the loss.
+    /// Resends a packet a subscriber NACKed, from the producer's retransmission ring: as an RFC 4588
+    /// packet on the retransmission stream when the consumer has one.
     func retransmit(consumerSequenceNumber: UInt16, now: UInt64) {
-        guard pauseReasons.isEmpty, transport.faultDropShare == 0, let buffer = producer.retransmissions,
+        guard pauseReasons.isEmpty, let buffer = producer.retransmissions,
             let producerSequenceNumber = rewriter.producerSequenceNumber(forConsumer: consumerSequenceNumber),
             let stored = buffer.packet(sequenceNumber: producerSequenceNumber, now: now)
         else { return }
@@ -77,12 +87,25 @@ final class Consumer {
             return
         }
         slot.buffer.copyMemory(from: stored)
-        guard let copy = try? RTPPacket(parsing: slot.buffer, length: stored.count) else {
+        guard var copy = try? RTPPacket(parsing: slot.buffer, length: stored.count) else {
             transport.worker.releaseLastSendSlot(slot.index)
             return
         }
         let timestamp = rewriter.consumerTimestamp(forProducer: copy.timestamp)
         rewrite(copy, sequenceNumber: consumerSequenceNumber, timestamp: timestamp)
+        if let stream = retransmissionStream {
+            do throws(RTPPacketError) {
+                try copy.insertLeadingPayloadBytes(2)
+            } catch {
+                transport.worker.releaseLastSendSlot(slot.index)
+                return
+            }
+            copy.payload.storeBytes(of: consumerSequenceNumber.bigEndian, as: UInt16.self)
+            copy.ssrc = stream.ssrc
+            copy.payloadType = stream.payloadType
+            copy.sequenceNumber = retransmissionSequenceNumber
+            retransmissionSequenceNumber &+= 1
+        }
         if transport.sendRTP(slot: slot, length: copy.length) { retransmittedPackets &+= 1 }
     }
 

@@ -374,8 +374,12 @@ public final class MediaPlane: MediaControl {
             transport.register(consumer)
             producer.add(consumer)
             worker.flush()
+            var codec = producer.options.codec
+            codec.rtxPayloadType = consumer.retransmissionStream?.payloadType
             return .success(
-                ConsumerParameters(consumerID: id, producerID: producerID, codec: producer.options.codec, ssrc: consumer.ssrc))
+                ConsumerParameters(
+                    consumerID: id, producerID: producerID, codec: codec, ssrc: consumer.ssrc,
+                    rtxSSRC: consumer.retransmissionStream?.ssrc))
         }
         switch result {
         case .success(let parameters):

@@ -259,6 +259,17 @@ extension RTPPacket {
 }
 
 extension RTPPacket {
+    /// Makes room for `count` bytes at the start of the payload, moving the payload down (padding is
+    /// removed first): how a packet becomes an RFC 4588 retransmission that leads with its original
+    /// sequence number. The new bytes are not initialised.
+    public mutating func insertLeadingPayloadBytes(_ count: Int) throws(RTPPacketError) {
+        removePadding()
+        let needed = length + count
+        guard needed <= storage.count else { throw .noRoom(needed: needed, capacity: storage.count) }
+        storage.moveBytes(from: headerLength, to: headerLength + count, count: payloadLength)
+        length = needed
+    }
+
     /// Removes the first `count` payload bytes, moving the rest of the payload up: how an RFC 4588
     /// retransmission sheds its original-sequence-number field. Padding is removed first.
     public mutating func removeLeadingPayloadBytes(_ count: Int) throws(RTPPacketError) {

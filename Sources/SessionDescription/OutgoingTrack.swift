@@ -20,11 +20,15 @@ public struct OutgoingTrack: Sendable, Equatable {
     public var rtcpFeedback: [String]
     /// Format parameters for `a=fmtp`, such as `minptime=10;useinbandfec=1`.
     public var fmtp: String?
+    /// The RFC 4588 retransmission stream, when retransmissions do not come on `ssrc`: its payload type
+    /// and SSRC, announced with `a=fmtp:<rtx> apt=` and `a=ssrc-group:FID`.
+    public var rtxPayloadType: UInt8?
+    public var rtxSSRC: UInt32?
 
     public init(
         mid: String, kind: String, codecName: String, payloadType: UInt8, clockRate: UInt32, channels: Int? = nil,
         ssrc: UInt32, cname: String, streamID: String, trackID: String, headerExtensions: [HeaderExtension] = [],
-        rtcpFeedback: [String] = [], fmtp: String? = nil
+        rtcpFeedback: [String] = [], fmtp: String? = nil, rtxPayloadType: UInt8? = nil, rtxSSRC: UInt32? = nil
     ) {
         self.mid = mid
         self.kind = kind
@@ -39,5 +43,7 @@ public struct OutgoingTrack: Sendable, Equatable {
         self.headerExtensions = headerExtensions
         self.rtcpFeedback = rtcpFeedback
         self.fmtp = fmtp
+        self.rtxPayloadType = rtxPayloadType
+        self.rtxSSRC = rtxSSRC
     }
 }

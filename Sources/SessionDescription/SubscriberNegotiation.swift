@@ -72,13 +72,24 @@ public enum SubscriberNegotiation {
         lines.append(.attribute("rtpmap", rtpmap.attributeValue))
         if let fmtp = track.fmtp { lines.append(.attribute("fmtp", "\(track.payloadType) \(fmtp)")) }
         lines += track.rtcpFeedback.map { .attribute("rtcp-fb", "\(track.payloadType) \($0)") }
+        var formats = ["\(track.payloadType)"]
+        var ssrcs = [track.ssrc]
+        if let rtxPayloadType = track.rtxPayloadType, let rtxSSRC = track.rtxSSRC {
+            let rtx = RTPMap(payloadType: rtxPayloadType, name: "rtx", clockRate: track.clockRate, channels: nil)
+            lines.append(.attribute("rtpmap", rtx.attributeValue))
+            lines.append(.attribute("fmtp", "\(rtxPayloadType) apt=\(track.payloadType)"))
+            formats.append("\(rtxPayloadType)")
+            ssrcs.append(rtxSSRC)
+        }
         lines += track.headerExtensions.map { .attribute("extmap", $0.attributeValue) }
-        lines.append(.attribute("ssrc", "\(track.ssrc) cname:\(track.cname)"))
-        lines.append(.attribute("ssrc", "\(track.ssrc) msid:\(msid)"))
+        if ssrcs.count > 1 { lines.append(.attribute("ssrc-group", "FID " + ssrcs.map(String.init).joined(separator: " "))) }
+        for ssrc in ssrcs {
+            lines.append(.attribute("ssrc", "\(ssrc) cname:\(track.cname)"))
+            lines.append(.attribute("ssrc", "\(ssrc) msid:\(msid)"))
+        }
         lines += local.candidateLines
         return MediaDescription(
-            kind: track.kind, port: local.defaultPort, transportProtocol: "UDP/TLS/RTP/SAVPF",
-            formats: ["\(track.payloadType)"], lines: lines)
+            kind: track.kind, port: local.defaultPort, transportProtocol: "UDP/TLS/RTP/SAVPF", formats: formats, lines: lines)
     }
 
     private static func check(
@@ -92,11 +103,13 @@ public enum SubscriberNegotiation {
         guard answered.port != 0 || answered.isBundleOnly else {
             throw SDPError("the subscriber rejected this m-section (port 0)", at: answered)
         }
-        if let sent = offered.formats.first.flatMap({ UInt8($0) }), let ours = offered.rtpmaps[sent] {
+        // Every format the router offered is one it sends: the codec, and its retransmissions.
+        for sent in offered.formats.compactMap({ UInt8($0) }) {
+            guard let ours = offered.rtpmaps[sent] else { continue }
             let codec = "\(ours.name)/\(ours.clockRate)"
             guard answered.formats.contains("\(sent)") else {
                 throw SDPError(
-                    "answer drops payload type \(sent) (\(codec)), the one the router sends in this m-section",
+                    "answer drops payload type \(sent) (\(codec)), which the router sends in this m-section",
                     at: answered)
             }
             for line in answered.attributes(named: "rtpmap") {

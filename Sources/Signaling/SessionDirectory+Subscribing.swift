@@ -131,6 +131,8 @@ extension SessionDirectory {
             case .opus: .opus
             case .vp8: .vp8
             }
-        return TrackDescription(codec: codec, payloadType: consumer.codec.payloadType, ssrc: consumer.ssrc)
+        return TrackDescription(
+            codec: codec, payloadType: consumer.codec.payloadType, ssrc: consumer.ssrc,
+            rtxPayloadType: consumer.rtxSSRC == nil ? nil : consumer.codec.rtxPayloadType, rtxSsrc: consumer.rtxSSRC)
     }
 }

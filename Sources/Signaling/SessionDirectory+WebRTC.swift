@@ -65,7 +65,7 @@ extension SessionDirectory {
                     mid: "\(tracks.count)", kind: "video", codecName: "VP8", payloadType: video.codec.payloadType, clockRate: 90_000,
                     channels: nil, ssrc: video.ssrc, cname: cname, streamID: stream.info.streamId, trackID: "\(stream.info.streamId)-video",
                     headerExtensions: Self.forwardedExtensions(of: stream.video), rtcpFeedback: ["nack", "nack pli", "ccm fir", "goog-remb"],
-                    fmtp: nil))
+                    fmtp: nil, rtxPayloadType: video.rtxSSRC == nil ? nil : video.codec.rtxPayloadType, rtxSSRC: video.rtxSSRC))
         }
         let sessionID = Self.sdpSessionID()
         let offer = SubscriberNegotiation.offer(tracks: tracks, local: Self.localDescription(transport), sessionID: sessionID, sessionVersion: 1)

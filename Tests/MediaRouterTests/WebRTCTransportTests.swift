@@ -1,5 +1,6 @@
 import MediaControl
 import MediaTestSupport
+import RTPWire
 import SRTP
 import Testing
 
@@ -171,6 +172,34 @@ import Testing
             #expect(ContinuousClock.now - closedAt >= .seconds(2))
             break
         }
+    }
+
+    @Test func aNACKedPacketComesBackOnTheRetransmissionStreamLedByItsOriginalSequenceNumber() async throws {
+        let pair = try await Self.connectedPair(configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_330...46_339))
+        defer { pair.plane.shutdown() }
+        let rtxSSRC = try #require(pair.consumer.rtxSSRC)
+        #expect(pair.consumer.codec.rtxPayloadType == 97)
+        try Self.publish(pair, from: 0, count: 5)
+        let received = try await onOwnThread { pair.subscriber.peer.receiveRTP(count: 5).map { ($0.sequenceNumber, $0.timestamp) } }
+        #expect(received.count == 5)
+        let (missing, timestamp) = received[2]
+        let mediaSSRC = pair.consumer.ssrc
+        try pair.subscriber.peer.sendRTCP { writer throws(RTCPError) in
+            try RTCPReceiverReport.write(senderSSRC: 0x5555, reportBlocks: EmptyCollection(), into: &writer)
+            try RTCPGenericNACK.write(senderSSRC: 0x5555, mediaSSRC: mediaSSRC, lostSequenceNumbers: [missing], into: &writer)
+        }
+        let repair = try await onOwnThread { () -> (UInt32, UInt8, UInt32, [UInt8])? in
+            while let next = pair.subscriber.peer.receive() {
+                if case .rtp(_, let timestamp, let ssrc, let payloadType, let payload) = next { return (ssrc, payloadType, timestamp, payload) }
+            }
+            return nil
+        }
+        let (ssrc, payloadType, repairTimestamp, payload) = try #require(repair)
+        #expect(ssrc == rtxSSRC)
+        #expect(payloadType == 97)
+        #expect(repairTimestamp == timestamp)
+        #expect(Array(payload.prefix(2)) == [UInt8(missing >> 8), UInt8(missing & 0xFF)])
+        #expect(Array(payload.dropFirst(2)) == VP8TestPayload.make(index: 2, keyFrame: false))
     }
 
     @Test func faultInjectionDropsTheConfiguredShareOnlyWhenEnabled() async throws {

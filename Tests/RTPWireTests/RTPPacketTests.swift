@@ -96,6 +96,33 @@ private let packetWithEverything = hexBytes(
         }
     }
 
+    @Test func makesRoomForAnOriginalSequenceNumberAndTakesItBackOut() throws {
+        var bytes = packetWithEverything + [0, 0]
+        try bytes.withUnsafeMutableBytes { buffer in
+            var packet = try RTPPacket(parsing: buffer, length: packetWithEverything.count)
+            let headerLength = packet.headerLength
+            try packet.insertLeadingPayloadBytes(2)
+            packet.payload.storeBytes(of: UInt16(0x1234).bigEndian, as: UInt16.self)
+            #expect(!packet.hasPadding)
+            #expect(packet.length == packetWithEverything.count - 4 + 2)
+            #expect(Array(packet.payload) == [0x12, 0x34, 0xAA, 0xBB, 0xCC])
+            #expect(packet.headerLength == headerLength)
+            let reparsed = try RTPPacket(parsing: buffer, length: packet.length)
+            #expect(Array(reparsed.payload) == [0x12, 0x34, 0xAA, 0xBB, 0xCC])
+            try packet.removeLeadingPayloadBytes(2)
+            #expect(Array(packet.payload) == [0xAA, 0xBB, 0xCC])
+        }
+        var full = packetWithEverything
+        try full.withUnsafeMutableBytes { buffer in
+            var packet = try RTPPacket(parsing: buffer)
+            packet.removePadding()
+            try packet.insertLeadingPayloadBytes(4)
+            #expect(throws: RTPPacketError.noRoom(needed: buffer.count + 1, capacity: buffer.count)) {
+                try packet.insertLeadingPayloadBytes(1)
+            }
+        }
+    }
+
     @Test func toleratesUnknownExtensionProfiles() throws {
         var bytes = hexBytes("90 60 00 01 00 00 00 01 00 00 00 01  12 34 00 01  ff ff ff ff  55")
         try bytes.withUnsafeMutableBytes { buffer in

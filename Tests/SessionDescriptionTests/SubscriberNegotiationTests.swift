@@ -166,7 +166,7 @@ private func refusal(of text: String, sourceLocation: SourceLocation = #_sourceL
             try refusal(of: text)
                 == SDPError(
                     line: lineNumber(of: "m=video", in: text), text: "m=video 9 UDP/TLS/RTP/SAVPF 98",
-                    reason: "answer drops payload type 96 (VP8/90000), the one the router sends in this m-section"))
+                    reason: "answer drops payload type 96 (VP8/90000), which the router sends in this m-section"))
     }
 
     @Test func refusesAnAnswerThatMapsThePayloadTypeToAnotherCodec() throws {
