@@ -5,11 +5,16 @@ public struct ProducerOptions: Equatable, Sendable {
     public var ssrc: UInt32
     /// The SSRC of its RFC 4588 retransmission stream, when it has one.
     public var rtxSSRC: UInt32?
+    /// The one-byte header extension id the publisher negotiated for abs-send-time, when it did. The
+    /// router stamps its padding probes with it, so a subscriber's bandwidth estimator (which reads
+    /// only packets that carry it) counts the probes.
+    public var absoluteSendTimeID: UInt8?
 
-    public init(codec: CodecParameters, ssrc: UInt32, rtxSSRC: UInt32? = nil) {
+    public init(codec: CodecParameters, ssrc: UInt32, rtxSSRC: UInt32? = nil, absoluteSendTimeID: UInt8? = nil) {
         self.codec = codec
         self.ssrc = ssrc
         self.rtxSSRC = rtxSSRC
+        self.absoluteSendTimeID = absoluteSendTimeID
     }
 
     public var kind: MediaKind { codec.kind }

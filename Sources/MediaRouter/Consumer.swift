@@ -14,6 +14,10 @@ final class Consumer {
     let payloadType: UInt8
     /// Where retransmissions go as RFC 4588 packets, when they do not go on `ssrc`.
     let retransmissionStream: (ssrc: UInt32, payloadType: UInt8)?
+    /// The abs-send-time extension id this consumer restamps with the router's clock (WebRTC): a
+    /// subscriber's bandwidth estimator then measures the router-to-subscriber path, and sees the
+    /// padding probes, which carry the same clock, on one timeline with the media.
+    let sendTimeExtensionID: UInt8?
     private var retransmissionSequenceNumber = UInt16.random(in: 0...UInt16.max)
     private(set) var pauseReasons: Set<ConsumerPauseReason>
     /// Video forwards nothing after a start or resume until a key frame arrives, because the decoder
@@ -49,6 +53,7 @@ final class Consumer {
             transport.webRTC != nil && producer.kind == .video
             ? (UInt32.random(in: 1...UInt32.max), codec.rtxPayloadType ?? (codec.payloadType == 127 ? 126 : codec.payloadType + 1))
             : nil
+        sendTimeExtensionID = transport.webRTC != nil ? producer.options.absoluteSendTimeID : nil
         self.pauseReasons = pauseReasons
         waitingForKeyFrame = producer.kind == .video
         rewriter = ConsumerSequenceRewriter(clockRate: producer.options.codec.clockRate)
@@ -68,7 +73,7 @@ final class Consumer {
         }
         guard let mapped = rewriter.rewrite(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, now: now)
         else { return }
-        if send(packet, sequenceNumber: mapped.sequenceNumber, timestamp: mapped.timestamp) {
+        if send(packet, sequenceNumber: mapped.sequenceNumber, timestamp: mapped.timestamp, now: now) {
             packetsSent &+= 1
             payloadBytesSent &+= UInt64(packet.payloadLength)
         }
@@ -92,7 +97,7 @@ final class Consumer {
             return
         }
         let timestamp = rewriter.consumerTimestamp(forProducer: copy.timestamp)
-        rewrite(copy, sequenceNumber: consumerSequenceNumber, timestamp: timestamp)
+        rewrite(copy, sequenceNumber: consumerSequenceNumber, timestamp: timestamp, now: now)
         if let stream = retransmissionStream {
             do throws(RTPPacketError) {
                 try copy.insertLeadingPayloadBytes(2)
@@ -110,24 +115,25 @@ final class Consumer {
     }
 
     @inline(__always)
-    private func send(_ packet: RTPPacket, sequenceNumber: UInt16, timestamp: UInt32) -> Bool {
+    private func send(_ packet: RTPPacket, sequenceNumber: UInt16, timestamp: UInt32, now: UInt64) -> Bool {
         let slot = transport.worker.sendSlot()
         guard let copy = packet.copy(into: slot.buffer) else {
             transport.worker.releaseLastSendSlot(slot.index)
             return false
         }
-        rewrite(copy, sequenceNumber: sequenceNumber, timestamp: timestamp)
+        rewrite(copy, sequenceNumber: sequenceNumber, timestamp: timestamp, now: now)
         guard transport.sendRTP(slot: slot, length: copy.length) else { return false }
         bytesSent &+= UInt64(copy.length)
         return true
     }
 
     @inline(__always)
-    private func rewrite(_ copy: RTPPacket, sequenceNumber: UInt16, timestamp: UInt32) {
+    private func rewrite(_ copy: RTPPacket, sequenceNumber: UInt16, timestamp: UInt32, now: UInt64) {
         copy.ssrc = ssrc
         copy.sequenceNumber = sequenceNumber
         copy.timestamp = timestamp
         copy.payloadType = payloadType
+        if let id = sendTimeExtensionID { copy.overwriteAbsoluteSendTime(AbsoluteSendTime(nanoseconds: now), id: id) }
     }
 
     /// Adds a reason not to forward. A person's choice suspends the transport's audio-fallback policy.
@@ -162,29 +168,43 @@ final class Consumer {
     func sendPadding(now: UInt64) {
         let (sequenceNumber, timestamp) = rewriter.nextPaddingPacket(now: now)
         let slot = transport.worker.sendSlot()
+        let sendTime = sendTimeExtensionID.map { (id: $0, value: AbsoluteSendTime(nanoseconds: now)) }
         let length = Self.writePadding(
-            into: slot.buffer, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp, ssrc: ssrc)
+            into: slot.buffer, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp, ssrc: ssrc,
+            absoluteSendTime: sendTime)
         if transport.sendRTP(slot: slot, length: length) {
             packetsSent &+= 1
             probePacketsSent &+= 1
         }
     }
 
-    /// Bytes of one probe packet before SRTP: a 12-byte header and the most padding RFC 3550 allows.
-    static let paddingPacketBytes = 12 + 255
+    /// Bytes of one probe packet before SRTP: a 12-byte header, the abs-send-time extension block when
+    /// the consumer stamps one (8 bytes), and the most padding RFC 3550 allows.
+    var probePacketBytes: Int { 12 + (sendTimeExtensionID == nil ? 0 : 8) + 255 }
 
     /// Writes a padding-only RTP packet: P bit set, no payload, 255 bytes of padding whose last byte
-    /// counts them.
+    /// counts them, and, when given, a one-byte-form (RFC 8285) abs-send-time extension.
     static func writePadding(
-        into buffer: UnsafeMutableRawBufferPointer, payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32
+        into buffer: UnsafeMutableRawBufferPointer, payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32,
+        absoluteSendTime: (id: UInt8, value: AbsoluteSendTime)? = nil
     ) -> Int {
-        buffer[0] = 0xA0
+        buffer[0] = absoluteSendTime == nil ? 0xA0 : 0xB0
         buffer[1] = payloadType & 0x7F
         buffer.storeBytes(of: sequenceNumber.bigEndian, toByteOffset: 2, as: UInt16.self)
         buffer.storeBytes(of: timestamp.bigEndian, toByteOffset: 4, as: UInt32.self)
         buffer.storeBytes(of: ssrc.bigEndian, toByteOffset: 8, as: UInt32.self)
-        let end = paddingPacketBytes
-        for offset in 12..<(end - 1) { buffer[offset] = 0 }
+        var headerEnd = 12
+        if let absoluteSendTime {
+            buffer.storeBytes(of: UInt16(0xBEDE).bigEndian, toByteOffset: 12, as: UInt16.self)
+            buffer.storeBytes(of: UInt16(1).bigEndian, toByteOffset: 14, as: UInt16.self)
+            buffer[16] = absoluteSendTime.id << 4 | 2
+            buffer[17] = UInt8(truncatingIfNeeded: absoluteSendTime.value.value >> 16)
+            buffer[18] = UInt8(truncatingIfNeeded: absoluteSendTime.value.value >> 8)
+            buffer[19] = UInt8(truncatingIfNeeded: absoluteSendTime.value.value)
+            headerEnd = 20
+        }
+        let end = headerEnd + 255
+        for offset in headerEnd..<(end - 1) { buffer[offset] = 0 }
         buffer[end - 1] = 255
         return end
     }

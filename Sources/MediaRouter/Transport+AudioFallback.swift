@@ -5,6 +5,11 @@ import Quality
 /// Evaluated once per receiver report (subscriber side) or per sample interval (publisher side),
 /// never per packet.
 extension Transport {
+    /// Reports closer together than this are folded into one sample. A browser sends a compound with
+    /// every NACK, dozens a second on a lossy path, and the delivered rate over a few milliseconds is
+    /// noise that would keep resetting the policy's recovery clock.
+    static let minimumDownlinkSampleInterval: UInt64 = 250_000_000
+
     /// The subscriber's receiver reports about this transport's consumers, folded into one sample.
     func downlinkReport(_ interval: ReportInterval, jitterSeconds: Double?, roundTripSeconds: Double?, now: UInt64) {
         guard let since = downlink.lastSampleAt else {
@@ -12,9 +17,12 @@ extension Transport {
             downlink.bytesAtLastSample = bytesSent
             return
         }
-        guard now > since else { return }
+        downlink.pendingInterval = downlink.pendingInterval + interval
+        guard now > since, now - since >= Self.minimumDownlinkSampleInterval else { return }
+        let reported = downlink.pendingInterval
+        downlink.pendingInterval = ReportInterval(packetsExpected: 0, packetsLost: 0)
         let sample = QualitySample(
-            intervalSeconds: Double(now - since) / 1e9, packetsExpected: interval.packetsExpected, packetsLost: interval.packetsLost,
+            intervalSeconds: Double(now - since) / 1e9, packetsExpected: reported.packetsExpected, packetsLost: reported.packetsLost,
             bytes: Int(clamping: bytesSent &- downlink.bytesAtLastSample), jitterSeconds: jitterSeconds,
             roundTripSeconds: roundTripSeconds)
         downlink.lastSampleAt = now
@@ -129,7 +137,7 @@ extension Transport {
             probeCredit += bytesPerSecond * Double(now - last) / 1e9
         }
         lastProbeAt = now
-        let packetBytes = Double(Consumer.paddingPacketBytes)
+        let packetBytes = Double(consumer.probePacketBytes)
         // A late tick sends a little more, never a burst.
         probeCredit = min(probeCredit, 4 * packetBytes)
         while probeCredit >= packetBytes {

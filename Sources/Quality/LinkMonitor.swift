@@ -11,6 +11,9 @@ public struct LinkMonitor: Equatable, Sendable {
     public var lastSampleAt: UInt64?
     /// The byte counter's value at the last sample.
     public var bytesAtLastSample: UInt64 = 0
+    /// Packets expected and lost in reports that came too soon after the last sample to make one of
+    /// their own; the next sample includes them.
+    public var pendingInterval = ReportInterval(packetsExpected: 0, packetsLost: 0)
 
     public init(configuration: AudioFallbackConfiguration) {
         estimator = LinkQualityEstimator(configuration: configuration)

@@ -42,6 +42,16 @@ extension RTPPacket {
         try reserveExtensionElement(id: id, length: 3).setUInt24(time.value, at: 0)
     }
 
+    /// Replaces the abs-send-time value when the packet carries one, in place; never grows the packet.
+    /// Returns whether it did.
+    @inlinable
+    @discardableResult
+    public func overwriteAbsoluteSendTime(_ time: AbsoluteSendTime, id: UInt8) -> Bool {
+        guard let value = extensionElement(id: id), value.count == 3 else { return false }
+        value.setUInt24(time.value, at: 0)
+        return true
+    }
+
     /// The transport-wide sequence number, or nil when absent or not 2 bytes long.
     @inlinable
     public func transportSequenceNumber(id: UInt8) -> UInt16? {

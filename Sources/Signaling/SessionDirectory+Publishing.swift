@@ -1,4 +1,5 @@
 import MediaControl
+import RTPWire
 import SessionDescription
 import SignalingProtocol
 
@@ -50,14 +51,18 @@ extension SessionDirectory {
         var video: PublishedTrack?
         do {
             if let track = parameters.audio {
+                let extensions = webRTC?.audio?.headerExtensions ?? []
                 audio = PublishedTrack(
-                    description: track, producerID: try await media.produce(transport: transportID, options: Self.producerOptions(track)),
-                    headerExtensions: webRTC?.audio?.headerExtensions ?? [])
+                    description: track,
+                    producerID: try await media.produce(transport: transportID, options: Self.producerOptions(track, extensions)),
+                    headerExtensions: extensions)
             }
             if let track = parameters.video {
+                let extensions = webRTC?.video?.headerExtensions ?? []
                 video = PublishedTrack(
-                    description: track, producerID: try await media.produce(transport: transportID, options: Self.producerOptions(track)),
-                    headerExtensions: webRTC?.video?.headerExtensions ?? [])
+                    description: track,
+                    producerID: try await media.produce(transport: transportID, options: Self.producerOptions(track, extensions)),
+                    headerExtensions: extensions)
             }
         } catch {
             await closeTransports([transportID])
@@ -222,7 +227,7 @@ extension SessionDirectory {
             rtxPayloadType: track.rtxSSRC == nil ? nil : track.rtxPayloadType, rtxSsrc: track.rtxSSRC)
     }
 
-    private static func producerOptions(_ track: TrackDescription) -> ProducerOptions {
+    private static func producerOptions(_ track: TrackDescription, _ headerExtensions: [HeaderExtension]) -> ProducerOptions {
         let codec: CodecName =
             switch track.codec {
             case .opus: .opus
@@ -230,6 +235,8 @@ extension SessionDirectory {
             }
         return ProducerOptions(
             codec: CodecParameters(name: codec, payloadType: track.payloadType, rtxPayloadType: track.rtxPayloadType),
-            ssrc: track.ssrc, rtxSSRC: track.rtxSsrc)
+            ssrc: track.ssrc, rtxSSRC: track.rtxSsrc,
+            // One-byte form only (ids 1-14), the form the router writes in its probes.
+            absoluteSendTimeID: headerExtensions.first { $0.uri == HeaderExtensionURI.absoluteSendTime && (1...14).contains($0.id) }?.id)
     }
 }

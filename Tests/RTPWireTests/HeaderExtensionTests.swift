@@ -27,6 +27,24 @@ private let bareHeader = "80 60 00 01 00 00 00 02 00 00 00 03"
 private let bareHeaderWithExtensionBit = "90 60 00 01 00 00 00 02 00 00 00 03"
 
 @Suite struct HeaderExtensionTests {
+    @Test func overwritesASendTimeInPlaceAndLeavesAPacketWithoutOneAlone() throws {
+        var storage = [UInt8](repeating: 0, count: 64)
+        let payload: [UInt8] = [1, 2, 3]
+        try storage.withUnsafeMutableBytes { buffer in
+            var packet = try payload.withUnsafeBytes { bytes in
+                try RTPPacket(writingInto: buffer, payloadType: 96, sequenceNumber: 1, timestamp: 2, ssrc: 3, payload: bytes)
+            }
+            #expect(!packet.overwriteAbsoluteSendTime(AbsoluteSendTime(value: 5), id: 3))
+            #expect(packet.length == 15)
+            try packet.setAbsoluteSendTime(AbsoluteSendTime(value: 0x123456), id: 3)
+            let length = packet.length
+            #expect(packet.overwriteAbsoluteSendTime(AbsoluteSendTime(value: 0x654321), id: 3))
+            #expect(packet.length == length)
+            #expect(packet.absoluteSendTime(id: 3) == AbsoluteSendTime(value: 0x654321))
+            #expect(Array(packet.payload) == payload)
+        }
+    }
+
     @Test func addsAOneByteBlockToAPacketWithout() throws {
         let bytes = try mutate(bareHeader + " 99") { packet throws(RTPPacketError) in
             try packet.setTransportSequenceNumber(0x0102, id: 3)
