@@ -80,7 +80,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            resources: [.copy("Web")]
+            // Embedded in the binary, so the daemon serves its browser client with no files beside it.
+            resources: [.embedInCode("Web/index.html"), .embedInCode("Web/demo.js"), .embedInCode("Web/switchyard.js")]
         ),
         .target(
             name: "SwitchyardClient",

@@ -40,7 +40,7 @@ public final class SwitchyardDaemon: Sendable {
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.add(middleware: MetricsMiddleware())
         signaling.register(on: router)
-        try WebClientRoutes(
+        WebClientRoutes(
             tokens: tokens, servesDevelopmentTokens: configuration.usesDevelopmentCredentials && !configuration.listensBeyondLoopback
         ).register(on: router)
         router.get("/health") { _, _ in

@@ -20,20 +20,14 @@ struct WebClientRoutes: Sendable {
     let tokens: TokenAuthority
     let servesDevelopmentTokens: Bool
 
-    init(tokens: TokenAuthority, servesDevelopmentTokens: Bool) throws(DaemonError) {
+    init(tokens: TokenAuthority, servesDevelopmentTokens: Bool) {
         self.tokens = tokens
         self.servesDevelopmentTokens = servesDevelopmentTokens
-        var files: [String: File] = [:]
-        for (path, name, type) in [
-            ("/", "index.html", "text/html; charset=utf-8"), ("/switchyard.js", "switchyard.js", "text/javascript; charset=utf-8"),
-            ("/demo.js", "demo.js", "text/javascript; charset=utf-8"),
-        ] {
-            guard let url = Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Web"),
-                let bytes = try? Data(contentsOf: url)
-            else { throw .webClient("the bundled file Web/\(name) is missing from \(Bundle.module.bundlePath)") }
-            files[path] = File(contentType: type, bytes: bytes)
-        }
-        self.files = files
+        files = [
+            "/": File(contentType: "text/html; charset=utf-8", bytes: Data(PackageResources.index_html)),
+            "/switchyard.js": File(contentType: "text/javascript; charset=utf-8", bytes: Data(PackageResources.switchyard_js)),
+            "/demo.js": File(contentType: "text/javascript; charset=utf-8", bytes: Data(PackageResources.demo_js)),
+        ]
     }
 
     func register(on router: Router<BasicWebSocketRequestContext>) {

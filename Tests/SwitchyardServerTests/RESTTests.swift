@@ -26,6 +26,34 @@ import Testing
         (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["code"] as? String
     }
 
+    @Test func theDaemonServesItsBrowserClientAndDevelopmentTokensOnlyOnDevelopmentCredentials() async throws {
+        let harness = try await DaemonHarness.start()
+        let page = try await call(harness, "GET", "/", token: nil)
+        #expect(page.status == 200)
+        #expect(String(decoding: page.body, as: UTF8.self).contains("demo.js"))
+        let library = try await call(harness, "GET", "/switchyard.js", token: nil)
+        #expect(library.status == 200)
+        #expect(String(decoding: library.body, as: UTF8.self).contains("export class Session"))
+        let minted = try await call(harness, "GET", "/v1/dev/token?sessionId=lobby&role=subscriber&data=name%3DAda", token: nil)
+        #expect(minted.status == 200)
+        let token = try #require((try JSONSerialization.jsonObject(with: minted.body) as? [String: String])?["token"])
+        let grant = try await harness.daemon.signaling.tokens.verifyClientToken(token, now: Date())
+        #expect(grant.sessionId == "lobby")
+        #expect(grant.role == .subscriber)
+        let badRole = try await call(harness, "GET", "/v1/dev/token?role=admin", token: nil)
+        #expect(badRole.status == 400)
+        #expect(String(decoding: badRole.body, as: UTF8.self).contains("role \\\"admin\\\" is not one of"))
+        try await harness.stop()
+
+        let production = try await DaemonHarness.start {
+            $0.apiKey = "production-key"
+            $0.apiSecret = "a-production-secret-of-at-least-32-bytes"
+        }
+        #expect(try await call(production, "GET", "/v1/dev/token?sessionId=lobby", token: nil).status == 404)
+        #expect(try await call(production, "GET", "/", token: nil).status == 200)
+        try await production.stop()
+    }
+
     @Test func theBackendCreatesInspectsSignalsAndModerates() async throws {
         let harness = try await DaemonHarness.start()
         let rest = try await harness.restToken()
