@@ -121,7 +121,7 @@ public final class DTLSConnection {
 
     private func completeHandshake() -> DTLSEvent {
         guard let selected = SSL_get_selected_srtp_profile(ssl),
-            let profile = SRTPProfile.allCases.first(where: { UInt(selected.pointee.id) == UInt($0.dtlsProfileIdentifier) })
+            let profile = SRTPProfile(dtlsProfileIdentifier: UInt16(truncatingIfNeeded: selected.pointee.id))
         else { return fail(.noSRTPProfile) }
         let length = 2 * (profile.masterKeyLength + profile.masterSaltLength)
         var exported = [UInt8](repeating: 0, count: length)

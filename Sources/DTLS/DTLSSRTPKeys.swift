@@ -11,7 +11,7 @@ public struct DTLSSRTPKeys: Equatable, Sendable {
     public var profile: SRTPProfile { local.profile }
 
     /// Splits exporter output, laid out as client key, server key, client salt, server salt.
-    init(profile: SRTPProfile, exported: [UInt8]) throws(SRTPError) {
+    public init(profile: SRTPProfile, exported: [UInt8]) throws(SRTPError) {
         let key = profile.masterKeyLength
         let salt = profile.masterSaltLength
         let clientKey = Array(exported[0..<key])

@@ -63,11 +63,13 @@ extension Transport {
         }
         let wasVerified = link.ice.isVerified(source)
         let action = link.ice.handle(message, from: source, now: now)
+        if let response = action.response {
+            sendSTUN(to: source) { response.write(mappedIPv4: source.hostOrderAddress, mappedPort: source.port, into: $0) }
+        }
         switch action {
-        case .respond(let response):
-            sendSTUN(to: source) { response.write(mappedIPv4: source.hostOrderAddress, mappedPort: source.port, into: $0) }
-        case .nominated(let address, let response):
-            sendSTUN(to: source) { response.write(mappedIPv4: source.hostOrderAddress, mappedPort: source.port, into: $0) }
+        case .respond:
+            break
+        case .nominated(let address, _):
             remote = address
             if isConnected { worker.events.yield(.transportConnected(id, remote: address.transportAddress)) }
         case .respondError(let code, let reason, let authenticated):

@@ -110,40 +110,33 @@ final class Worker: @unchecked Sendable {
         sharedReadSource = source
     }
 
-    /// Drains the shared socket, handing each datagram to the transport it belongs to.
+    /// Drains the shared socket, handing each datagram to the transport it belongs to: STUN by the local
+    /// ICE username fragment, the rest by the address ICE verified.
     private func drainSharedSocket() {
         guard let socket = sharedSocket else { return }
-        for _ in 0..<64 {
-            let received = switchyard_recv_batch(socket.descriptor, receiveSlots, UInt32(Self.receiveBatch))
-            guard received > 0 else { break }
-            let now = MediaClock.monotonicNow()
-            packetsReceived &+= UInt64(received)
-            for index in 0..<Int(received) {
-                let slot = receiveSlots + index
-                bytesReceived &+= UInt64(slot.pointee.length)
-                if let transport = sharedSocketTransport(for: slot) {
-                    transport.handleDatagram(slot, now: now)
-                } else if slot.pointee.length > 0, PacketClass.demultiplex(firstByte: slot.pointee.buffer.load(as: UInt8.self)) == .stun {
+        drain(socket.descriptor) { slot, now in
+            let bytes = UnsafeRawBufferPointer(start: slot.pointee.buffer, count: slot.pointee.length)
+            if let first = bytes.first, PacketClass.demultiplex(firstByte: first) == .stun {
+                guard let fragment = Self.localUsernameFragment(of: bytes), let transport = sharedSocketTransportsByUsernameFragment[fragment]
+                else {
                     unownedDrops.stun += 1
-                } else {
-                    unownedDrops.unverifiedSource += 1
+                    return
                 }
+                transport.handleDatagram(slot, now: now)
+            } else if let transport = sharedSocketTransportsByAddress[IPv4Address.key(of: slot)] {
+                transport.handleDatagram(slot, now: now)
+            } else {
+                unownedDrops.unverifiedSource += 1
             }
-            if received < Self.receiveBatch { break }
         }
-        flush()
     }
 
-    private func sharedSocketTransport(for slot: UnsafeMutablePointer<switchyard_datagram_slot>) -> Transport? {
-        let bytes = UnsafeRawBufferPointer(start: slot.pointee.buffer, count: slot.pointee.length)
-        if let first = bytes.first, PacketClass.demultiplex(firstByte: first) == .stun {
-            // USERNAME is "<our ufrag>:<their ufrag>"; the transport checks the rest.
-            guard let message = try? STUNMessage(parsing: bytes), let username = message.username,
-                let colon = username.firstIndex(of: UInt8(ascii: ":"))
-            else { return nil }
-            return sharedSocketTransportsByUsernameFragment[String(decoding: username[..<colon], as: UTF8.self)]
-        }
-        return sharedSocketTransportsByAddress[IPv4Address.key(of: slot)]
+    /// The first half of a STUN USERNAME, "<our ufrag>:<their ufrag>"; the transport checks the rest.
+    private static func localUsernameFragment(of bytes: UnsafeRawBufferPointer) -> String? {
+        guard let message = try? STUNMessage(parsing: bytes), let username = message.username,
+            let colon = username.firstIndex(of: UInt8(ascii: ":"))
+        else { return nil }
+        return String(decoding: username[..<colon], as: UTF8.self)
     }
 
     /// Forgets a shared-socket transport's routes.
@@ -162,15 +155,22 @@ final class Worker: @unchecked Sendable {
 
     /// Drains a transport's socket and handles every datagram inline, then flushes what it produced.
     func drain(_ transport: Transport) {
+        drain(transport.socket.descriptor) { transport.handleDatagram($0, now: $1) }
+    }
+
+    /// Reads a socket in `recvmmsg` batches into the preallocated slots, hands each datagram to `handle`
+    /// inline, then flushes what that produced.
+    @inline(__always)
+    private func drain(_ descriptor: Int32, _ handle: (UnsafeMutablePointer<switchyard_datagram_slot>, UInt64) -> Void) {
         assertOnQueue()
         for _ in 0..<64 {
-            let received = switchyard_recv_batch(transport.socket.descriptor, receiveSlots, UInt32(Self.receiveBatch))
+            let received = switchyard_recv_batch(descriptor, receiveSlots, UInt32(Self.receiveBatch))
             guard received > 0 else { break }
             let now = MediaClock.monotonicNow()
             packetsReceived &+= UInt64(received)
             for slot in 0..<Int(received) {
                 bytesReceived &+= UInt64(receiveSlots[slot].length)
-                transport.handleDatagram(receiveSlots + slot, now: now)
+                handle(receiveSlots + slot, now)
             }
             if received < Self.receiveBatch { break }
         }

@@ -39,6 +39,12 @@ public enum SRTPProfile: String, CaseIterable, Sendable {
         }
     }
 
+    /// The profile a DTLS-SRTP handshake negotiated, by its identifier; nil for one Switchyard does not serve.
+    public init?(dtlsProfileIdentifier identifier: UInt16) {
+        guard let profile = Self.allCases.first(where: { $0.dtlsProfileIdentifier == identifier }) else { return nil }
+        self = profile
+    }
+
     /// The DTLS-SRTP protection profile identifier (RFC 5764 section 4.1.2, RFC 7714 section 14.2).
     public var dtlsProfileIdentifier: UInt16 {
         switch self {

@@ -30,6 +30,9 @@ public struct TokenAuthority: Sendable {
         SessionIdentifier.isValid(sessionId)
     }
 
+    /// What `isValidSessionId` requires, to finish an error message: "must be 1 to 128 characters of ...".
+    public static let sessionIdRule = SessionIdentifier.rule
+
     /// A client token for one session.
     public func mintClientToken(
         sessionId: String, role: Role, connectionData: String = "", lifetime: Int64, now: Date

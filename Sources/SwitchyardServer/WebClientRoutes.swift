@@ -48,7 +48,7 @@ struct WebClientRoutes: Sendable {
         let query = request.uri.queryParameters
         let sessionId = query.get("sessionId") ?? "demo"
         guard TokenAuthority.isValidSessionId(sessionId) else {
-            return Self.json(["code": "invalidParams", "message": "sessionId must be 1-128 characters of A-Z a-z 0-9 - _"], status: .badRequest)
+            return Self.json(["code": "invalidParams", "message": "sessionId \(TokenAuthority.sessionIdRule)"], status: .badRequest)
         }
         let roleName = query.get("role") ?? Role.publisher.rawValue
         guard let role = Role(rawValue: roleName) else {

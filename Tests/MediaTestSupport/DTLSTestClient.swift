@@ -78,19 +78,15 @@ public final class DTLSTestClient {
     /// The profile the server chose, once the handshake is done.
     public var selectedProfile: SRTPProfile? {
         guard let selected = SSL_get_selected_srtp_profile(ssl) else { return nil }
-        return SRTPProfile.allCases.first { UInt(selected.pointee.id) == UInt($0.dtlsProfileIdentifier) }
+        return SRTPProfile(dtlsProfileIdentifier: UInt16(truncatingIfNeeded: selected.pointee.id))
     }
 
     /// The client's keys (what it protects with) and the server's, from the exporter.
     public func srtpKeys() throws -> (local: SRTPKeyMaterial, remote: SRTPKeyMaterial)? {
         guard let profile = selectedProfile else { return nil }
-        let key = profile.masterKeyLength
-        let salt = profile.masterSaltLength
-        let bytes = exportedKeyingMaterial(length: 2 * (key + salt))
-        let client = try SRTPKeyMaterial(
-            profile: profile, masterKey: Array(bytes[0..<key]), masterSalt: Array(bytes[(2 * key)..<(2 * key + salt)]))
-        let server = try SRTPKeyMaterial(
-            profile: profile, masterKey: Array(bytes[key..<(2 * key)]), masterSalt: Array(bytes[(2 * key + salt)...]))
-        return (client, server)
+        let exported = exportedKeyingMaterial(length: 2 * (profile.masterKeyLength + profile.masterSaltLength))
+        // The same split the router makes, seen from the other end.
+        let server = try DTLSSRTPKeys(profile: profile, exported: exported)
+        return (server.remote, server.local)
     }
 }

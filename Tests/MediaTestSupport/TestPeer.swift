@@ -127,10 +127,14 @@ public final class TestPeer {
 
     /// The next packet the router sent, unprotected; nil after the receive timeout, or at once when
     /// `waiting` is false and nothing is queued.
+    /// A late STUN or DTLS datagram on a WebRTC peer's socket is skipped.
     public func receive(waiting: Bool = true) -> Received? {
         var storage = [UInt8](repeating: 0, count: 2048)
         let flags = waiting ? Int32(0) : Int32(MSG_DONTWAIT)
-        let received = storage.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, flags) }
+        var received = 0
+        repeat {
+            received = storage.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, flags) }
+        } while received > 0 && !(128...191).contains(storage[0])
         guard received > 0, let inbound else { return nil }
         let isRTCP = (64...95).contains(storage[1] & 0x7F)
         return storage.withUnsafeMutableBytes { buffer -> Received? in
