@@ -1,6 +1,7 @@
 #include "CSystemShims.h"
 
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 
 int switchyard_poller_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 
@@ -24,4 +25,13 @@ int switchyard_poller_wait(int poller_fd, unsigned long long *tokens, int capaci
         tokens[i] = events[i].data.u64;
     }
     return ready;
+}
+
+int switchyard_wake_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+int switchyard_wake_signal(int wake_fd) { return eventfd_write(wake_fd, 1); }
+
+int switchyard_wake_clear(int wake_fd) {
+    eventfd_t count;
+    return eventfd_read(wake_fd, &count);
 }

@@ -5,7 +5,7 @@ import RTPWire
 /// One producer forwarded to one subscriber's transport, in a sequence-number and timestamp space of
 /// its own, so pausing and resuming are invisible to the receiver's decoder except as a gap in time.
 ///
-/// Confined to its worker's queue.
+/// Confined to its worker's thread.
 final class Consumer {
     let id: ConsumerID
     unowned let producer: Producer

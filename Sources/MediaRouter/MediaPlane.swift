@@ -1,12 +1,11 @@
 import DTLS
-import Dispatch
 import ICE
 import MediaControl
 import SRTP
 import Synchronization
 
 /// The media plane: workers, and the `MediaControl` surface signaling drives it through. Each request
-/// finds the worker that owns its object in a registry and hops onto that worker's queue; the packet
+/// finds the worker that owns its object in a registry and hops onto that worker's thread; the packet
 /// path itself never touches the registry.
 public final class MediaPlane: MediaControl {
     public let events: AsyncStream<MediaEvent>
@@ -49,16 +48,16 @@ public final class MediaPlane: MediaControl {
         let (events, continuation) = AsyncStream.makeStream(of: MediaEvent.self, bufferingPolicy: .bufferingNewest(4096))
         self.events = events
         eventContinuation = continuation
-        workers = (0..<configuration.workerCount).map {
-            Worker(index: $0, configuration: configuration, events: continuation)
+        var workers: [Worker] = []
+        for index in 0..<configuration.workerCount {
+            workers.append(try Worker(index: index, configuration: configuration, events: continuation))
         }
-        for worker in workers {
-            worker.queue.sync { worker.start() }
-        }
+        self.workers = workers
+        for worker in workers { worker.start() }
         if let port = configuration.webRTCSharedPort {
             for worker in workers {
                 let workerPort = port &+ UInt16(worker.index)
-                let opened: MediaControlError? = worker.queue.sync {
+                let opened: MediaControlError? = worker.performAndWait {
                     do throws(MediaControlError) {
                         try worker.openSharedSocket(address: configuration.listenAddress, port: workerPort)
                         return nil
@@ -85,11 +84,11 @@ public final class MediaPlane: MediaControl {
     /// Stops every worker and closes every router.
     public func shutdown() {
         for worker in workers {
-            worker.queue.sync {
+            worker.performAndWait {
                 for router in worker.routers.values { router.close() }
                 worker.routers.removeAll()
-                worker.stop()
             }
+            worker.stop()
         }
         eventContinuation.finish()
     }
@@ -103,7 +102,7 @@ public final class MediaPlane: MediaControl {
             return (id, workerIndex)
         }
         let worker = workers[workerIndex]
-        await onQueue(of: worker) { worker.routers[id] = Router(id: id, worker: worker) }
+        await onThread(of: worker) { worker.routers[id] = Router(id: id, worker: worker) }
         return id
     }
 
@@ -115,7 +114,7 @@ public final class MediaPlane: MediaControl {
             registry.producers = registry.producers.filter { $0.value != routerID }
             registry.consumers = registry.consumers.filter { $0.value != routerID }
         }
-        await onQueue(of: worker) {
+        await onThread(of: worker) {
             worker.closeRouter(routerID)
         }
     }
@@ -194,7 +193,7 @@ public final class MediaPlane: MediaControl {
             fingerprint: certificateFingerprint)
     }
 
-    /// Registers a new transport of `routerID` and builds it with `make` on the worker's queue (given
+    /// Registers a new transport of `routerID` and builds it with `make` on the worker's thread (given
     /// its id and the port to start searching from), then starts it; the id is forgotten when `make`
     /// fails. Returns the id and the local port.
     private func addTransport(
@@ -207,12 +206,12 @@ public final class MediaPlane: MediaControl {
             registry.transports[id] = routerID
             return (id, registry.nextPort == 0 ? firstPort : registry.nextPort)
         }
-        let result: Result<UInt16, MediaControlError> = await onQueue(of: worker) { () -> Result<UInt16, MediaControlError> in
+        let result: Result<UInt16, MediaControlError> = await onThread(of: worker) { () -> Result<UInt16, MediaControlError> in
             guard let router = worker.routers[routerID] else { return .failure(.unknownRouter(routerID)) }
             do throws(MediaControlError) {
                 let transport = try make(id, startPort, router)
+                try transport.start()
                 router.transports[id] = transport
-                transport.start()
                 return .success(transport.socket.localPort)
             } catch {
                 return .failure(error)
@@ -250,7 +249,7 @@ public final class MediaPlane: MediaControl {
             throw .invalidParameters(reason: "dropShare must be between 0 and 1, not \(dropShare)")
         }
         let (routerID, worker) = try locate(transportID)
-        let found: Bool = await onQueue(of: worker) {
+        let found: Bool = await onThread(of: worker) {
             guard let transport = worker.routers[routerID]?.transports[transportID] else { return false }
             transport.faultDropShare = dropShare
             return true
@@ -258,12 +257,12 @@ public final class MediaPlane: MediaControl {
         guard found else { throw .unknownTransport(transportID) }
     }
 
-    /// Runs `body` on a WebRTC transport, on its worker's queue.
+    /// Runs `body` on a WebRTC transport, on its worker's thread.
     private func withWebRTCTransport<Value: Sendable>(
         _ transportID: TransportID, _ body: @escaping (Transport) -> Value
     ) async throws(MediaControlError) -> Value {
         let (routerID, worker) = try locate(transportID)
-        let outcome: Result<Value, MediaControlError> = await onQueue(of: worker) {
+        let outcome: Result<Value, MediaControlError> = await onThread(of: worker) {
             guard let transport = worker.routers[routerID]?.transports[transportID] else {
                 return .failure(.unknownTransport(transportID))
             }
@@ -286,7 +285,7 @@ public final class MediaPlane: MediaControl {
 
     public func closeTransport(_ transportID: TransportID) async throws(MediaControlError) {
         let (routerID, worker) = try locate(transportID)
-        let closed: (producers: [ProducerID], consumers: [ConsumerID]) = await onQueue(of: worker) {
+        let closed: (producers: [ProducerID], consumers: [ConsumerID]) = await onThread(of: worker) {
             guard let router = worker.routers[routerID], let transport = router.transports.removeValue(forKey: transportID)
             else { return ([], []) }
             var producerIDs: [ProducerID] = []
@@ -320,7 +319,7 @@ public final class MediaPlane: MediaControl {
             return id
         }
         let configuration = configuration
-        let result: Result<Void, MediaControlError> = await onQueue(of: worker) {
+        let result: Result<Void, MediaControlError> = await onThread(of: worker) {
             guard let router = worker.routers[routerID], let transport = router.transports[transportID] else {
                 return .failure(.unknownTransport(transportID))
             }
@@ -341,7 +340,7 @@ public final class MediaPlane: MediaControl {
 
     public func closeProducer(_ producerID: ProducerID) async throws(MediaControlError) {
         let (routerID, worker) = try locate(producerID)
-        let closedConsumers: [ConsumerID] = await onQueue(of: worker) {
+        let closedConsumers: [ConsumerID] = await onThread(of: worker) {
             guard let router = worker.routers[routerID], let producer = router.producers[producerID] else { return [] }
             return Self.removeProducer(producer, from: router)
         }
@@ -362,7 +361,7 @@ public final class MediaPlane: MediaControl {
             registry.consumers[id] = routerID
             return id
         }
-        let result: Result<ConsumerParameters, MediaControlError> = await onQueue(of: worker) {
+        let result: Result<ConsumerParameters, MediaControlError> = await onThread(of: worker) {
             guard let router = worker.routers[routerID], let transport = router.transports[transportID] else {
                 return .failure(.unknownTransport(transportID))
             }
@@ -392,7 +391,7 @@ public final class MediaPlane: MediaControl {
 
     public func closeConsumer(_ consumerID: ConsumerID) async throws(MediaControlError) {
         let (routerID, worker) = try locate(consumerID)
-        await onQueue(of: worker) {
+        await onThread(of: worker) {
             guard let router = worker.routers[routerID], let consumer = router.consumers[consumerID] else { return }
             Self.removeConsumer(consumer, from: router)
         }
@@ -409,7 +408,7 @@ public final class MediaPlane: MediaControl {
 
     public func setAudioFallback(transport transportID: TransportID, side: AudioFallbackSide, enabled: Bool) async throws(MediaControlError) {
         let (routerID, worker) = try locate(transportID)
-        let found: Bool = await onQueue(of: worker) {
+        let found: Bool = await onThread(of: worker) {
             guard let transport = worker.routers[routerID]?.transports[transportID] else { return false }
             transport.setAudioFallback(side: side, enabled: enabled, now: MediaClock.monotonicNow())
             worker.flush()
@@ -420,7 +419,7 @@ public final class MediaPlane: MediaControl {
 
     public func statistics(router routerID: RouterID) async throws(MediaControlError) -> RouterStatistics {
         let worker = try self.worker(of: routerID)
-        let statistics: RouterStatistics? = await onQueue(of: worker) { worker.routers[routerID]?.statistics() }
+        let statistics: RouterStatistics? = await onThread(of: worker) { worker.routers[routerID]?.statistics() }
         guard let statistics else { throw .unknownRouter(routerID) }
         return statistics
     }
@@ -428,7 +427,7 @@ public final class MediaPlane: MediaControl {
     public func planeStatistics() async -> MediaPlaneStatistics {
         var totals = MediaPlaneStatistics()
         for worker in workers {
-            totals = await onQueue(of: worker) { [totals] in
+            totals = await onThread(of: worker) { [totals] in
                 var totals = totals
                 worker.addStatistics(to: &totals)
                 return totals
@@ -455,7 +454,7 @@ public final class MediaPlane: MediaControl {
 
     private func withConsumer(_ consumerID: ConsumerID, _ body: @escaping (Consumer) -> Void) async throws(MediaControlError) {
         let (routerID, worker) = try locate(consumerID)
-        let found: Bool = await onQueue(of: worker) {
+        let found: Bool = await onThread(of: worker) {
             guard let consumer = worker.routers[routerID]?.consumers[consumerID] else { return false }
             body(consumer)
             worker.flush()
@@ -492,16 +491,16 @@ public final class MediaPlane: MediaControl {
         return (routerID, try worker(of: routerID))
     }
 
-    /// Runs `body` on the worker's queue and returns its result to the caller's task.
-    private func onQueue<Result: Sendable>(of worker: Worker, _ body: @escaping () -> Result) async -> Result {
+    /// Runs `body` on the worker's thread and returns its result to the caller's task.
+    private func onThread<Result: Sendable>(of worker: Worker, _ body: @escaping () -> Result) async -> Result {
         await withCheckedContinuation { continuation in
             let work = UncheckedSendableBox(body)
-            worker.queue.async { continuation.resume(returning: work.value()) }
+            worker.perform { continuation.resume(returning: work.value()) }
         }
     }
 }
 
-/// Carries a closure that touches worker-confined objects onto that worker's queue. The objects are
+/// Carries a closure that touches worker-confined objects onto that worker's thread. The objects are
 /// only ever used there, which is what makes the hop safe.
 private struct UncheckedSendableBox<Value>: @unchecked Sendable {
     let value: Value

@@ -5,7 +5,7 @@ import RTPWire
 /// One published track arriving on a transport. It keeps what recovery needs (receiver statistics, a
 /// retransmission ring, NACK and key-frame request state) and hands each packet to its consumers.
 ///
-/// Confined to its worker's queue.
+/// Confined to its worker's thread.
 final class Producer {
     let id: ProducerID
     let options: ProducerOptions

@@ -7,7 +7,7 @@ import RTPWire
 /// bookkeeping live in one allocation made at init, so storing and looking up never allocate.
 /// Packets are stored plain (before SRTP): each subscriber rewrites and protects its own copy.
 ///
-/// Confined to the owning worker's queue, like the producer that owns it: it takes no lock, and the
+/// Confined to the owning worker's thread, like the producer that owns it: it takes no lock, and the
 /// buffers it returns point into its slots.
 final class RetransmissionBuffer {
     /// The default slot size: a 1500-byte packet plus up to 36 bytes of SRTP tail room, and a

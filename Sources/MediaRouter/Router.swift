@@ -6,7 +6,7 @@ import SRTP
 /// The media side of one session, pinned to one worker. It only routes: transports bring packets in,
 /// producers hand them to consumers, and RTCP from subscribers reaches the consumer it is about.
 ///
-/// Confined to its worker's queue.
+/// Confined to its worker's thread.
 final class Router {
     /// The CNAME the router's own RTCP carries.
     static let canonicalName = "switchyard"

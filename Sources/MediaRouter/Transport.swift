@@ -1,5 +1,4 @@
 import CSystemShims
-import Dispatch
 import MediaControl
 import Quality
 import RTPWire
@@ -14,7 +13,7 @@ import SRTP
 ///
 /// The router sees either kind only through `handleDatagram` (in) and `sendRTP` / `sendRTCP` (out).
 ///
-/// Confined to its worker's queue.
+/// Confined to its worker's thread.
 final class Transport {
     static let maximumPacketBytes = 1500
 
@@ -32,7 +31,6 @@ final class Transport {
     /// A test aid (`media.faultInjection`): the share of outgoing RTP dropped on purpose, spread evenly.
     var faultDropShare = 0.0
     private var faultDropCredit = 0.0
-    private var readSource: DispatchSourceRead?
 
     /// Producers of this transport by the SSRCs they send with (their RTX SSRC included).
     private(set) var producersBySSRC: [UInt32: Producer] = [:]
@@ -75,19 +73,15 @@ final class Transport {
         pendingSends.deallocate()
     }
 
-    /// Starts reading the socket on the worker's queue, unless it is the worker's shared socket.
-    func start() {
+    /// Starts reading the socket on the worker's thread, unless it is the worker's shared socket.
+    func start() throws(MediaControlError) {
         guard socket !== worker.sharedSocket else { return }
-        let source = DispatchSource.makeReadSource(fileDescriptor: socket.descriptor, queue: worker.queue)
-        source.setEventHandler { [unowned self, unowned worker] in worker.drain(self) }
-        source.resume()
-        readSource = source
+        try worker.watch(self)
     }
 
     /// Stops reading; the socket closes when the last reference goes.
     func close() {
-        readSource?.cancel()
-        readSource = nil
+        worker.unwatch(self)
         if let webRTC { closeWebRTC(webRTC) }
         producersBySSRC.removeAll()
         consumersBySSRC.removeAll()

@@ -2,7 +2,7 @@ import DTLS
 import ICE
 
 /// The WebRTC front of a transport: its ICE-lite agent, its DTLS association, and what the peer's SDP
-/// said to expect. Confined to the worker's queue, like its transport.
+/// said to expect. Confined to the worker's thread, like its transport.
 final class WebRTCLink {
     var ice: ICELiteAgent<IPv4Address>
     let dtls: DTLSConnection

@@ -3,12 +3,22 @@ import Dispatch
 import Glibc
 import ICE
 import MediaControl
+import Synchronization
 
-/// One thread of the media plane: a serial queue that owns its sockets, the routers pinned to it, and
-/// the preallocated buffers every packet passes through.
+/// One thread of the media plane: a thread of its own that owns its sockets, the routers pinned to it,
+/// and the preallocated buffers every packet passes through. It waits on all its sockets with one
+/// epoll instance, drains each readable socket with `recvmmsg` and handles every packet inline; other
+/// threads hand it work through a mailbox (`perform`, `performAndWait`) that wakes it through an
+/// eventfd; its timer is the wait's timeout.
 ///
-/// Confined to `queue`: every method but `init` runs on it (checked in debug builds). That confinement,
-/// not a lock, is what makes handing it to the control path (`@unchecked Sendable`) safe.
+/// The media plane used to run each worker on a serial DispatchQueue with a DispatchSourceRead per
+/// socket. Every burst of packets then cost a wake-up of libdispatch's manager thread, a hand-off to
+/// a pool thread (futex) and, often, a move to the other core; the loop below wakes once, on one
+/// thread, as a minimal C forwarder does.
+///
+/// Confined to its thread: every method but `init`, `start`, `perform`, `performAndWait` and `stop`
+/// runs on it (checked in debug builds). That confinement, not a lock, is what makes handing it to the
+/// control path (`@unchecked Sendable`) safe.
 final class Worker: @unchecked Sendable {
     /// Datagrams one receive call drains.
     static let receiveBatch = 64
@@ -17,10 +27,11 @@ final class Worker: @unchecked Sendable {
     static let sendArenaSlots = 2048
     /// Room for a 1500-byte packet plus any SRTP trailer.
     static let sendSlotBytes = 1536
-    static let tickInterval: DispatchTimeInterval = .milliseconds(20)
+    static let tickInterval: UInt64 = 20_000_000
+    /// Readiness events one wait returns.
+    static let readyBatch = 64
 
     let index: Int
-    let queue: DispatchQueue
     let configuration: MediaRouterConfiguration
     let events: AsyncStream<MediaEvent>.Continuation
 
@@ -31,13 +42,37 @@ final class Worker: @unchecked Sendable {
     private let scratchSlots: UnsafeMutablePointer<switchyard_datagram_slot>
     private var sendSlotsUsed = 0
     private var dirtyTransports: ContiguousArray<Transport>
-    private var timer: DispatchSourceTimer?
+
+    /// The epoll instance over this worker's sockets and its wake-up eventfd; a socket's token is its
+    /// descriptor.
+    private let poller: Int32
+    private let wakeDescriptor: Int32
+    private let readyTokens: UnsafeMutablePointer<UInt64>
+    /// Transports whose own socket the loop reads, by descriptor.
+    private var readers: [Int32: Transport] = [:]
+    /// Work other threads queued for this one, and whether the loop still takes it.
+    private let mailbox = Mutex(Mailbox())
+    private var thread: pthread_t?
+    /// The running thread's id, which the thread itself records: other threads read it to tell whether
+    /// they are on it (0 before it starts).
+    private let threadID = Atomic<UInt>(0)
+    private var isRunning = true
+
+    private struct Mailbox {
+        var work: [Job] = []
+        var isStopped = false
+    }
+
+    /// Work for the worker's thread. What it captures is used only there, or handed back through a
+    /// continuation or a semaphore, which is what makes carrying it across threads safe.
+    private struct Job: @unchecked Sendable {
+        let run: () -> Void
+    }
 
     var routers: [RouterID: Router] = [:]
     /// The UDP socket this worker's WebRTC transports share, when configured, and how its datagrams find
     /// their transport: STUN by the local ICE username fragment, the rest by the address ICE verified.
     private(set) var sharedSocket: UDPSocket?
-    private var sharedReadSource: DispatchSourceRead?
     var sharedSocketTransportsByUsernameFragment: [String: Transport] = [:]
     var sharedSocketTransportsByAddress: [UInt64: Transport] = [:]
     /// Datagrams and bytes through this worker's sockets since it started.
@@ -49,11 +84,19 @@ final class Worker: @unchecked Sendable {
     /// down), and shared-socket datagrams that no transport claims.
     private var unownedDrops = DropCounters()
 
-    init(index: Int, configuration: MediaRouterConfiguration, events: AsyncStream<MediaEvent>.Continuation) {
+    init(index: Int, configuration: MediaRouterConfiguration, events: AsyncStream<MediaEvent>.Continuation) throws(MediaControlError) {
         self.index = index
         self.configuration = configuration
         self.events = events
-        queue = DispatchQueue(label: "switchyard.worker.\(index)", qos: .userInteractive)
+        poller = switchyard_poller_create()
+        guard poller >= 0 else { throw .system(call: "epoll_create1", errno: errno) }
+        wakeDescriptor = switchyard_wake_create()
+        guard wakeDescriptor >= 0, switchyard_poller_add(poller, wakeDescriptor, UInt64(wakeDescriptor)) == 0 else {
+            let failure = errno
+            close(poller)
+            throw .system(call: "eventfd", errno: failure)
+        }
+        readyTokens = .allocate(capacity: Self.readyBatch)
         receiveSlots = .allocate(capacity: Self.receiveBatch)
         receiveSlots.initialize(repeating: switchyard_datagram_slot(), count: Self.receiveBatch)
         receiveArena = .allocate(byteCount: Self.receiveBatch * Self.receiveSlotBytes, alignment: 64)
@@ -75,7 +118,9 @@ final class Worker: @unchecked Sendable {
     }
 
     deinit {
-        timer?.cancel()
+        close(poller)
+        close(wakeDescriptor)
+        readyTokens.deallocate()
         receiveSlots.deallocate()
         receiveArena.deallocate()
         sendSlots.deallocate()
@@ -83,31 +128,129 @@ final class Worker: @unchecked Sendable {
         scratchSlots.deallocate()
     }
 
-    /// Starts the worker's timer, which drives NACK retries, key-frame requests and RTCP reports.
+    // MARK: - The thread
+
+    /// Starts the worker's thread. It keeps the worker alive until `stop()`.
     func start() {
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + Self.tickInterval, repeating: Self.tickInterval, leeway: .milliseconds(2))
-        timer.setEventHandler { [unowned self] in tick() }
-        timer.resume()
-        self.timer = timer
+        thread = startWorkerThread(name: "switchyard-w\(index)") { [self] in runLoop() }
     }
 
+    /// Runs `body` on the worker's thread, soon. Once the worker has stopped, runs it on the caller's
+    /// thread: nothing else touches the worker's objects then.
+    func perform(_ body: @escaping () -> Void) {
+        let job = Job(run: body)
+        let wake: Bool? = mailbox.withLock { mailbox in
+            guard !mailbox.isStopped else { return nil }
+            mailbox.work.append(job)
+            return mailbox.work.count == 1
+        }
+        switch wake {
+        case nil: body()
+        case true?: _ = switchyard_wake_signal(wakeDescriptor)
+        case false?: break
+        }
+    }
+
+    /// Runs `body` on the worker's thread and waits for its result.
+    func performAndWait<Result>(_ body: @escaping () -> Result) -> Result {
+        if isOnWorkerThread { return body() }
+        let done = DispatchSemaphore(value: 0)
+        var result: Result?
+        perform {
+            result = body()
+            done.signal()
+        }
+        done.wait()
+        return result!
+    }
+
+    /// Stops the thread after the work already queued, and waits until it has ended.
     func stop() {
-        timer?.cancel()
-        timer = nil
-        sharedReadSource?.cancel()
-        sharedReadSource = nil
+        guard thread != nil else { return }
+        performAndWait { [self] in
+            isRunning = false
+            sharedSocket = nil
+        }
+        if let thread {
+            pthread_join(thread, nil)
+            self.thread = nil
+        }
+    }
+
+    private var isOnWorkerThread: Bool {
+        pthread_equal(threadID.load(ordering: .relaxed), pthread_self()) != 0
+    }
+
+    private func runLoop() {
+        threadID.store(pthread_self(), ordering: .relaxed)
+        var nextTick = MediaClock.monotonicNow() + Self.tickInterval
+        while isRunning {
+            let now = MediaClock.monotonicNow()
+            let timeout = nextTick > now ? Int32((nextTick - now + 999_999) / 1_000_000) : 0
+            let ready = switchyard_poller_wait(poller, readyTokens, Int32(Self.readyBatch), timeout)
+            for slot in 0..<Int(max(0, ready)) {
+                let descriptor = Int32(truncatingIfNeeded: readyTokens[slot])
+                if descriptor == wakeDescriptor {
+                    _ = switchyard_wake_clear(wakeDescriptor)
+                } else if let transport = readers[descriptor] {
+                    drain(descriptor) { transport.handleDatagram($0, now: $1) }
+                } else if descriptor == sharedSocket?.descriptor {
+                    drainSharedSocket()
+                }
+            }
+            runQueuedWork()
+            let afterIO = MediaClock.monotonicNow()
+            if afterIO >= nextTick {
+                tick(now: afterIO)
+                nextTick = max(nextTick + Self.tickInterval, afterIO + Self.tickInterval / 2)
+            }
+        }
+        let remaining = mailbox.withLock { mailbox in
+            mailbox.isStopped = true
+            defer { mailbox.work = [] }
+            return mailbox.work
+        }
+        for job in remaining { job.run() }
+        threadID.store(0, ordering: .relaxed)
+    }
+
+    /// Runs what other threads queued. An empty mailbox is taken without allocating.
+    private func runQueuedWork() {
+        let work = mailbox.withLock { mailbox -> [Job] in
+            guard !mailbox.work.isEmpty else { return [] }
+            defer { mailbox.work = [] }
+            return mailbox.work
+        }
+        for job in work { job.run() }
+    }
+
+    /// Starts reading a transport's own socket.
+    func watch(_ transport: Transport) throws(MediaControlError) {
+        assertOnThread()
+        let descriptor = transport.socket.descriptor
+        guard switchyard_poller_add(poller, descriptor, UInt64(descriptor)) == 0 else {
+            throw .system(call: "epoll_ctl", errno: errno)
+        }
+        readers[descriptor] = transport
+    }
+
+    /// Stops reading a transport's own socket.
+    func unwatch(_ transport: Transport) {
+        assertOnThread()
+        let descriptor = transport.socket.descriptor
+        guard readers[descriptor] === transport else { return }
+        _ = switchyard_poller_remove(poller, descriptor)
+        readers[descriptor] = nil
     }
 
     /// Binds the socket WebRTC transports share and starts reading it.
     func openSharedSocket(address: String, port: UInt16) throws(MediaControlError) {
-        assertOnQueue()
+        assertOnThread()
         let socket = try UDPSocket(address: address, portRange: port...port, startingAt: port)
-        let source = DispatchSource.makeReadSource(fileDescriptor: socket.descriptor, queue: queue)
-        source.setEventHandler { [unowned self] in drainSharedSocket() }
-        source.resume()
+        guard switchyard_poller_add(poller, socket.descriptor, UInt64(socket.descriptor)) == 0 else {
+            throw .system(call: "epoll_ctl", errno: errno)
+        }
         sharedSocket = socket
-        sharedReadSource = source
     }
 
     /// Drains the shared socket, handing each datagram to the transport it belongs to: STUN by the local
@@ -145,24 +288,18 @@ final class Worker: @unchecked Sendable {
         sharedSocketTransportsByAddress = sharedSocketTransportsByAddress.filter { $0.value !== transport }
     }
 
-    private func tick() {
-        let now = MediaClock.monotonicNow()
+    private func tick(now: UInt64) {
         for router in routers.values {
             router.tick(now: now)
         }
         flush()
     }
 
-    /// Drains a transport's socket and handles every datagram inline, then flushes what it produced.
-    func drain(_ transport: Transport) {
-        drain(transport.socket.descriptor) { transport.handleDatagram($0, now: $1) }
-    }
-
     /// Reads a socket in `recvmmsg` batches into the preallocated slots, hands each datagram to `handle`
     /// inline, then flushes what that produced.
     @inline(__always)
     private func drain(_ descriptor: Int32, _ handle: (UnsafeMutablePointer<switchyard_datagram_slot>, UInt64) -> Void) {
-        assertOnQueue()
+        assertOnThread()
         for _ in 0..<64 {
             let received = switchyard_recv_batch(descriptor, receiveSlots, UInt32(Self.receiveBatch))
             guard received > 0 else { break }
@@ -260,9 +397,33 @@ final class Worker: @unchecked Sendable {
     }
 
     @inline(__always)
-    func assertOnQueue() {
+    func assertOnThread() {
         #if DEBUG
-            dispatchPrecondition(condition: .onQueue(queue))
+            precondition(threadID.load(ordering: .relaxed) == 0 || isOnWorkerThread, "worker \(index) used off its thread")
         #endif
     }
+}
+
+/// Starts a plain thread named `name` (as `top` and `perf` show it) that runs `body`.
+private func startWorkerThread(name: String, _ body: @escaping () -> Void) -> pthread_t {
+    final class Body {
+        let name: String
+        let run: () -> Void
+        init(name: String, run: @escaping () -> Void) {
+            self.name = name
+            self.run = run
+        }
+    }
+    var thread = pthread_t()
+    let argument = Unmanaged.passRetained(Body(name: name, run: body)).toOpaque()
+    let status = pthread_create(
+        &thread, nil,
+        { raw in
+            let body = Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue()
+            _ = switchyard_name_current_thread(body.name)
+            body.run()
+            return nil
+        }, argument)
+    precondition(status == 0, "pthread_create failed: \(status)")
+    return thread
 }

@@ -6,7 +6,7 @@ import Testing
 
 /// Closing routers and transports in the middle of traffic gives back what they held.
 @Suite(.serialized) struct ResourceReleaseTests {
-    /// Weak references to every object of a router, taken on its worker's queue.
+    /// Weak references to every object of a router, taken on its worker's thread.
     private struct Held {
         weak var router: Router?
         var transports: [Weak<Transport>] = []
@@ -26,7 +26,7 @@ import Testing
 
     private func hold(_ session: RoutedSession) -> Held {
         let worker = session.plane.workers[0]
-        return worker.queue.sync {
+        return worker.performAndWait {
             var held = Held()
             let router = worker.routers[session.router]!
             held.router = router
@@ -47,7 +47,7 @@ import Testing
         try session.publish(from: 30, count: 10)
         // Let the worker finish whatever read event was in flight, then nothing may remain: each
         // object frees its sockets, SRTP contexts and preallocated buffers in deinit.
-        session.plane.workers[0].queue.sync {}
+        session.plane.workers[0].performAndWait {}
         #expect(held.alive == 0)
     }
 
@@ -58,7 +58,7 @@ import Testing
         let held = hold(session)
         for transport in session.subscriberTransports { try await session.plane.closeTransport(transport) }
         try session.publish(from: 10, count: 10)
-        session.plane.workers[0].queue.sync {}
+        session.plane.workers[0].performAndWait {}
         #expect(held.consumers.allSatisfy { $0.value == nil })
         #expect(held.transports.filter { $0.value != nil }.count == 1)
         #expect(held.producers.allSatisfy { $0.value != nil })

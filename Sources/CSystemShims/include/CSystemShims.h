@@ -44,6 +44,22 @@ int switchyard_poller_remove(int poller_fd, int fd);
 /// descriptors. Returns their count, 0 on timeout, or -1 with errno set (EINTR included).
 int switchyard_poller_wait(int poller_fd, unsigned long long *tokens, int capacity, int timeout_ms);
 
+/* A wake-up descriptor for a poll loop (an eventfd; Swift's Glibc module does not import
+ * <sys/eventfd.h>): other threads signal it, the loop sees it readable and clears it. */
+
+/// A new non-blocking, close-on-exec eventfd, or -1 with errno set.
+int switchyard_wake_create(void);
+
+/// Makes the descriptor readable. 0, or -1 with errno set.
+int switchyard_wake_signal(int wake_fd);
+
+/// Makes the descriptor unreadable again. 0, or -1 with errno set (EAGAIN when it was not signalled).
+int switchyard_wake_clear(int wake_fd);
+
+/* Names the calling thread (at most 15 characters are kept), as `top -H` and `perf` show it;
+ * pthread_setname_np is declared only under _GNU_SOURCE. 0, or an error number. */
+int switchyard_name_current_thread(const char *name);
+
 /* Raises the soft limit on open files to the hard limit. A server with a socket per client (and a
  * load tester with a thousand clients) outgrows the usual soft limit of 1024 long before the hard
  * one. Returns the new soft limit, or -1 with errno set. */
