@@ -74,15 +74,23 @@ run: srtp
 	$(SWIFT) run $(SCRATCH) switchyard $(if $(wildcard $(CONFIG)),--config $(CONFIG),)
 
 # The switchyard-bench suite against release daemons (docs/benchmark.md), then the wire and SRTP
-# micro-benchmarks with the chosen build, then forwarding with both builds side by side.
+# micro-benchmarks with the chosen build, then forwarding with both libsrtp2 builds (each beside the
+# minimal C forwarder linked against the same build), summed up side by side.
 BENCH_RESULTS ?= bench-results
+C_REFERENCE := .build-srtp/c-reference
 bench: srtp
 	$(SWIFT) build -c release $(SCRATCH) --product switchyard
 	$(SWIFT) build -c release $(SCRATCH) --product switchyard-bench
 	scripts/bench-suite.sh "$$($(SWIFT) build -c release $(SCRATCH) --show-bin-path)" $(BENCH_RESULTS)
 	cd Benchmarks && $(SWIFT) package $(SCRATCH) --allow-writing-to-package-directory benchmark --skip-target ForwardingBenchmark
-	cd Benchmarks && PKG_CONFIG_PATH=$(SRTP_PKGCONFIG) $(SWIFT) run -c release --scratch-path .build-openssl ForwardingBenchmark
-	cd Benchmarks && PKG_CONFIG_PATH= $(SWIFT) run -c release --scratch-path .build-system ForwardingBenchmark --skip-memory
+	@mkdir -p $(BENCH_RESULTS) $(C_REFERENCE)
+	cc -O2 -o $(C_REFERENCE)/openssl Benchmarks/Benchmarks/CReferenceForwarder/main.c $$(PKG_CONFIG_PATH=$(SRTP_PKGCONFIG) pkg-config --cflags --libs libsrtp2) -lpthread
+	cc -O2 -o $(C_REFERENCE)/system Benchmarks/Benchmarks/CReferenceForwarder/main.c $$(PKG_CONFIG_PATH= pkg-config --cflags --libs libsrtp2) -lpthread
+	cd Benchmarks && PKG_CONFIG_PATH=$(SRTP_PKGCONFIG) $(SWIFT) run -c release --scratch-path .build-openssl ForwardingBenchmark \
+		--c-reference $(CURDIR)/$(C_REFERENCE)/openssl | tee $(CURDIR)/$(BENCH_RESULTS)/forwarding-openssl.txt
+	cd Benchmarks && PKG_CONFIG_PATH= $(SWIFT) run -c release --scratch-path .build-system ForwardingBenchmark --skip-memory \
+		--c-reference $(CURDIR)/$(C_REFERENCE)/system | tee $(CURDIR)/$(BENCH_RESULTS)/forwarding-system.txt
+	scripts/forwarding-summary.sh $(BENCH_RESULTS)/forwarding-openssl.txt $(BENCH_RESULTS)/forwarding-system.txt
 
 fuzz: deps
 	./Fuzz/run.sh

@@ -32,6 +32,10 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
     public var iceConsentTimeout: Duration
     /// Allows `setFaultInjection` (a test aid); off in production.
     public var faultInjection: Bool
+    /// Sends runs of equal-sized packets to one client as one segmented send (UDP GSO, Linux 4.18+):
+    /// the kernel walks its stack once per run instead of once per packet. Turned off by itself on
+    /// the first refusal.
+    public var udpSegmentation: Bool
 
     /// Whether `host` is a dotted-quad IPv4 address the media plane can bind to or send to, checked
     /// by the same parser the sockets use.
@@ -53,7 +57,8 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
         webRTCSharedPort: UInt16? = nil,
         webRTCConnectTimeout: Duration = .seconds(30),
         iceConsentTimeout: Duration = .seconds(30),
-        faultInjection: Bool = false
+        faultInjection: Bool = false,
+        udpSegmentation: Bool = true
     ) {
         self.workerCount = workerCount
         self.listenAddress = listenAddress
@@ -69,5 +74,6 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
         self.webRTCConnectTimeout = webRTCConnectTimeout
         self.iceConsentTimeout = iceConsentTimeout
         self.faultInjection = faultInjection
+        self.udpSegmentation = udpSegmentation
     }
 }

@@ -41,6 +41,8 @@ final class Worker: @unchecked Sendable {
     private let sendArena: UnsafeMutableRawPointer
     private let scratchSlots: UnsafeMutablePointer<switchyard_datagram_slot>
     private var sendSlotsUsed = 0
+    /// Whether sends go out segmented (UDP GSO), as `media.udpSegmentation` asks, until the kernel refuses.
+    private var segmentsSends: Bool
     private var dirtyTransports: ContiguousArray<Transport>
 
     /// The epoll instance over this worker's sockets and its wake-up eventfd; a socket's token is its
@@ -88,6 +90,7 @@ final class Worker: @unchecked Sendable {
         self.index = index
         self.configuration = configuration
         self.events = events
+        segmentsSends = configuration.udpSegmentation
         poller = switchyard_poller_create()
         guard poller >= 0 else { throw .system(call: "epoll_create1", errno: errno) }
         wakeDescriptor = switchyard_wake_create()
@@ -349,7 +352,8 @@ final class Worker: @unchecked Sendable {
         transport.pendingSendCount += 1
     }
 
-    /// Sends everything queued, one `sendmmsg` per transport and per 64 packets.
+    /// Sends everything queued, one `sendmmsg` per transport and per 64 packets; runs of equal-sized
+    /// packets to one destination go as one segmented (GSO) send while the kernel takes them.
     func flush() {
         for transport in dirtyTransports {
             var sent = 0
@@ -359,8 +363,7 @@ final class Worker: @unchecked Sendable {
                 for offset in 0..<chunk {
                     scratchSlots[offset] = sendSlots[Int(transport.pendingSends[sent + offset])]
                 }
-                let result = switchyard_send_batch(transport.socket.descriptor, scratchSlots, UInt32(chunk))
-                let accepted = max(0, Int(result))
+                let accepted = send(scratchSlots, count: chunk, from: transport.socket.descriptor)
                 packetsSent &+= UInt64(accepted)
                 for offset in 0..<accepted { bytesSent &+= UInt64(scratchSlots[offset].length) }
                 if accepted < chunk { transport.router?.drops.sendFailed += UInt64(chunk - accepted) }
@@ -370,6 +373,21 @@ final class Worker: @unchecked Sendable {
         }
         dirtyTransports.removeAll(keepingCapacity: true)
         sendSlotsUsed = 0
+    }
+
+    /// Sends `count` slots from `descriptor`; returns how many went out. The first refusal of
+    /// segmentation turns it off for this worker, and the rest go one datagram at a time.
+    @inline(__always)
+    private func send(_ slots: UnsafeMutablePointer<switchyard_datagram_slot>, count: Int, from descriptor: Int32) -> Int {
+        var accepted = 0
+        if segmentsSends {
+            var refused: Int32 = 0
+            accepted = max(0, Int(switchyard_send_batch_segmented(descriptor, slots, UInt32(count), &refused)))
+            guard refused != 0 else { return accepted }
+            segmentsSends = false
+        }
+        let rest = switchyard_send_batch(descriptor, slots + accepted, UInt32(count - accepted))
+        return accepted + max(0, Int(rest))
     }
 
     /// Closes a router and keeps its drop counts.

@@ -43,6 +43,7 @@ extension SwitchyardConfiguration {
               "connectTimeoutSeconds": 30,
               "consentTimeoutSeconds": 30
             },
+            "udpSegmentation": true,
             "faultInjection": false,
             "audioFallback": {
               "warningScore": 70,

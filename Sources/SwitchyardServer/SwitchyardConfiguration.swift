@@ -134,6 +134,7 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
         let consentTimeout = try webRTC.integer("consentTimeoutSeconds", default: 30, in: 10...600)
         try webRTC.finish()
         let faultInjection = try mediaReader.boolean("faultInjection", default: false)
+        let udpSegmentation = try mediaReader.boolean("udpSegmentation", default: true)
         let media = MediaRouterConfiguration(
             workerCount: workers == 0 ? ProcessInfo.processInfo.activeProcessorCount : workers,
             listenAddress: listenAddress, announcedAddress: announcedAddress,
@@ -147,7 +148,8 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
             webRTCSharedPort: sharedPort.map { UInt16($0) },
             webRTCConnectTimeout: .seconds(connectTimeout),
             iceConsentTimeout: .seconds(consentTimeout),
-            faultInjection: faultInjection)
+            faultInjection: faultInjection,
+            udpSegmentation: udpSegmentation)
         try mediaReader.finish()
 
         var logging = try root.object("logging")

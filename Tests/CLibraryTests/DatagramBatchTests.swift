@@ -66,6 +66,106 @@ import Testing
         #expect(errno == EAGAIN || errno == EWOULDBLOCK)
     }
 
+    /// Runs of equal sizes (the last of a run may be shorter) go out as one segmented send, yet each
+    /// receiver gets every datagram as it was queued: its own length, bytes and order.
+    @Test func segmentedSendsDeliverEveryDatagramAsQueued() throws {
+        let first = try boundLoopbackSocket()
+        defer { close(first.descriptor) }
+        let second = try boundLoopbackSocket()
+        defer { close(second.descriptor) }
+        let sender = try boundLoopbackSocket()
+        defer { close(sender.descriptor) }
+        let plan: [(length: Int, to: BoundSocket)] = [
+            (1200, first), (1200, first), (1200, first), (700, first), (1200, first), (90, first), (90, first),
+            (1216, second), (1216, second), (1216, first), (300, second), (301, second),
+        ]
+        let outgoing = DatagramBuffers(count: plan.count, capacity: 1536)
+        for (index, item) in plan.enumerated() { outgoing.fill(index, length: item.length, seed: index, to: item.to.address) }
+        var refused: Int32 = -1
+        let sent = switchyard_send_batch_segmented(sender.descriptor, outgoing.slots, UInt32(plan.count), &refused)
+        #expect(sent == Int32(plan.count))
+        #expect(refused == 0)
+        for receiver in [first, second] {
+            let expected = plan.indices.filter { plan[$0].to.address.sin_port == receiver.address.sin_port }
+            let incoming = DatagramBuffers(count: expected.count, capacity: 2048)
+            #expect(receiveAll(on: receiver.descriptor, into: incoming) == expected.count)
+            for (position, index) in expected.enumerated() {
+                #expect(incoming.bytes(position) == outgoing.bytes(index))
+            }
+        }
+    }
+
+    /// A socket whose UDP checksums are off (SO_NO_CHECK) makes the kernel refuse segmentation: the
+    /// call says so, reports what did go out, and the rest goes out one datagram at a time.
+    @Test func aRefusedSegmentationIsReportedAndNothingIsLost() throws {
+        let receiver = try boundLoopbackSocket()
+        defer { close(receiver.descriptor) }
+        let sender = try boundLoopbackSocket()
+        defer { close(sender.descriptor) }
+        var noChecksum: Int32 = 1
+        #expect(setsockopt(sender.descriptor, SOL_SOCKET, 11 /* SO_NO_CHECK */, &noChecksum, socklen_t(MemoryLayout<Int32>.size)) == 0)
+        let lengths = [500, 1000, 1000, 1000]
+        let outgoing = DatagramBuffers(count: lengths.count, capacity: 1536)
+        for (index, length) in lengths.enumerated() { outgoing.fill(index, length: length, seed: index, to: receiver.address) }
+        var refused: Int32 = 0
+        let sent = Int(switchyard_send_batch_segmented(sender.descriptor, outgoing.slots, UInt32(lengths.count), &refused))
+        #expect(refused == 1)
+        #expect(sent == 1)
+        #expect(switchyard_send_batch(sender.descriptor, outgoing.slots + sent, UInt32(lengths.count - sent)) == Int32(lengths.count - sent))
+        let incoming = DatagramBuffers(count: lengths.count, capacity: 2048)
+        #expect(receiveAll(on: receiver.descriptor, into: incoming) == lengths.count)
+        for index in lengths.indices { #expect(incoming.bytes(index) == outgoing.bytes(index)) }
+    }
+
+    /// Slots over one preallocated arena.
+    private final class DatagramBuffers {
+        let slots: UnsafeMutablePointer<switchyard_datagram_slot>
+        private let arena: UnsafeMutableRawPointer
+        let count: Int
+
+        init(count: Int, capacity: Int) {
+            self.count = count
+            arena = .allocate(byteCount: count * capacity, alignment: 16)
+            slots = .allocate(capacity: count)
+            slots.initialize(repeating: switchyard_datagram_slot(), count: count)
+            for index in 0..<count {
+                slots[index].buffer = arena + index * capacity
+                slots[index].capacity = capacity
+            }
+        }
+
+        deinit {
+            slots.deallocate()
+            arena.deallocate()
+        }
+
+        func fill(_ index: Int, length: Int, seed: Int, to address: sockaddr_in) {
+            for byte in 0..<length {
+                slots[index].buffer.storeBytes(of: UInt8(truncatingIfNeeded: seed &* 31 &+ byte), toByteOffset: byte, as: UInt8.self)
+            }
+            slots[index].length = length
+            withUnsafeMutableBytes(of: &slots[index].address) { destination in
+                withUnsafeBytes(of: address) { destination.copyMemory(from: $0) }
+            }
+            slots[index].address_length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        }
+
+        func bytes(_ index: Int) -> [UInt8] {
+            Array(UnsafeRawBufferPointer(start: slots[index].buffer, count: slots[index].length))
+        }
+    }
+
+    /// Receives until `buffers` is full or nothing more comes for 100 ms; returns how many arrived.
+    private func receiveAll(on descriptor: Int32, into buffers: DatagramBuffers) -> Int {
+        var total = 0
+        var idle = 0
+        while total < buffers.count && idle < 100 {
+            let got = switchyard_recv_batch(descriptor, buffers.slots + total, UInt32(buffers.count - total))
+            if got > 0 { total += Int(got) } else { usleep(1_000); idle += 1 }
+        }
+        return total
+    }
+
     private struct BoundSocket {
         var descriptor: Int32
         var address: sockaddr_in

@@ -10,8 +10,10 @@ import Testing
 @Suite(.serialized) struct ForwardingTests {
     static let videoSSRC = RoutedSession.videoSSRC
 
-    @Test func oneToTwentyDeliversIdenticalPayloadsWithContinuousSequenceNumbers() async throws {
-        let session = try await RoutedSession.make(subscriberCount: 20, portBase: 41_000)
+    /// With segmented sends (UDP GSO, the default) and without.
+    @Test(arguments: [true, false])
+    func oneToTwentyDeliversIdenticalPayloadsWithContinuousSequenceNumbers(udpSegmentation: Bool) async throws {
+        let session = try await RoutedSession.make(subscriberCount: 20, portBase: 41_000, udpSegmentation: udpSegmentation)
         defer { session.plane.shutdown() }
         try session.publish(from: 0, count: 60, keyFrameAt: [0])
         for (subscriber, consumer) in zip(session.subscribers, session.consumers) {

@@ -19,12 +19,12 @@ struct RoutedSession {
 
     static func make(
         subscriberCount: Int, portBase: UInt16, keyFrameInterval: Duration = .milliseconds(500),
-        reportInterval: Duration = .seconds(30)
+        reportInterval: Duration = .seconds(30), udpSegmentation: Bool = true
     ) async throws -> RoutedSession {
         let plane = try MediaPlane(
             configuration: MediaRouterConfiguration(
                 workerCount: 1, portRange: portBase...(portBase + 99), keyFrameRequestInterval: keyFrameInterval,
-                reportInterval: reportInterval))
+                reportInterval: reportInterval, udpSegmentation: udpSegmentation))
         let router = try await plane.createRouter()
         let publisher = try TestPeer()
         let publisherParameters = try await plane.createPlainTransport(

@@ -74,6 +74,14 @@ import Testing
             == "maxRecoverAfterMs must not be shorter than recoverAfterMs")
     }
 
+    @Test func segmentedSendsAreOnByDefaultAndCanBeTurnedOff() throws {
+        #expect(SwitchyardConfiguration.builtIn.media.udpSegmentation)
+        #expect(try !SwitchyardConfiguration.parse(Data(#"{"media":{"udpSegmentation":false}}"#.utf8)).media.udpSegmentation)
+        #expect(
+            refusal(#"{"media":{"udpSegmentation":"off"}}"#)
+                == ConfigurationError(keyPath: "media.udpSegmentation", problem: "expected true or false, found a string"))
+    }
+
     @Test func otherBadValuesAreNamed() {
         #expect(refusal("{ not json")?.problem.hasPrefix("not valid JSON") == true)
         #expect(refusal(#"{"logging":{"level":"loud"}}"#)?.keyPath == "logging.level")

@@ -58,11 +58,20 @@ enum Forwarding {
         }
     }
 
-    /// Runs one case and returns its two output lines.
-    static func run(_ forwardingCase: ForwardingCase, timing: RunTiming, libsrtp: LibsrtpCost) async throws -> [String] {
+    /// What one run measured, for the lines that compare runs.
+    struct Outcome {
+        var lines: [String]
+        var forwardedPerCPUSecond: Double
+    }
+
+    /// Runs one case, with or without segmented sends (UDP GSO), and returns its two output lines.
+    static func run(
+        _ forwardingCase: ForwardingCase, udpSegmentation: Bool, timing: RunTiming, libsrtp: LibsrtpCost
+    ) async throws -> Outcome {
         let profile = forwardingCase.profile
         let plane = try MediaPlane(
-            configuration: MediaRouterConfiguration(workerCount: 1, listenAddress: "127.0.0.1", portRange: forwardingCase.portRange))
+            configuration: MediaRouterConfiguration(
+                workerCount: 1, listenAddress: "127.0.0.1", portRange: forwardingCase.portRange, udpSegmentation: udpSegmentation))
         defer { plane.shutdown() }
         let router = try await plane.createRouter()
 
@@ -152,8 +161,9 @@ enum Forwarding {
             .map { "\($0.key):\($0.value)" }.joined(separator: ",")
 
         var lines: [String] = []
+        let name = udpSegmentation ? "forward" : "forward_without_segmentation"
         lines.append(
-            "forward \(profile.rawValue) subscribers=\(subscriberCount) forwarded_pps_per_cpu_second=\(Int(perCPUSecond.rounded()))")
+            "\(name) \(profile.rawValue) subscribers=\(subscriberCount) forwarded_pps_per_cpu_second=\(Int(perCPUSecond.rounded()))")
         lines.append(
             "  ratio_to_c_ceiling=\(formatted(perCPUSecond / forwardingCase.cForwarderCeiling, decimals: 3))"
                 + " (C ceiling \(Int(forwardingCase.cForwarderCeiling)))"
@@ -179,7 +189,7 @@ enum Forwarding {
                 + " forwarded=\(totalForwarded) subscribers_received=\(received)"
                 + " loss=\(Int(published) - Int(producerReceived) + Int(totalForwarded) - received)"
                 + " drops=[\(drops)]")
-        return lines
+        return Outcome(lines: lines, forwardedPerCPUSecond: perCPUSecond)
     }
 
     /// `count` 1200-byte VP8 packets (a key frame first, then delta frames; ten packets a frame, 90 kHz

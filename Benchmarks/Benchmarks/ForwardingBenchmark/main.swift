@@ -6,11 +6,16 @@ import SRTP
 // rate of 1200-byte VP8 packets, fanned out to 20 subscribers over real UDP with real SRTP, for each
 // profile; then the resident memory one consumer costs.
 //
-// Options: --window <seconds> (default 5), --skip-memory, --only <profile name>.
+// Each profile runs twice: with segmented sends (UDP GSO, the daemon's default; the `forward` line) and
+// without (`forward_without_segmentation`). With --c-reference <path>, the minimal C forwarder built
+// against the same libsrtp2 runs right after, for a ratio measured in the same sitting.
+//
+// Options: --window <seconds> (default 5), --skip-memory, --only <profile name>, --c-reference <path>.
 
 var timing = RunTiming()
 var measureMemory = true
 var onlyProfile: String?
+var cReferencePath: String?
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
@@ -23,8 +28,11 @@ while let argument = arguments.next() {
         measureMemory = false
     case "--only":
         onlyProfile = arguments.next()
+    case "--c-reference":
+        cReferencePath = arguments.next()
     default:
-        fatalError("unknown argument \(argument); expected --window <seconds>, --skip-memory or --only <profile>")
+        fatalError(
+            "unknown argument \(argument); expected --window <seconds>, --skip-memory, --only <profile> or --c-reference <path>")
     }
 }
 
@@ -38,10 +46,16 @@ guard allocation_counter_total() > allocationsBefore else {
 }
 
 // Rates leave the single worker well under one core, so no queue builds up and the figure is the
-// cost per packet, not a saturation point. Ceilings: the minimal C forwarder of BUILD-NOTES.
+// cost per packet, not a saturation point. Ceilings: the minimal C forwarder of BUILD-NOTES with the
+// same libsrtp2 build (Debian's, or built against OpenSSL).
+let openSSLBuild = SRTPLibrary.build != "system"
 let cases = [
-    ForwardingCase(profile: .aeadAES128GCM, packetsPerSecond: 5000, cForwarderCeiling: 193_000, portRange: 47_000...47_099),
-    ForwardingCase(profile: .aesCM128HMACSHA1_80, packetsPerSecond: 2500, cForwarderCeiling: 70_000, portRange: 47_100...47_199),
+    ForwardingCase(
+        profile: .aeadAES128GCM, packetsPerSecond: 5000, cForwarderCeiling: openSSLBuild ? 225_000 : 193_000,
+        portRange: 47_000...47_099),
+    ForwardingCase(
+        profile: .aesCM128HMACSHA1_80, packetsPerSecond: 2500, cForwarderCeiling: openSSLBuild ? 149_000 : 70_000,
+        portRange: 47_100...47_199),
 ].filter { onlyProfile == nil || $0.profile.rawValue == onlyProfile }
 
 // Memory first, in a process whose heap holds nothing freed yet that the consumers could reuse.
@@ -54,7 +68,16 @@ print(
         + " window \(formatted(Double(timing.windowNanoseconds) / 1e9, decimals: 1)) s")
 for forwardingCase in cases {
     let libsrtp = try LibsrtpCost.measure(profile: forwardingCase.profile)
-    let lines = try await Forwarding.run(forwardingCase, timing: timing, libsrtp: libsrtp)
-    for line in lines { print(line) }
+    let segmented = try await Forwarding.run(forwardingCase, udpSegmentation: true, timing: timing, libsrtp: libsrtp)
+    for line in segmented.lines { print(line) }
+    let unsegmented = try await Forwarding.run(forwardingCase, udpSegmentation: false, timing: timing, libsrtp: libsrtp)
+    for line in unsegmented.lines { print(line) }
+    if let cReferencePath {
+        let reference = try CReference.run(path: cReferencePath, profile: forwardingCase.profile, timing: timing)
+        print(
+            "compare \(forwardingCase.profile.rawValue) c_reference_same_run=\(Int(reference.rounded()))"
+                + " ratio=\(formatted(segmented.forwardedPerCPUSecond / reference, decimals: 3))"
+                + " ratio_without_segmentation=\(formatted(unsegmented.forwardedPerCPUSecond / reference, decimals: 3))")
+    }
 }
 if let memoryLine { print(memoryLine) }

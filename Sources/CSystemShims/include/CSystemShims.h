@@ -25,6 +25,20 @@ int switchyard_recv_batch(int socket_fd, switchyard_datagram_slot *slots, unsign
 /// with errno set.
 int switchyard_send_batch(int socket_fd, switchyard_datagram_slot *slots, unsigned int count);
 
+/// Sends `count` datagrams like `switchyard_send_batch`, but hands each run of equal-sized datagrams
+/// to one destination (the last may be shorter) to the kernel as one UDP_SEGMENT (GSO) send: the
+/// stack is walked once per run instead of once per datagram, and the receiver still gets separate
+/// datagrams. Returns how many of the slots went out (the first ones), or -1 with errno set when none
+/// did. Sets `*segmentation_refused` when the kernel or device refused segmentation; the caller then
+/// sends the rest with `switchyard_send_batch`.
+int switchyard_send_batch_segmented(int socket_fd, switchyard_datagram_slot *slots, unsigned int count,
+                                    int *segmentation_refused);
+
+/// The most datagrams, and bytes, one segmented send carries (the kernel's UDP_MAX_SEGMENTS, and
+/// what fits one UDP datagram).
+#define SWITCHYARD_MAX_SEGMENTS 64
+#define SWITCHYARD_MAX_SEGMENTED_BYTES 65000
+
 /// The most datagrams one batch call handles; callers size their slot arrays to at most this.
 #define SWITCHYARD_MAX_BATCH 64
 
