@@ -51,7 +51,7 @@ enum ConsumerMemory {
         let perConsumer = Double(after - before) / Double(count) / 1024
         func mebibytes(_ bytes: Int) -> String { formatted(Double(bytes) / 1_048_576, decimals: 1) }
         return "consumer_memory_kib_per_consumer=\(formatted(perConsumer, decimals: 1)) consumers=\(count)"
-            + " (each with its own transport: UDP socket, read source, inbound and outbound SRTP session; target <= 64)"
+            + " (each with its own transport: UDP socket and its epoll registration, inbound and outbound SRTP session; target <= 64)"
             + " srtp_sessions_kib_per_transport=\(formatted(Double(afterSessions - after) / Double(count) / 1024, decimals: 1))"
             + " rss_mib: before=\(mebibytes(before)) after=\(mebibytes(after))"
             + " after_close_and_malloc_trim=\(mebibytes(afterTrim))"
