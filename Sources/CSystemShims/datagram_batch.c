@@ -75,7 +75,8 @@ int switchyard_send_batch_segmented(int socket_fd, switchyard_datagram_slot *slo
         size_t total = segment;
         unsigned int end = start + 1;
         /* Equal segments to one destination, the last one possibly shorter (UDP_SEGMENT's rule). */
-        while (end < count && end - start < SWITCHYARD_MAX_SEGMENTS && same_destination(&slots[start], &slots[end]) &&
+        while (end < count && segment <= SWITCHYARD_MAX_SEGMENT_BYTES && end - start < SWITCHYARD_MAX_SEGMENTS &&
+               same_destination(&slots[start], &slots[end]) &&
                slots[end - 1].length == segment && slots[end].length <= segment &&
                total + slots[end].length <= SWITCHYARD_MAX_SEGMENTED_BYTES) {
             total += slots[end].length;

@@ -96,7 +96,8 @@ import Testing
     }
 
     /// A socket whose UDP checksums are off (SO_NO_CHECK) makes the kernel refuse segmentation: the
-    /// call says so, reports what did go out, and the rest goes out one datagram at a time.
+    /// call says so, reports what did go out, and the rest goes out one datagram at a time. Datagrams
+    /// over 1400 bytes are never segmented (a segment must fit the path's MTU), so they are not refused.
     @Test func aRefusedSegmentationIsReportedAndNothingIsLost() throws {
         let receiver = try boundLoopbackSocket()
         defer { close(receiver.descriptor) }
@@ -104,6 +105,14 @@ import Testing
         defer { close(sender.descriptor) }
         var noChecksum: Int32 = 1
         #expect(setsockopt(sender.descriptor, SOL_SOCKET, 11 /* SO_NO_CHECK */, &noChecksum, socklen_t(MemoryLayout<Int32>.size)) == 0)
+        let large = DatagramBuffers(count: 3, capacity: 1536)
+        for index in 0..<3 { large.fill(index, length: 1450, seed: 90 + index, to: receiver.address) }
+        var largeRefused: Int32 = -1
+        #expect(switchyard_send_batch_segmented(sender.descriptor, large.slots, 3, &largeRefused) == 3)
+        #expect(largeRefused == 0)
+        let largeReceived = DatagramBuffers(count: 3, capacity: 2048)
+        #expect(receiveAll(on: receiver.descriptor, into: largeReceived) == 3)
+
         let lengths = [500, 1000, 1000, 1000]
         let outgoing = DatagramBuffers(count: lengths.count, capacity: 1536)
         for (index, length) in lengths.enumerated() { outgoing.fill(index, length: length, seed: index, to: receiver.address) }

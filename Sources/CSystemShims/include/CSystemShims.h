@@ -35,9 +35,12 @@ int switchyard_send_batch_segmented(int socket_fd, switchyard_datagram_slot *slo
                                     int *segmentation_refused);
 
 /// The most datagrams, and bytes, one segmented send carries (the kernel's UDP_MAX_SEGMENTS, and
-/// what fits one UDP datagram).
+/// what fits one UDP datagram), and the largest datagram sent segmented: the kernel refuses a segment
+/// that would not fit the path's MTU with its headers, and a refusal turns segmentation off, so
+/// datagrams too large for a 1500-byte Ethernet frame with room for a tunnel go out singly.
 #define SWITCHYARD_MAX_SEGMENTS 64
 #define SWITCHYARD_MAX_SEGMENTED_BYTES 65000
+#define SWITCHYARD_MAX_SEGMENT_BYTES 1400
 
 /// The most datagrams one batch call handles; callers size their slot arrays to at most this.
 #define SWITCHYARD_MAX_BATCH 64
