@@ -122,6 +122,10 @@ public struct RouterStatistics: Equatable, Sendable {
 /// Totals of the whole media plane since it started, for metrics: counters only grow, and include
 /// routers that have closed.
 public struct MediaPlaneStatistics: Equatable, Sendable {
+    /// Worker threads, and how many of them still send segmented (UDP GSO): a worker stops at the
+    /// first refusal from the kernel or device, or never starts when the configuration says so.
+    public var workers = 0
+    public var workersSegmentingSends = 0
     public var routers = 0
     public var transports = 0
     public var producers = 0

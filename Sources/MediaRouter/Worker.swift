@@ -406,6 +406,8 @@ final class Worker: @unchecked Sendable {
             totals.producers += router.producers.count
             totals.consumers += router.consumers.count
         }
+        totals.workers += 1
+        totals.workersSegmentingSends += segmentsSends ? 1 : 0
         totals.routers += routers.count
         totals.packetsReceived += packetsReceived
         totals.bytesReceived += bytesReceived

@@ -17,7 +17,7 @@ final class SwitchyardMetrics: Sendable {
     private let directory: SessionDirectory
     private let media: any MediaControl
     private let sessions, connections, streams, subscribers: Gauge
-    private let routers, transports, producers, consumers: Gauge
+    private let workers, workersSegmentingSends, routers, transports, producers, consumers: Gauge
     private let packetsReceived, bytesReceived, packetsSent, bytesSent: Counter
     private let drops: Mutex<[String: Counter]>
     private let audioFallbackEvents: [String: Counter]
@@ -32,6 +32,9 @@ final class SwitchyardMetrics: Sendable {
         connections = Self.gauge(registry, "connections", "Connected clients")
         streams = Self.gauge(registry, "streams", "Published streams")
         subscribers = Self.gauge(registry, "subscribers", "Subscriptions (one connection receiving one stream)")
+        workers = Self.gauge(registry, "media_workers", "Media worker threads")
+        workersSegmentingSends = Self.gauge(
+            registry, "media_workers_segmenting_sends", "Media workers sending runs of equal-sized packets segmented (UDP GSO)")
         routers = Self.gauge(registry, "media_routers", "Media routers (one per active session)")
         transports = Self.gauge(registry, "media_transports", "Media transports")
         producers = Self.gauge(registry, "media_producers", "Published tracks")
@@ -68,6 +71,8 @@ final class SwitchyardMetrics: Sendable {
         connections.set(Double(counts.connections))
         streams.set(Double(counts.streams))
         subscribers.set(Double(counts.subscribers))
+        workers.set(Double(plane.workers))
+        workersSegmentingSends.set(Double(plane.workersSegmentingSends))
         routers.set(Double(plane.routers))
         transports.set(Double(plane.transports))
         producers.set(Double(plane.producers))

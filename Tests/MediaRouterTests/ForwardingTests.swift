@@ -1,3 +1,5 @@
+import Dispatch
+import Glibc
 import MediaTestSupport
 import MediaControl
 import RTPWire
@@ -31,6 +33,42 @@ import Testing
         let statistics = try await session.plane.statistics(router: session.router)
         #expect(statistics.producers.first?.packetsReceived == 60)
         #expect(statistics.consumers.allSatisfy { $0.packetsSent == 60 })
+    }
+
+    /// A kernel that refuses segmented sends (here: subscriber sockets with UDP checksums off, which
+    /// the kernel will not segment) costs nothing: the worker falls back to single datagrams for good,
+    /// says so in its statistics, and every subscriber still gets every packet.
+    @Test func aRefusedSegmentationFallsBackWithoutLoss() async throws {
+        let session = try await RoutedSession.make(subscriberCount: 3, portBase: 43_100)
+        defer { session.plane.shutdown() }
+        #expect(await session.plane.planeStatistics().workersSegmentingSends == 1)
+        let worker = session.plane.workers[0]
+        let router = session.router
+        let descriptors = session.subscriberTransports.map { id in
+            worker.performAndWait { worker.routers[router]!.transports[id]!.socket.descriptor }
+        }
+        for descriptor in descriptors {
+            var noChecksum: Int32 = 1
+            #expect(setsockopt(descriptor, SOL_SOCKET, 11 /* SO_NO_CHECK */, &noChecksum, socklen_t(MemoryLayout<Int32>.size)) == 0)
+        }
+        // The worker is held busy while the packets arrive, so it drains them in one batch and each
+        // subscriber's copies form a run of equal sizes that it tries to send segmented.
+        let holding = DispatchSemaphore(value: 0)
+        worker.perform {
+            holding.signal()
+            usleep(100_000)
+        }
+        holding.wait()
+        try session.publish(from: 0, count: 40, keyFrameAt: [0])
+        for subscriber in session.subscribers {
+            let packets = subscriber.receiveRTP(count: 40)
+            #expect(packets.count == 40)
+            #expect(packets.map(\.payload) == (0..<40).map { VP8TestPayload.make(index: $0, keyFrame: $0 == 0) })
+        }
+        let statistics = await session.plane.planeStatistics()
+        #expect(statistics.workers == 1)
+        #expect(statistics.workersSegmentingSends == 0)
+        #expect(statistics.drops["sendFailed", default: 0] == 0)
     }
 
     @Test func videoWaitsForAKeyFrameAndPauseResumeLeavesNoSequenceGap() async throws {

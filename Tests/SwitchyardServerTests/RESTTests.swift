@@ -127,6 +127,9 @@ import Testing
         #expect(metrics.contains("switchyard_media_packets_received_total"))
         #expect(metrics.contains(#"switchyard_audio_fallback_events_total{kind="videoDisabled"} 0"#))
         #expect(metrics.contains("switchyard_build_info{srtp="))
+        // The harness runs one worker; loopback takes segmented sends.
+        #expect(metrics.contains("switchyard_media_workers 1"))
+        #expect(metrics.contains("switchyard_media_workers_segmenting_sends 1"))
         try await harness.stop()
     }
 }
