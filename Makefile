@@ -2,6 +2,9 @@
 # missing, then builds.
 
 SWIFT ?= swift
+# `make bench` pipes the forwarding benchmark through tee; a failed run must fail the target.
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
 APT_PACKAGES := libsrtp2-dev libopus-dev libvpx-dev pkg-config libssl-dev dpkg-dev
 CONFIG ?= Config/switchyard.json
 

@@ -31,31 +31,16 @@ int switchyard_recv_batch(int socket_fd, switchyard_datagram_slot *slots, unsign
     return received;
 }
 
-int switchyard_send_batch(int socket_fd, switchyard_datagram_slot *slots, unsigned int count) {
-    if (count > SWITCHYARD_MAX_BATCH) {
-        count = SWITCHYARD_MAX_BATCH;
-    }
-    struct mmsghdr headers[SWITCHYARD_MAX_BATCH];
-    struct iovec vectors[SWITCHYARD_MAX_BATCH];
-    memset(headers, 0, sizeof(struct mmsghdr) * count);
-    for (unsigned int i = 0; i < count; i++) {
-        vectors[i].iov_base = slots[i].buffer;
-        vectors[i].iov_len = slots[i].length;
-        headers[i].msg_hdr.msg_iov = &vectors[i];
-        headers[i].msg_hdr.msg_iovlen = 1;
-        headers[i].msg_hdr.msg_name = &slots[i].address;
-        headers[i].msg_hdr.msg_namelen = slots[i].address_length;
-    }
-    return sendmmsg(socket_fd, headers, count, MSG_DONTWAIT);
-}
-
 /* Whether slot `b` can ride in the same segmented send as slot `a`: same destination. */
 static int same_destination(const switchyard_datagram_slot *a, const switchyard_datagram_slot *b) {
     return a->address_length == b->address_length && memcmp(&a->address, &b->address, a->address_length) == 0;
 }
 
-int switchyard_send_batch_segmented(int socket_fd, switchyard_datagram_slot *slots, unsigned int count,
-                                    int *segmentation_refused) {
+/* Sends the slots, one message per datagram or, with `segment` set, one per run of equal-sized
+ * datagrams to one destination (UDP_SEGMENT). Returns how many slots went out, or -1 with errno set
+ * when none did and segmentation was not what the kernel refused. */
+static int send_runs(int socket_fd, switchyard_datagram_slot *slots, unsigned int count, int segment_runs,
+                     int *segmentation_refused) {
     if (count > SWITCHYARD_MAX_BATCH) {
         count = SWITCHYARD_MAX_BATCH;
     }
@@ -75,8 +60,8 @@ int switchyard_send_batch_segmented(int socket_fd, switchyard_datagram_slot *slo
         size_t total = segment;
         unsigned int end = start + 1;
         /* Equal segments to one destination, the last one possibly shorter (UDP_SEGMENT's rule). */
-        while (end < count && segment <= SWITCHYARD_MAX_SEGMENT_BYTES && end - start < SWITCHYARD_MAX_SEGMENTS &&
-               same_destination(&slots[start], &slots[end]) &&
+        while (segment_runs && end < count && segment <= SWITCHYARD_MAX_SEGMENT_BYTES &&
+               end - start < SWITCHYARD_MAX_SEGMENTS && same_destination(&slots[start], &slots[end]) &&
                slots[end - 1].length == segment && slots[end].length <= segment &&
                total + slots[end].length <= SWITCHYARD_MAX_SEGMENTED_BYTES) {
             total += slots[end].length;
@@ -124,4 +109,14 @@ int switchyard_send_batch_segmented(int socket_fd, switchyard_datagram_slot *slo
         return -1;
     }
     return (int)first_slot[sent];
+}
+
+int switchyard_send_batch(int socket_fd, switchyard_datagram_slot *slots, unsigned int count) {
+    int unused;
+    return send_runs(socket_fd, slots, count, 0, &unused);
+}
+
+int switchyard_send_batch_segmented(int socket_fd, switchyard_datagram_slot *slots, unsigned int count,
+                                    int *segmentation_refused) {
+    return send_runs(socket_fd, slots, count, 1, segmentation_refused);
 }

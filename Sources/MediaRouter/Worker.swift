@@ -169,15 +169,13 @@ final class Worker: @unchecked Sendable {
 
     /// Stops the thread after the work already queued, and waits until it has ended.
     func stop() {
-        guard thread != nil else { return }
+        guard let thread else { return }
         performAndWait { [self] in
             isRunning = false
             sharedSocket = nil
         }
-        if let thread {
-            pthread_join(thread, nil)
-            self.thread = nil
-        }
+        pthread_join(thread, nil)
+        self.thread = nil
     }
 
     private var isOnWorkerThread: Bool {
@@ -191,17 +189,21 @@ final class Worker: @unchecked Sendable {
             let now = MediaClock.monotonicNow()
             let timeout = nextTick > now ? Int32((nextTick - now + 999_999) / 1_000_000) : 0
             let ready = switchyard_poller_wait(poller, readyTokens, Int32(Self.readyBatch), timeout)
+            var woken = false
             for slot in 0..<Int(max(0, ready)) {
                 let descriptor = Int32(truncatingIfNeeded: readyTokens[slot])
                 if descriptor == wakeDescriptor {
                     _ = switchyard_wake_clear(wakeDescriptor)
+                    woken = true
                 } else if let transport = readers[descriptor] {
                     drain(descriptor) { transport.handleDatagram($0, now: $1) }
                 } else if descriptor == sharedSocket?.descriptor {
                     drainSharedSocket()
                 }
             }
-            runQueuedWork()
+            // `perform` signals the eventfd whenever the mailbox turns non-empty, so a wake-up by
+            // packets alone leaves the mailbox's lock untouched.
+            if woken { runQueuedWork() }
             let afterIO = MediaClock.monotonicNow()
             if afterIO >= nextTick {
                 tick(now: afterIO)
@@ -217,10 +219,9 @@ final class Worker: @unchecked Sendable {
         threadID.store(0, ordering: .relaxed)
     }
 
-    /// Runs what other threads queued. An empty mailbox is taken without allocating.
+    /// Runs what other threads queued.
     private func runQueuedWork() {
         let work = mailbox.withLock { mailbox -> [Job] in
-            guard !mailbox.work.isEmpty else { return [] }
             defer { mailbox.work = [] }
             return mailbox.work
         }

@@ -21,8 +21,9 @@ typedef struct switchyard_datagram_slot {
 /// Receives up to `count` datagrams without blocking. Returns the number received, or -1 with errno set.
 int switchyard_recv_batch(int socket_fd, switchyard_datagram_slot *slots, unsigned int count);
 
-/// Sends `count` datagrams (each slot's `length` bytes to its `address`). Returns the number sent, or -1
-/// with errno set.
+/// Sends `count` datagrams (each slot's `length` bytes to its `address`), in as many `sendmmsg` calls
+/// as the kernel needs. Returns how many of the slots went out (the first ones), or -1 with errno set
+/// when none did.
 int switchyard_send_batch(int socket_fd, switchyard_datagram_slot *slots, unsigned int count);
 
 /// Sends `count` datagrams like `switchyard_send_batch`, but hands each run of equal-sized datagrams
