@@ -1,36 +1,139 @@
+import Synchronization
 import SignalingProtocol
 
-/// A connection's outgoing messages, in order. The WebSocket writer drains it; the directory and the
-/// request handler fill it. Bounded: a client that stops reading is closed rather than allowed to
-/// grow the server's memory.
+/// A connection's outgoing messages, in order, already encoded. The WebSocket writer drains it; the
+/// directory and the request handler fill it. Bounded in messages and in bytes, counting what the
+/// writer has taken but not yet handed to the socket: a client that stops reading overflows it, and
+/// then everything it held is dropped at once and `onOverflow` cuts the connection off (its writes
+/// are stuck behind a full socket, so a close frame could not reach it anyway).
 public struct ClientOutbox: Sendable {
-    public static let capacity = 4096
+    /// How far behind a client may fall.
+    public struct Limits: Equatable, Sendable {
+        public var messages: Int
+        public var bytes: Int
 
-    public let messages: AsyncStream<ServerMessage>
-    private let continuation: AsyncStream<ServerMessage>.Continuation
+        public init(messages: Int = 4096, bytes: Int = 4 << 20) {
+            self.messages = messages
+            self.bytes = bytes
+        }
+    }
 
-    public init() {
-        (messages, continuation) = AsyncStream.makeStream(of: ServerMessage.self, bufferingPolicy: .bufferingOldest(Self.capacity))
+    /// One encoded message, with the reason it gives when it is the server's last word.
+    public struct Entry: Equatable, Sendable {
+        public var text: String
+        public var lastWord: SessionDisconnectedReason?
+    }
+
+    private final class Storage: Sendable {
+        struct State {
+            var pending: [Entry] = []
+            /// Messages and bytes queued or taken by the writer and not yet written.
+            var heldMessages = 0
+            var heldBytes = 0
+            var finished = false
+            var overflowed = false
+            var waiter: CheckedContinuation<Void, Never>?
+        }
+
+        let limits: Limits
+        let onOverflow: @Sendable () -> Void
+        let state = Mutex(State())
+
+        init(limits: Limits, onOverflow: @escaping @Sendable () -> Void) {
+            self.limits = limits
+            self.onOverflow = onOverflow
+        }
+    }
+
+    private let storage: Storage
+
+    public init(limits: Limits = Limits(), onOverflow: @escaping @Sendable () -> Void = {}) {
+        storage = Storage(limits: limits, onOverflow: onOverflow)
     }
 
     public func send(_ message: ServerMessage) {
-        if case .dropped = continuation.yield(message) {
-            continuation.finish()
-        }
+        let lastWord: SessionDisconnectedReason? =
+            if case .event(.sessionDisconnected(let disconnection)) = message { disconnection.reason } else { nil }
+        enqueue(Entry(text: String(decoding: message.encoded(), as: UTF8.self), lastWord: lastWord), thenFinish: false)
     }
 
     public func send(_ event: SessionEvent) {
         send(.event(event))
     }
 
-    /// Tells the client why, then ends the stream; the writer closes the WebSocket after it.
+    /// Tells the client why, then ends the outbox; the writer closes the WebSocket after it.
     public func close(_ reason: SessionDisconnectedReason, message: String) {
-        send(.sessionDisconnected(SessionDisconnection(reason: reason, message: message)))
-        continuation.finish()
+        let event = ServerMessage.event(.sessionDisconnected(SessionDisconnection(reason: reason, message: message)))
+        enqueue(Entry(text: String(decoding: event.encoded(), as: UTF8.self), lastWord: reason), thenFinish: true)
     }
 
-    /// Ends the stream without a word (the socket is already gone).
+    /// Ends the outbox without a word: the socket is gone, or closes for a reason of its own.
     public func finish() {
-        continuation.finish()
+        let waiter = storage.state.withLock { state in
+            state.finished = true
+            return state.waiter.take()
+        }
+        waiter?.resume()
+    }
+
+    /// Whether the client fell too far behind and was cut off.
+    public var overflowed: Bool { storage.state.withLock { $0.overflowed } }
+
+    /// Messages and bytes held for the client right now.
+    public var held: (messages: Int, bytes: Int) { storage.state.withLock { ($0.heldMessages, $0.heldBytes) } }
+
+    /// The next messages to write, oldest first, waiting until there are some; nil once the outbox
+    /// has ended and everything was taken, or at once after an overflow. One consumer only.
+    func next() async -> [Entry]? {
+        while true {
+            let taken: [Entry]?? = storage.state.withLock { state in
+                if state.overflowed { return .some(nil) }
+                if !state.pending.isEmpty {
+                    defer { state.pending.removeAll(keepingCapacity: false) }
+                    return .some(state.pending)
+                }
+                return state.finished ? .some(nil) : .none
+            }
+            if let taken { return taken }
+            await withCheckedContinuation { continuation in
+                let resumeNow = storage.state.withLock { state in
+                    guard state.pending.isEmpty, !state.finished, !state.overflowed else { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        }
+    }
+
+    /// The writer handed one taken message to the socket.
+    func wrote(_ entry: Entry) {
+        storage.state.withLock { state in
+            guard !state.overflowed else { return }
+            state.heldMessages -= 1
+            state.heldBytes -= entry.text.utf8.count
+        }
+    }
+
+    private func enqueue(_ entry: Entry, thenFinish: Bool) {
+        let size = entry.text.utf8.count
+        let limits = storage.limits
+        let (waiter, overflowedNow): (CheckedContinuation<Void, Never>?, Bool) = storage.state.withLock { state in
+            guard !state.finished, !state.overflowed else { return (nil, false) }
+            guard state.heldMessages < limits.messages, state.heldBytes + size <= limits.bytes else {
+                state.overflowed = true
+                state.pending = []
+                state.heldMessages = 0
+                state.heldBytes = 0
+                return (state.waiter.take(), true)
+            }
+            state.pending.append(entry)
+            state.heldMessages += 1
+            state.heldBytes += size
+            if thenFinish { state.finished = true }
+            return (state.waiter.take(), false)
+        }
+        waiter?.resume()
+        if overflowedNow { storage.onOverflow() }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 import SignalingProtocol
 
 private let processStart = ContinuousClock.now
@@ -35,8 +36,14 @@ public struct ClientSessionHandler: Sendable {
         var connectionId: String
     }
 
-    public func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger) async {
-        let outbox = ClientOutbox()
+    /// Serves one WebSocket until either side ends it. Rethrows what ended the inbound side (a
+    /// message over the size limit, a protocol violation, invalid UTF-8), so the WebSocket layer
+    /// closes with the code that names it (1009, 1002, 1007) rather than a normal closure.
+    public func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, logger: Logger) async throws {
+        let outbox = ClientOutbox(limits: configuration.backlog) {
+            logger.info("client fell too far behind; connection cut off", metadata: ["limit": "\(configuration.backlog)"])
+            channel.abort()
+        }
         guard let socketID = sockets.add(outbox) else {
             outbox.close(.serverShutdown, message: "the server is shutting down")
             await Self.write(outbox, to: outbound)
@@ -48,6 +55,7 @@ public struct ClientSessionHandler: Sendable {
             try await Task.sleep(for: connectTimeout)
             outbox.close(.connectTimeout, message: "no connect request within \(connectTimeout)")
         }
+        var inboundFailure: (any Error)?
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await Self.write(outbox, to: outbound) }
             var identity: Identity?
@@ -60,9 +68,11 @@ public struct ClientSessionHandler: Sendable {
                     case .accept:
                         break
                     case .refuse:
-                        outbox.send(.error(id: nil, SignalingError(.rateLimited, "more than \(configuration.messagesPerSecond) messages per second; slow down")))
+                        outbox.send(.error(id: nil, rateLimitedError))
                         continue reading
                     case .disconnect:
+                        // This message is refused like the ones before it, and answered like them.
+                        outbox.send(.error(id: nil, rateLimitedError))
                         let reason = "kept sending over \(configuration.messagesPerSecond) messages per second"
                         if let identity {
                             await directory.disconnect(
@@ -88,6 +98,7 @@ public struct ClientSessionHandler: Sendable {
                 }
             } catch {
                 logger.debug("websocket ended", metadata: ["error": "\(error)"])
+                inboundFailure = error
             }
             timeout.cancel()
             if let identity {
@@ -96,26 +107,34 @@ public struct ClientSessionHandler: Sendable {
             outbox.finish()
             await group.waitForAll()
         }
+        if let inboundFailure { throw inboundFailure }
     }
 
-    /// Writes messages until the outbox ends, then closes the socket with a code that matches the
-    /// last word it sent.
+    private var rateLimitedError: SignalingError {
+        SignalingError(.rateLimited, "more than \(configuration.messagesPerSecond) messages per second; slow down")
+    }
+
+    /// Writes messages until the outbox ends. When the server had a last word, closes the socket with
+    /// the code that matches it; otherwise leaves the close to the WebSocket layer, which answers the
+    /// client's close or closes with the code of what ended the connection.
     private static func write(_ outbox: ClientOutbox, to outbound: WebSocketOutboundWriter) async {
         var lastWord: SessionDisconnectedReason?
-        for await message in outbox.messages {
-            if case .event(.sessionDisconnected(let disconnection)) = message {
-                lastWord = disconnection.reason
-            }
-            do {
-                try await outbound.write(.text(String(decoding: message.encoded(), as: UTF8.self)))
-            } catch {
-                return
+        while let entries = await outbox.next() {
+            for entry in entries {
+                do {
+                    try await outbound.write(.text(entry.text))
+                } catch {
+                    return
+                }
+                outbox.wrote(entry)
+                lastWord = entry.lastWord ?? lastWord
             }
         }
         switch lastWord {
         case .serverShutdown: try? await outbound.close(.goingAway, reason: "server shutdown")
         case .rateLimitExceeded, .connectTimeout: try? await outbound.close(.policyViolation, reason: lastWord?.rawValue)
-        case .clientDisconnected, .forceDisconnected, nil: try? await outbound.close(.normalClosure, reason: nil)
+        case .clientDisconnected, .forceDisconnected: try? await outbound.close(.normalClosure, reason: nil)
+        case nil: break
         }
     }
 

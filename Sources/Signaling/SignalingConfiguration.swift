@@ -12,12 +12,15 @@ public struct SignalingConfiguration: Equatable, Sendable {
     public var connectTimeout: Duration
     /// Time between WebSocket pings, so dead connections are noticed.
     public var pingInterval: Duration
+    /// How far a client may fall behind in reading before it is cut off.
+    public var backlog: ClientOutbox.Limits
     public var limits: SignalingLimits
 
     public init(
         maximumMessageBytes: Int = 65_536, messagesPerSecond: Double = 50, messageBurst: Int = 100,
         rateViolationsBeforeDisconnect: Int = 50, connectTimeout: Duration = .seconds(10),
-        pingInterval: Duration = .seconds(15), limits: SignalingLimits = SignalingLimits()
+        pingInterval: Duration = .seconds(15), backlog: ClientOutbox.Limits = ClientOutbox.Limits(),
+        limits: SignalingLimits = SignalingLimits()
     ) {
         self.maximumMessageBytes = maximumMessageBytes
         self.messagesPerSecond = messagesPerSecond
@@ -25,6 +28,7 @@ public struct SignalingConfiguration: Equatable, Sendable {
         self.rateViolationsBeforeDisconnect = rateViolationsBeforeDisconnect
         self.connectTimeout = connectTimeout
         self.pingInterval = pingInterval
+        self.backlog = backlog
         self.limits = limits
     }
 }

@@ -28,10 +28,10 @@ public struct SignalingServer: Sendable {
         rest = RESTRoutes(directory: directory, tokens: tokens, wallClock: wallClock)
     }
 
-    public func register(on router: Router<BasicWebSocketRequestContext>) {
+    public func register(on router: Router<SwitchyardRequestContext>) {
         let handler = self.handler
         router.ws(RouterPath(Self.webSocketPath)) { inbound, outbound, context in
-            await handler.run(inbound: inbound, outbound: outbound, logger: context.logger)
+            try await handler.run(inbound: inbound, outbound: outbound, channel: context.requestContext.channel, logger: context.logger)
         }
         rest.register(on: router)
     }
@@ -48,9 +48,11 @@ public struct SignalingServer: Sendable {
         }
     }
 
-    /// WebSocket settings: the frame limit and keep-alive pings.
+    /// WebSocket settings: the frame limit, keep-alive pings, and text that must be valid UTF-8
+    /// (RFC 6455 section 8.1: invalid text fails the connection with 1007).
     public var webSocketConfiguration: WebSocketServerConfiguration {
         WebSocketServerConfiguration(
-            maxFrameSize: configuration.maximumMessageBytes, autoPing: .enabled(timePeriod: configuration.pingInterval))
+            maxFrameSize: configuration.maximumMessageBytes, autoPing: .enabled(timePeriod: configuration.pingInterval),
+            validateUTF8: true)
     }
 }

@@ -9,7 +9,15 @@ extension SwitchyardConfiguration {
           "server": {
             "host": "127.0.0.1",
             "port": 7880,
-            "tls": null
+            "tls": null,
+            "http": {
+              "maxConnections": 10000,
+              "maxConnectionsPerAddress": 2000,
+              "headerTimeoutSeconds": 10,
+              "idleTimeoutSeconds": 60,
+              "maxHeaderBytes": 16384,
+              "maxHeaderFields": 100
+            }
           },
           "credentials": {
             "apiKey": "switchyard-development",
@@ -23,6 +31,8 @@ extension SwitchyardConfiguration {
             "rateViolationsBeforeDisconnect": 50,
             "connectTimeoutSeconds": 10,
             "pingIntervalSeconds": 15,
+            "maxBacklogMessages": 4096,
+            "maxBacklogBytes": 4194304,
             "maxSessions": 10000,
             "maxConnectionsPerSession": 1000,
             "maxStreamsPerConnection": 4,

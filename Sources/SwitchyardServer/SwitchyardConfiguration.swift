@@ -14,6 +14,7 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
     public var host: String
     public var port: Int
     public var tls: TLS?
+    public var http: HTTPServerLimits
     public var apiKey: String
     public var apiSecret: String
     public var restTokenMaximumLifetimeSeconds: Int
@@ -71,6 +72,15 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
                 privateKeyFile: try requiredFile(&tlsReader, "privateKeyFile"))
             try tlsReader.finish()
         }
+        var httpReader = try server.object("http")
+        var http = HTTPServerLimits(
+            maximumConnections: try httpReader.integer("maxConnections", default: 10_000, in: 1...1_000_000),
+            maximumConnectionsPerAddress: try httpReader.integer("maxConnectionsPerAddress", default: 2_000, in: 1...1_000_000),
+            headerTimeout: .seconds(try httpReader.integer("headerTimeoutSeconds", default: 10, in: 1...600)),
+            idleTimeout: .seconds(try httpReader.integer("idleTimeoutSeconds", default: 60, in: 1...3600)),
+            maximumHeaderBytes: try httpReader.integer("maxHeaderBytes", default: 16_384, in: 1024...1_048_576),
+            maximumHeaderFields: try httpReader.integer("maxHeaderFields", default: 100, in: 8...10_000))
+        try httpReader.finish()
         try server.finish()
 
         var credentials = try root.object("credentials")
@@ -93,12 +103,18 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
             rateViolationsBeforeDisconnect: try signalingReader.integer("rateViolationsBeforeDisconnect", default: 50, in: 1...100_000),
             connectTimeout: .seconds(try signalingReader.integer("connectTimeoutSeconds", default: 10, in: 1...3600)),
             pingInterval: .seconds(try signalingReader.integer("pingIntervalSeconds", default: 15, in: 1...3600)),
+            backlog: ClientOutbox.Limits(
+                messages: try signalingReader.integer("maxBacklogMessages", default: 4096, in: 16...1_000_000),
+                bytes: try signalingReader.integer("maxBacklogBytes", default: 4_194_304, in: 65_536...1_073_741_824)),
             limits: SignalingLimits(
                 connectionsPerSession: try signalingReader.integer("maxConnectionsPerSession", default: 1000, in: 1...1_000_000),
                 streamsPerConnection: try signalingReader.integer("maxStreamsPerConnection", default: 4, in: 1...1000),
                 subscribersPerConnection: try signalingReader.integer("maxSubscribersPerConnection", default: 256, in: 1...100_000),
                 sessions: try signalingReader.integer("maxSessions", default: 10_000, in: 1...10_000_000)))
         try signalingReader.finish()
+        // A peer that leaves the server's writes queued is cut off by the same deadline as one that
+        // does not answer a ping: it cannot be reading pings either.
+        http.writeStallTimeout = signaling.pingInterval
 
         var mediaReader = try root.object("media")
         let workers = try mediaReader.integer("workers", default: 0, in: 0...256)
@@ -166,7 +182,7 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
 
         try root.finish(allowing: ["$schema"])
         return SwitchyardConfiguration(
-            host: host, port: port, tls: tls, apiKey: apiKey, apiSecret: apiSecret,
+            host: host, port: port, tls: tls, http: http, apiKey: apiKey, apiSecret: apiSecret,
             restTokenMaximumLifetimeSeconds: restLifetime, signaling: signaling, media: media, logLevel: level,
             drainTime: .seconds(drainSeconds))
     }

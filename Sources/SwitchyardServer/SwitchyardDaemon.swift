@@ -37,7 +37,7 @@ public final class SwitchyardDaemon: Sendable {
         signaling = SignalingServer(media: media, tokens: tokens, configuration: configuration.signaling, logger: logger)
         let metrics = SwitchyardMetrics(registry: registry, directory: signaling.directory, media: media, srtpVersion: SRTPLibrary.version, srtpBuild: SRTPLibrary.build)
 
-        let router = Router(context: BasicWebSocketRequestContext.self)
+        let router = Router(context: SwitchyardRequestContext.self)
         router.add(middleware: MetricsMiddleware())
         signaling.register(on: router)
         WebClientRoutes(
@@ -52,8 +52,23 @@ public final class SwitchyardDaemon: Sendable {
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: await metrics.render())))
         }
 
-        var server = HTTPServerBuilder.http1WebSocketUpgrade(
-            webSocketRouter: router, configuration: .init(ws: signaling.webSocketConfiguration))
+        let limits = configuration.http
+        let admission = HTTPConnectionAdmission(
+            maximumConnections: limits.maximumConnections, maximumPerAddress: limits.maximumConnectionsPerAddress)
+        let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: HTTP1Channel.Configuration(
+                idleTimeout: .init(limits.idleTimeout),
+                httpDecoderConfiguration: .init(
+                    maxHeaderFieldSize: limits.maximumHeaderBytes, maxHeaderListSize: limits.maximumHeaderBytes,
+                    maxHeaderFieldCount: limits.maximumHeaderFields)),
+            ws: signaling.webSocketConfiguration)
+        let webSocketResponder = router.buildResponder()
+        var server = HTTPServerBuilder { responder in
+            GuardedHTTPChannel(
+                inner: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: webSocketResponder, configuration: channelConfiguration),
+                limits: limits, admission: admission)
+        }
         if let tls = configuration.tls {
             do {
                 let chain = try NIOSSLCertificate.fromPEMFile(tls.certificateChainFile).map { NIOSSLCertificateSource.certificate($0) }

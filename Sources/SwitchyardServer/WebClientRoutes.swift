@@ -30,7 +30,7 @@ struct WebClientRoutes: Sendable {
         ]
     }
 
-    func register(on router: Router<BasicWebSocketRequestContext>) {
+    func register(on router: Router<SwitchyardRequestContext>) {
         for (path, file) in files {
             router.get(RouterPath(path)) { _, _ in
                 Response(

@@ -1,0 +1,72 @@
+import Foundation
+import SignalingProtocol
+import Testing
+
+/// A client that connects and then stops reading while others send it signals: it is cut off,
+/// either when its backlog overflows or when the server's writes to it stall past the ping interval,
+/// and the others carry on.
+@Suite(.serialized) struct SlowReaderTests {
+    typealias Frame = WebSocketFrameBytes
+
+    /// A raw WebSocket client connected to `session` that reads its connect reply and then nothing.
+    private func stuckReader(_ harness: DaemonHarness, session: String) async throws -> (RawTCPClient, String) {
+        let client = try RawTCPClient(port: harness.port, receiveBuffer: 2048)
+        try await client.upgradeToWebSocket()
+        let token = try await harness.token(session: session, role: .publisher)
+        let connect = ClientMessage(id: 1, request: .connect(ConnectParameters(sessionId: session, token: token)))
+        try client.send(Frame.text(String(decoding: connect.encoded(), as: UTF8.self)))
+        let reply = try await client.read(seconds: 5) { String(decoding: $0, as: UTF8.self).contains("\"connectionId\"") }
+        let text = String(decoding: reply.bytes, as: UTF8.self)
+        let id = try #require(text.firstRange(of: #/"connectionId":"(c_[A-Za-z0-9_-]+)"/#).map { String(text[$0]) })
+        return (client, String(id.dropFirst(#""connectionId":""#.count).dropLast()))
+    }
+
+    /// Sends 8 KB signals to `target` until the server reports it gone, at most `count` of them.
+    private func flood(_ target: String, from sender: WebSocketTestClient, count: Int) async throws -> Bool {
+        let data = String(repeating: "s", count: 8192)
+        for _ in 0..<count {
+            if await sender.receives(.connectionDestroyed, within: .zero) { return true }
+            _ = try? await sender.call(.signal(SignalParameters(to: target, type: "bulk", data: data)))
+        }
+        return await sender.receives(.connectionDestroyed, within: .seconds(20))
+    }
+
+    @Test func aReaderThatFallsTooFarBehindIsCutOff() async throws {
+        let harness = try await DaemonHarness.start { configuration in
+            configuration.signaling.messagesPerSecond = 100_000
+            configuration.signaling.messageBurst = 100_000
+            configuration.signaling.backlog = .init(messages: 4096, bytes: 256 * 1024)
+            // Long enough that only the backlog can end it within the test.
+            configuration.signaling.pingInterval = .seconds(600)
+            configuration.http.writeStallTimeout = .seconds(600)
+        }
+        let (sender, _) = try await harness.connect(session: "slow", role: .publisher)
+        let (bystander, _) = try await harness.connect(session: "slow", role: .publisher)
+        let (stuck, stuckID) = try await stuckReader(harness, session: "slow")
+        #expect(try await flood(stuckID, from: sender, count: 2000), "the stuck reader was never removed")
+        guard case .connectionDestroyed(let destroyed) = try await bystander.event(.connectionDestroyed) else { return }
+        #expect(destroyed.connection.connectionId == stuckID)
+        #expect(destroyed.reason == .networkDisconnected)
+        let rest = try await stuck.readToEnd(seconds: 10)
+        #expect(rest.ending == .reset, "cut off with a reset, its queued messages dropped")
+        _ = try await bystander.call(.signal(SignalParameters(type: "ping", data: "still here")))
+        try await harness.stop()
+    }
+
+    @Test func aReaderWhoseWritesStallIsCutOffWithinThePingInterval() async throws {
+        let harness = try await DaemonHarness.start { configuration in
+            configuration.signaling.messagesPerSecond = 100_000
+            configuration.signaling.messageBurst = 100_000
+            configuration.signaling.pingInterval = .seconds(1)
+            configuration.http.writeStallTimeout = .seconds(1)
+            // Room for everything sent: only the stalled writes (the ping's close frame among them) can end it.
+            configuration.signaling.backlog = .init(messages: 100_000, bytes: 1 << 30)
+        }
+        let (sender, _) = try await harness.connect(session: "stall", role: .publisher)
+        let (stuck, stuckID) = try await stuckReader(harness, session: "stall")
+        // More than the socket buffers between the two hold, so the server's writes block.
+        #expect(try await flood(stuckID, from: sender, count: 2000), "the stuck reader was never removed")
+        #expect(try await stuck.readToEnd(seconds: 10).ending == .reset)
+        try await harness.stop()
+    }
+}
