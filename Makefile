@@ -25,7 +25,7 @@ $(error SRTP must be openssl or system, not "$(SRTP)")
 endif
 INTEROP := .build-srtp/interop
 
-.PHONY: run test bench fuzz deps srtp interop-peers build clean
+.PHONY: run test bench fuzz deps srtp interop-peers build release clean
 
 # Installs those of the Debian packages $(1) that are missing, saying which (with sudo unless root).
 define install-missing
@@ -62,16 +62,33 @@ interop-peers: srtp
 build: srtp
 	$(SWIFT) build $(SCRATCH)
 
-# The timed end-to-end tests of the audio-fallback policy run on their own, so that neither the
-# parallel suite nor the load of the bench's tests and the browser and aiortc interop tests (which
-# run last) ever delays their clocks on the two cores.
-TIMED_TESTS := \.AudioFallbackTests
-HEAVY_TESTS := BenchProcessTests|WebRTCInteropTests
+# Release binaries of the daemon and the bench, linked against the libsrtp2 build SRTP chose (plain
+# `swift build -c release` finds only the distribution's library, which is 1.5-3x slower). A binary
+# left linked against the other build by an earlier run is relinked.
+release: srtp
+	$(SWIFT) build -c release $(SCRATCH) --product switchyard
+	$(SWIFT) build -c release $(SCRATCH) --product switchyard-bench
+	@bin="$$($(SWIFT) build -c release $(SCRATCH) --show-bin-path)"; \
+	if [ "$(SRTP)" = openssl ] && ldd "$$bin/switchyard" | grep -q 'libsrtp2\.so'; then \
+		echo "make: relinking release binaries against the OpenSSL libsrtp2"; \
+		rm -f "$$bin/switchyard" "$$bin/switchyard-bench"; \
+		$(SWIFT) build -c release $(SCRATCH) --product switchyard && $(SWIFT) build -c release $(SCRATCH) --product switchyard-bench; \
+	fi; \
+	echo "make: release binaries in $$bin"
+
+# Every suite with a timed assertion, and every suite that loads the machine, runs in an invocation
+# of its own after the parallel suite: swift test runs the suites of one invocation side by side, and
+# a timed assertion must never share the two cores with the bench's daemons, Chromium or aiortc.
+#   AudioFallbackTests   timed end-to-end runs of the audio-fallback policy
+#   BenchProcessTests    switchyard-bench with its own daemons; timed fallback scenarios
+#   WebRTCInteropTests   Chromium and aiortc
+SOLO_TESTS := \.AudioFallbackTests BenchProcessTests WebRTCInteropTests
+empty :=
+space := $(empty) $(empty)
 test: interop-peers
 	$(SWIFT) build $(SCRATCH) --build-tests
-	$(SWIFT) test $(SCRATCH) --skip-build --skip "$(TIMED_TESTS)|$(HEAVY_TESTS)"
-	$(SWIFT) test $(SCRATCH) --skip-build --filter "$(TIMED_TESTS)"
-	$(SWIFT) test $(SCRATCH) --skip-build --filter "$(HEAVY_TESTS)"
+	$(SWIFT) test $(SCRATCH) --skip-build --skip "$(subst $(space),|,$(SOLO_TESTS))"
+	$(foreach suite,$(SOLO_TESTS),$(SWIFT) test $(SCRATCH) --skip-build --filter "$(suite)" &&) true
 
 run: srtp
 	$(SWIFT) run $(SCRATCH) switchyard $(if $(wildcard $(CONFIG)),--config $(CONFIG),)
@@ -81,9 +98,7 @@ run: srtp
 # minimal C forwarder linked against the same build), summed up side by side.
 BENCH_RESULTS ?= bench-results
 C_REFERENCE := .build-srtp/c-reference
-bench: srtp
-	$(SWIFT) build -c release $(SCRATCH) --product switchyard
-	$(SWIFT) build -c release $(SCRATCH) --product switchyard-bench
+bench: release
 	scripts/bench-suite.sh "$$($(SWIFT) build -c release $(SCRATCH) --show-bin-path)" $(BENCH_RESULTS)
 	cd Benchmarks && $(SWIFT) package $(SCRATCH) --allow-writing-to-package-directory benchmark --skip-target ForwardingBenchmark
 	@mkdir -p $(BENCH_RESULTS) $(C_REFERENCE)

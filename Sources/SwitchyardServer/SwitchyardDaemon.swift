@@ -18,6 +18,7 @@ public final class SwitchyardDaemon: Sendable {
     public let configuration: SwitchyardConfiguration
     public let signaling: SignalingServer
     private let media: MediaPlane
+    private let admission: HTTPConnectionAdmission
     private let group: ServiceGroup
 
     /// - Parameter onReady: called with the bound HTTP port once the server listens.
@@ -35,7 +36,14 @@ public final class SwitchyardDaemon: Sendable {
             apiKey: configuration.apiKey, apiSecret: configuration.apiSecret,
             restTokenMaximumLifetime: Int64(configuration.restTokenMaximumLifetimeSeconds))
         signaling = SignalingServer(media: media, tokens: tokens, configuration: configuration.signaling, logger: logger)
-        let metrics = SwitchyardMetrics(registry: registry, directory: signaling.directory, media: media, srtpVersion: SRTPLibrary.version, srtpBuild: SRTPLibrary.build)
+        let limits = configuration.http
+        let admission = HTTPConnectionAdmission(
+            maximumConnections: limits.maximumConnections, maximumPerAddress: limits.maximumConnectionsPerAddress)
+        self.admission = admission
+        let signaling = signaling
+        let metrics = SwitchyardMetrics(
+            registry: registry, directory: signaling.directory, media: media, srtpVersion: SRTPLibrary.version, srtpBuild: SRTPLibrary.build,
+            openConnections: { (admission.open, signaling.openWebSockets) })
 
         let router = Router(context: SwitchyardRequestContext.self)
         router.add(middleware: MetricsMiddleware())
@@ -52,9 +60,6 @@ public final class SwitchyardDaemon: Sendable {
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: await metrics.render())))
         }
 
-        let limits = configuration.http
-        let admission = HTTPConnectionAdmission(
-            maximumConnections: limits.maximumConnections, maximumPerAddress: limits.maximumConnectionsPerAddress)
         let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: HTTP1Channel.Configuration(
                 idleTimeout: .init(limits.idleTimeout),
@@ -97,6 +102,9 @@ public final class SwitchyardDaemon: Sendable {
 
     /// The fingerprint of this run's DTLS certificate, as SDP carries it (`sha-256 AB:CD:...`).
     public var dtlsFingerprint: String { media.certificateFingerprintText }
+
+    /// HTTP connections (WebSockets included) open now.
+    public var openHTTPConnections: Int { admission.open }
 
     /// Object counts, traffic and drops of the media plane.
     public func mediaStatistics() async -> MediaPlaneStatistics {

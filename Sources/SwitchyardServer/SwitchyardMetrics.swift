@@ -18,13 +18,21 @@ final class SwitchyardMetrics: Sendable {
     private let media: any MediaControl
     private let sessions, connections, streams, subscribers: Gauge
     private let workers, workersSegmentingSends, routers, transports, producers, consumers: Gauge
+    private let httpConnections, webSockets: Gauge
+    private let openConnections: @Sendable () -> (http: Int, webSockets: Int)
     private let packetsReceived, bytesReceived, packetsSent, bytesSent: Counter
     private let drops: Mutex<[String: Counter]>
     private let audioFallbackEvents: [String: Counter]
     /// The totals each counter has been advanced to, by counter name and label.
     private let reported = Mutex([String: UInt64]())
 
-    init(registry: PrometheusCollectorRegistry, directory: SessionDirectory, media: any MediaControl, srtpVersion: String, srtpBuild: String) {
+    init(
+        registry: PrometheusCollectorRegistry, directory: SessionDirectory, media: any MediaControl, srtpVersion: String, srtpBuild: String,
+        openConnections: @escaping @Sendable () -> (http: Int, webSockets: Int)
+    ) {
+        self.openConnections = openConnections
+        httpConnections = Self.gauge(registry, "http_connections", "Open HTTP connections, WebSockets included")
+        webSockets = Self.gauge(registry, "websockets", "Open client WebSockets, connected to a session or not")
         self.registry = registry
         self.directory = directory
         self.media = media
@@ -67,6 +75,9 @@ final class SwitchyardMetrics: Sendable {
     func refresh() async {
         let counts = await directory.counts()
         let plane = await media.planeStatistics()
+        let open = openConnections()
+        httpConnections.set(Double(open.http))
+        webSockets.set(Double(open.webSockets))
         sessions.set(Double(counts.sessions))
         connections.set(Double(counts.connections))
         streams.set(Double(counts.streams))

@@ -19,6 +19,10 @@ struct Switchyard: AsyncParsableCommand {
         defaultSubcommand: Serve.self)
 }
 
+/// Descriptors the daemon needs besides HTTP connections and media ports: listening sockets, epoll
+/// and event descriptors of the workers and event loops, logs, the DTLS and TLS files.
+let reservedDescriptors = 64
+
 /// sysexits' EX_CONFIG: the configuration is wrong.
 let configurationErrorExit = ExitCode(78)
 
@@ -54,6 +58,15 @@ struct Serve: AsyncParsableCommand {
         let logger = Logger(label: "switchyard")
         let openFiles = switchyard_raise_open_file_limit()
         logger.info("open file limit", metadata: ["limit": "\(openFiles)"])
+        let mediaPorts = configuration.media.portRange.count
+        if openFiles >= 0, configuration.http.maximumConnections + mediaPorts + reservedDescriptors > openFiles {
+            logger.warning(
+                "server.http.maxConnections (\(configuration.http.maximumConnections)) plus \(mediaPorts) media ports and \(reservedDescriptors) for the daemon itself exceed the open file limit (\(openFiles)): a flood of connections could take the descriptors media needs. Lower maxConnections or raise the limit (LimitNOFILE= under systemd).")
+        }
+        if SRTPLibrary.build == "system" {
+            logger.warning(
+                "linked against the distribution's libsrtp2: Debian's uses NSS and protects SRTP 1.5-3x slower than the OpenSSL build; build release binaries with `make release` (docs/srtp-build.md)")
+        }
         if configuration.usesDevelopmentCredentials {
             if configuration.listensBeyondLoopback {
                 for _ in 0..<3 {

@@ -60,14 +60,19 @@ import Testing
     }
 
     /// The default policy warns after 0.5 s below 70, disables 1.5 s later below 45 and enables after
-    /// 2 s of a good probed path; the targets are 2, 4 and 6 s.
+    /// 2 s of a good probed path; the targets are 2, 4 and 6 s. The bench times each event when the
+    /// client receives it, and on a loaded 2-core machine one event can reach the client later than
+    /// the next one's delay: so the gap between warning and disable, which the router keeps at 1.5 s
+    /// or more, is allowed to look up to 0.5 s shorter at the client. The bounds measured from the
+    /// loss itself are not loosened: lateness only moves events later, and the targets are promises.
     private func expectTimingsWithinThePolicy(_ report: [String: Any], at path: String) throws {
         let warning = try #require(value(report, "\(path).warningAfterSeconds") as? Double)
         let disabled = try #require(value(report, "\(path).disabledAfterSeconds") as? Double)
         let enabled = try #require(value(report, "\(path).enabledAfterRecoverySeconds") as? Double)
-        #expect(warning >= 0.5 && warning <= 2)
-        #expect(disabled >= warning + 1.5 && disabled <= 4)
-        #expect(enabled >= 2 && enabled <= 6)
+        let deliverySpread = 0.5
+        #expect(warning >= 0.5 && warning <= 2, "warning after \(warning) s")
+        #expect(disabled >= warning + 1.5 - deliverySpread && disabled <= 4, "disabled after \(disabled) s, warning after \(warning) s")
+        #expect(enabled >= 2 && enabled <= 6, "enabled \(enabled) s after recovery")
     }
 
     @Test func fanoutReportsForwardingLatencyAndBothProcesses() throws {

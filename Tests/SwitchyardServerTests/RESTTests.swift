@@ -124,6 +124,8 @@ import Testing
         let metrics = String(decoding: try await call(harness, "GET", "/metrics", token: nil).body, as: UTF8.self)
         #expect(metrics.contains("switchyard_connections 1"))
         #expect(metrics.contains("switchyard_sessions 1"))
+        #expect(metrics.contains("switchyard_websockets 1"))
+        #expect(metrics.contains("switchyard_http_connections ") && !metrics.contains("switchyard_http_connections 0"))
         #expect(metrics.contains("switchyard_media_packets_received_total"))
         #expect(metrics.contains(#"switchyard_audio_fallback_events_total{kind="videoDisabled"} 0"#))
         #expect(metrics.contains("switchyard_build_info{srtp="))

@@ -25,7 +25,7 @@ import Testing
     private func flood(_ target: String, from sender: WebSocketTestClient, count: Int) async throws -> Bool {
         let data = String(repeating: "s", count: 8192)
         for _ in 0..<count {
-            if await sender.receives(.connectionDestroyed, within: .zero) { return true }
+            if await sender.receives(.connectionDestroyed, within: .milliseconds(1)) { return true }
             _ = try? await sender.call(.signal(SignalParameters(to: target, type: "bulk", data: data)))
         }
         return await sender.receives(.connectionDestroyed, within: .seconds(20))
