@@ -29,7 +29,7 @@ struct RESTRoutes: Sendable {
         var data: String
     }
 
-    func register(on router: Router<SwitchyardRequestContext>) {
+    func register(on router: Router<BasicRequestContext>) {
         router.post("/v1/sessions") { request, _ in
             try await respond(to: request, status: .created) { body throws(SignalingError) in
                 let parsed = try body.isEmpty ? CreateSessionBody() : decode(CreateSessionBody.self, from: body)

@@ -1,8 +1,10 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import MediaControl
+import NIOCore
 
 /// The signaling side of Switchyard: the session directory, the client WebSocket at `/v1/ws` and
 /// the REST API under `/v1/sessions`, registered on a router the daemon owns.
@@ -28,12 +30,29 @@ public struct SignalingServer: Sendable {
         rest = RESTRoutes(directory: directory, tokens: tokens, wallClock: wallClock)
     }
 
-    public func register(on router: Router<SwitchyardRequestContext>) {
-        let handler = self.handler
-        router.ws(RouterPath(Self.webSocketPath)) { inbound, outbound, context in
-            try await handler.run(inbound: inbound, outbound: outbound, channel: context.requestContext.channel, logger: context.logger)
+    /// Registers the REST API, and an answer for a plain GET of the WebSocket path.
+    public func register(on router: Router<BasicRequestContext>) {
+        router.get(RouterPath(Self.webSocketPath)) { _, _ in
+            Response(
+                status: .upgradeRequired, headers: [.upgrade: "websocket", .contentType: "text/plain; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: "\(Self.webSocketPath) is a WebSocket: send an upgrade request\n")))
         }
         rest.register(on: router)
+    }
+
+    /// Decides whether a request upgrades to the client WebSocket: a GET of `/v1/ws` does. The
+    /// session handler gets the connection's channel, so a client that stops reading can be cut off.
+    /// (Hummingbird's router-based upgrade keeps each request context alive in a reference cycle.)
+    public func webSocketUpgrade(
+        _ request: HTTPRequest, channel: any Channel, logger: Logger
+    ) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+        guard request.method == .get, request.path?.split(separator: "?", maxSplits: 1).first.map(String.init) == Self.webSocketPath else {
+            return .dontUpgrade
+        }
+        let handler = self.handler
+        return .upgrade([:]) { inbound, outbound, context in
+            try await handler.run(inbound: inbound, outbound: outbound, channel: channel, logger: context.logger)
+        }
     }
 
     /// Graceful shutdown: refuses new sockets, tells every client why, closes their sessions and

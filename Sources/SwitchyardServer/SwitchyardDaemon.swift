@@ -45,7 +45,7 @@ public final class SwitchyardDaemon: Sendable {
             registry: registry, directory: signaling.directory, media: media, srtpVersion: SRTPLibrary.version, srtpBuild: SRTPLibrary.build,
             openConnections: { (admission.open, signaling.openWebSockets) })
 
-        let router = Router(context: SwitchyardRequestContext.self)
+        let router = Router(context: BasicRequestContext.self)
         router.add(middleware: MetricsMiddleware())
         signaling.register(on: router)
         WebClientRoutes(
@@ -67,11 +67,11 @@ public final class SwitchyardDaemon: Sendable {
                     maxHeaderFieldSize: limits.maximumHeaderBytes, maxHeaderListSize: limits.maximumHeaderBytes,
                     maxHeaderFieldCount: limits.maximumHeaderFields)),
             ws: signaling.webSocketConfiguration)
-        let webSocketResponder = router.buildResponder()
         var server = HTTPServerBuilder { responder in
             GuardedHTTPChannel(
                 inner: HTTP1WebSocketUpgradeChannel(
-                    responder: responder, webSocketResponder: webSocketResponder, configuration: channelConfiguration),
+                    responder: responder, configuration: channelConfiguration,
+                    shouldUpgrade: { request, channel, logger in signaling.webSocketUpgrade(request, channel: channel, logger: logger) }),
                 limits: limits, admission: admission)
         }
         if let tls = configuration.tls {

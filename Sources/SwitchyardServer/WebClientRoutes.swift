@@ -30,7 +30,7 @@ struct WebClientRoutes: Sendable {
         ]
     }
 
-    func register(on router: Router<SwitchyardRequestContext>) {
+    func register(on router: Router<BasicRequestContext>) {
         for (path, file) in files {
             router.get(RouterPath(path)) { _, _ in
                 Response(
