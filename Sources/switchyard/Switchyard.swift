@@ -23,6 +23,12 @@ struct Switchyard: AsyncParsableCommand {
 /// and event descriptors of the workers and event loops, logs, the DTLS and TLS files.
 let reservedDescriptors = 64
 
+/// glibc's malloc arenas for the daemon. By default glibc gives threads up to 8 arenas per core, and
+/// each keeps what its threads freed; signaling allocates from every NIO and concurrency thread, so
+/// floods of connections left memory behind (docs/operations.md, "Memory"). The media plane's packet
+/// path does not allocate, so fewer arenas cost it nothing. MALLOC_ARENA_MAX in the environment wins.
+let mallocArenas: Int32 = 2
+
 /// sysexits' EX_CONFIG: the configuration is wrong.
 let configurationErrorExit = ExitCode(78)
 
@@ -47,6 +53,8 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var options: ConfigurationOption
 
     func run() async throws {
+        // Before the daemon's threads allocate: see mallocArenas.
+        let arenasCapped = switchyard_limit_malloc_arenas(mallocArenas) == 1
         let configuration = try options.load()
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -56,6 +64,7 @@ struct Serve: AsyncParsableCommand {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = Logger(label: "switchyard")
+        logger.info("malloc arenas", metadata: ["limit": "\(arenasCapped ? "\(mallocArenas)" : "MALLOC_ARENA_MAX or glibc's default")"])
         let openFiles = switchyard_raise_open_file_limit()
         logger.info("open file limit", metadata: ["limit": "\(openFiles)"])
         let mediaPorts = configuration.media.portRange.count

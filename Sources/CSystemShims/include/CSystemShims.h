@@ -83,4 +83,8 @@ int switchyard_name_current_thread(const char *name);
  * one. Returns the new soft limit, or -1 with errno set. */
 long long switchyard_raise_open_file_limit(void);
 
+/* Caps glibc's malloc arenas at `arenas`, unless the MALLOC_ARENA_MAX environment variable already
+ * chose. Returns 1 when the cap was set, 0 when the environment chose or glibc refused. */
+int switchyard_limit_malloc_arenas(int arenas);
+
 #endif
