@@ -63,18 +63,17 @@ build: srtp
 	$(SWIFT) build $(SCRATCH)
 
 # Release binaries of the daemon and the bench, linked against the libsrtp2 build SRTP chose (plain
-# `swift build -c release` finds only the distribution's library, which is 1.5-3x slower). A binary
-# left linked against the other build by an earlier run is relinked.
+# `swift build -c release` finds only the distribution's library, which is 1.5-3x slower). SwiftPM
+# does not rebuild when only PKG_CONFIG_PATH changed, so a release folder an earlier plain build left
+# on the distribution's library is rebuilt from scratch.
 release: srtp
+	@bin="$$($(SWIFT) build -c release $(SCRATCH) --show-bin-path)"; \
+	if [ "$(SRTP)" = openssl ] && [ -x "$$bin/switchyard" ] && ldd "$$bin/switchyard" | grep -q 'libsrtp2\.so'; then \
+		echo "make: $$bin was built against the distribution's libsrtp2; rebuilding it against the OpenSSL build"; \
+		rm -rf "$$bin"; \
+	fi
 	$(SWIFT) build -c release $(SCRATCH) --product switchyard
 	$(SWIFT) build -c release $(SCRATCH) --product switchyard-bench
-	@bin="$$($(SWIFT) build -c release $(SCRATCH) --show-bin-path)"; \
-	if [ "$(SRTP)" = openssl ] && ldd "$$bin/switchyard" | grep -q 'libsrtp2\.so'; then \
-		echo "make: relinking release binaries against the OpenSSL libsrtp2"; \
-		rm -f "$$bin/switchyard" "$$bin/switchyard-bench"; \
-		$(SWIFT) build -c release $(SCRATCH) --product switchyard && $(SWIFT) build -c release $(SCRATCH) --product switchyard-bench; \
-	fi; \
-	echo "make: release binaries in $$bin"
 
 # Every suite with a timed assertion, and every suite that loads the machine, runs in an invocation
 # of its own after the parallel suite: swift test runs the suites of one invocation side by side, and
