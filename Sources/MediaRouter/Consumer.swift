@@ -57,7 +57,11 @@ final class Consumer {
         self.pauseReasons = pauseReasons
         waitingForKeyFrame = producer.kind == .video
         rewriter = ConsumerSequenceRewriter(clockRate: producer.options.codec.clockRate)
-        if pauseReasons.isEmpty, waitingForKeyFrame { producer.requestKeyFrame(now: now) }
+        // A WebRTC consumer can forward nothing before its transport's DTLS keys exist; it asks when
+        // they do (Transport+WebRTC), so the key frame is not spent before it could be sent.
+        if pauseReasons.isEmpty, waitingForKeyFrame, transport.outbound != nil {
+            producer.requestKeyFrame(now: now, forNewReceiver: true)
+        }
     }
 
     var kind: MediaKind { producer.kind }
@@ -155,11 +159,13 @@ final class Consumer {
     }
 
     /// Starts a new run after a gap in what reached this consumer: from a key frame for video.
-    func restartFromKeyFrame(now: UInt64) {
+    /// - Parameter asNewReceiver: The consumer has just become able to send (its keys now exist)
+    ///   and has had no key frame; its request passes the throttle's long interval.
+    func restartFromKeyFrame(now: UInt64, asNewReceiver: Bool = false) {
         rewriter.resync()
         if kind == .video {
             waitingForKeyFrame = true
-            producer.requestKeyFrame(now: now)
+            producer.requestKeyFrame(now: now, forNewReceiver: asNewReceiver)
         }
     }
 

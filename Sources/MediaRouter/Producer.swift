@@ -97,12 +97,13 @@ final class Producer {
         }
     }
 
-    /// Asks the publisher for a key frame, folded with other requests into one per throttle window.
-    func requestKeyFrame(now: UInt64) {
+    /// Asks the publisher for a key frame, folded with other requests into one per throttle window
+    /// (a shorter one when the request is a new receiver's first: `KeyFrameRequestThrottle`).
+    func requestKeyFrame(now: UInt64, forNewReceiver: Bool = false) {
         // Until the publisher's address is known nothing can reach it, and its first frame will be a
         // key frame anyway; counting the request as sent would hold back the next real one.
         guard transport.isConnected else { return }
-        if keyFrameRequests.request(now: now) { sendPictureLossIndication() }
+        if keyFrameRequests.request(now: now, forNewReceiver: forNewReceiver) { sendPictureLossIndication() }
     }
 
     /// Timer work: NACKs for gaps, deferred key-frame requests, idleness, receiver reports.

@@ -139,7 +139,7 @@ extension Transport {
             if let remote { worker.events.yield(.transportConnected(id, remote: remote.transportAddress)) }
             // Consumers that started before the keys existed sent nothing the client could read.
             for consumer in consumersBySSRC.values where consumer.kind == .video && consumer.isForwarding {
-                consumer.restartFromKeyFrame(now: now)
+                consumer.restartFromKeyFrame(now: now, asNewReceiver: true)
             }
         case .failed(let error):
             failWebRTC(link, reason: "DTLS: \(error)")

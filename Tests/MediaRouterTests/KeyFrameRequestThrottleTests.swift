@@ -9,6 +9,8 @@ private let second: UInt64 = 1_000_000_000
 private enum Event {
     /// A subscriber's PLI / FIR or a consumer (re)starting asks for a key frame.
     case request(at: UInt64)
+    /// A receiver that has just become able to forward asks for its first key frame.
+    case newReceiver(at: UInt64)
     /// The caller's timer checks for a deferred request.
     case timer(at: UInt64)
     /// A key frame arrives from the publisher.
@@ -22,6 +24,7 @@ extension KeyFrameRequestThrottle {
         for event in events {
             switch event {
             case .request(let now): if request(now: now) { sent.append(now) }
+            case .newReceiver(let now): if request(now: now, forNewReceiver: true) { sent.append(now) }
             case .timer(let now): if due(now: now) { sent.append(now) }
             case .keyFrame(let now): keyFrameReceived(now: now)
             }
@@ -90,5 +93,54 @@ extension KeyFrameRequestThrottle {
         var throttle = KeyFrameRequestThrottle(interval: second)
         #expect(throttle.play([.timer(at: 0), .timer(at: 5 * second), .keyFrame(at: 6 * second)]) == [])
         #expect(throttle.deadline == nil)
+    }
+
+    /// A WebRTC subscriber joining a running stream: its consumer asked at subscribe, before its keys
+    /// existed, and asks again 40 ms later when they do. That second request must not wait out the
+    /// one-second interval (it did: the first decoded frame came after 1.06-1.11 s).
+    @Test func aNewReceiversFirstRequestWaitsOnlyTheShortInterval() {
+        var throttle = KeyFrameRequestThrottle(interval: second)
+        let events: [Event] = [
+            .request(at: 0), .newReceiver(at: 40 * millisecond), .timer(at: 99 * millisecond), .timer(at: 100 * millisecond),
+            .timer(at: second),
+        ]
+        #expect(throttle.play(events) == [0, 100 * millisecond])
+        #expect(throttle.deadline == nil)
+    }
+
+    @Test func aNewReceiverAfterAQuietShortIntervalIsAnsweredAtOnce() {
+        var throttle = KeyFrameRequestThrottle(interval: second)
+        #expect(throttle.play([.request(at: 0), .newReceiver(at: 150 * millisecond)]) == [0, 150 * millisecond])
+    }
+
+    @Test func aCrowdOfNewReceiversCostsOneRequestPerShortInterval() {
+        var throttle = KeyFrameRequestThrottle(interval: second)
+        // 50 subscribers becoming able to forward within half a second, the timer every 20 ms.
+        var events: [Event] = []
+        for tick in 0..<25 {
+            let now = UInt64(tick) * 20 * millisecond
+            events += [.newReceiver(at: now), .newReceiver(at: now + millisecond), .timer(at: now + 2 * millisecond)]
+        }
+        let sent = throttle.play(events)
+        #expect(sent.count == 5)
+        #expect(zip(sent, sent.dropFirst()).allSatisfy { $1 - $0 >= 100 * millisecond })
+    }
+
+    @Test func aKeyFrameAnswersANewReceiversPendingRequest() {
+        var throttle = KeyFrameRequestThrottle(interval: second)
+        let events: [Event] = [.request(at: 0), .newReceiver(at: 40 * millisecond), .keyFrame(at: 60 * millisecond), .timer(at: 200 * millisecond)]
+        #expect(throttle.play(events) == [0])
+    }
+
+    @Test func anOrdinaryRequestPendingBehindANewReceiversKeepsTheShortDeadline() {
+        var throttle = KeyFrameRequestThrottle(interval: second)
+        let events: [Event] = [.request(at: 0), .newReceiver(at: 10 * millisecond), .request(at: 20 * millisecond)]
+        #expect(throttle.play(events) == [0])
+        #expect(throttle.deadline == 100 * millisecond)
+    }
+
+    @Test func theShortIntervalIsNeverLongerThanTheInterval() {
+        let throttle = KeyFrameRequestThrottle(interval: 50 * millisecond)
+        #expect(throttle.newReceiverInterval == 50 * millisecond)
     }
 }

@@ -67,6 +67,36 @@ import Testing
         #expect(transport?.remoteAddress?.port == pair.subscriber.peer.port)
     }
 
+    /// A WebRTC subscriber joining a running stream asks for its key frame when its DTLS keys exist,
+    /// and that first request is not held back by the interval a request just before it started:
+    /// with a one-minute interval, the second subscriber's request still goes out at once.
+    @Test func aSubscriberJoiningARunningStreamHasItsKeyFrameRequestedWhenItsKeysExist() async throws {
+        let pair = try await Self.connectedPair(
+            configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_340...46_349, keyFrameRequestInterval: .seconds(60)))
+        defer { pair.plane.shutdown() }
+        try Self.publish(pair, from: 0, count: 5)
+        func requestsSent() async throws -> UInt64 {
+            try await pair.plane.statistics(router: pair.router).producers.first?.keyFrameRequestsSent ?? 0
+        }
+        // The first subscriber's consumer asked once, when its keys existed, not before.
+        #expect(try await requestsSent() == 1)
+        let joiner = try WebRTCTestPeer()
+        let joinerTransport = try await pair.plane.createWebRTCTransport(router: pair.router)
+        let producer = try #require(try await pair.plane.statistics(router: pair.router).producers.first?.producerID)
+        _ = try await pair.plane.consume(transport: joinerTransport.transportID, producer: producer, pauseReasons: [])
+        #expect(try await requestsSent() == 1, "no request before the joiner's keys exist")
+        try await pair.plane.connectWebRTCTransport(joinerTransport.transportID, remote: joiner.remoteParameters)
+        joiner.target(joinerTransport)
+        #expect(try await onOwnThread { joiner.check() } == .success(mappedPort: joiner.peer.port))
+        #expect(try await onOwnThread { try joiner.handshake() } == .aeadAES128GCM)
+        var sent = try await requestsSent()
+        for _ in 0..<250 where sent < 2 {
+            try await Task.sleep(for: .milliseconds(20))
+            sent = try await requestsSent()
+        }
+        #expect(sent == 2, "the joiner's first request waited for the one-minute interval")
+    }
+
     @Test func transportsShareOneWorkerPortAndEachGetsOnlyItsOwnMedia() async throws {
         let pair = try await Self.connectedPair(
             configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_220...46_229, webRTCSharedPort: 46_230))
