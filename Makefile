@@ -97,7 +97,7 @@ run: srtp
 # minimal C forwarder linked against the same build), summed up side by side.
 BENCH_RESULTS ?= bench-results
 C_REFERENCE := .build-srtp/c-reference
-bench: release
+bench: release interop-peers
 	scripts/bench-suite.sh "$$($(SWIFT) build -c release $(SCRATCH) --show-bin-path)" $(BENCH_RESULTS)
 	cd Benchmarks && $(SWIFT) package $(SCRATCH) --allow-writing-to-package-directory benchmark --skip-target ForwardingBenchmark
 	@mkdir -p $(BENCH_RESULTS) $(C_REFERENCE)

@@ -24,4 +24,7 @@ run room room --clients 6
 run audio-only audio-only --clients 200
 run soak soak --clients 100 --duration 60
 echo
+echo "== webrtc-join (aiortc publisher and subscribers)"
+python3 "$(dirname "$0")/webrtc-join.py" --bin "$bin" --joins 15 --json "$results/webrtc-join.json"
+echo
 echo "Reports: $results/*.json, timelines: $results/*.svg"
