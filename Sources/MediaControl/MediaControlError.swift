@@ -10,7 +10,10 @@ public enum MediaControlError: Error, Equatable, Sendable {
     case differentRouters(ProducerID, TransportID)
     /// Another producer on the transport already sends with this SSRC.
     case ssrcInUse(UInt32)
-    /// A parameter the media plane cannot use; `reason` names it.
+    /// A parameter of a client's request the media plane cannot use, and why; signaling names the
+    /// request field it came from.
+    case invalidParameter(MediaParameter, problem: String)
+    /// Parameters the media plane cannot use, not of a client's making; `reason` names them.
     case invalidParameters(reason: String)
     /// A system call failed; `call` names it and `errno` is the system's code.
     case system(call: String, errno: Int32)

@@ -123,19 +123,19 @@ public final class MediaPlane: MediaControl {
         router routerID: RouterID, options: PlainTransportOptions
     ) async throws(MediaControlError) -> PlainTransportParameters {
         let worker = try self.worker(of: routerID)
-        let clientProfile = try Self.profile(named: options.clientSRTP.profile)
-        let routerProfile = try options.routerProfile.map { name throws(MediaControlError) in try Self.profile(named: name) }
+        let clientProfile = try Self.profile(named: options.clientSRTP.profile, parameter: .srtpProfile)
+        let routerProfile = try options.routerProfile.map { name throws(MediaControlError) in try Self.profile(named: name, parameter: nil) }
             ?? clientProfile
         let clientKeys: SRTPKeyMaterial
         do throws(SRTPError) {
             clientKeys = try SRTPKeyMaterial(profile: clientProfile, sdesKeyParameter: options.clientSRTP.keyParameter)
         } catch {
-            throw .invalidParameters(reason: "clientSRTP.keyParameter: \(error)")
+            throw .invalidParameter(.srtpKey, problem: "\(error)")
         }
         var remote: IPv4Address?
         if let address = options.remoteAddress {
             guard let parsed = IPv4Address(address.host, port: address.port) else {
-                throw .invalidParameters(reason: "remoteAddress host \"\(address.host)\" is not an IPv4 address")
+                throw .invalidParameter(.remoteAddress, problem: "\"\(address.host)\" is not an IPv4 address")
             }
             remote = parsed
         }
@@ -228,7 +228,7 @@ public final class MediaPlane: MediaControl {
 
     public func connectWebRTCTransport(_ transportID: TransportID, remote: WebRTCRemoteParameters) async throws(MediaControlError) {
         guard DTLSFingerprintDigest.supportedAlgorithms.contains(remote.fingerprint.algorithm.lowercased()) else {
-            throw .invalidParameters(reason: "fingerprint algorithm \"\(remote.fingerprint.algorithm)\" is not supported")
+            throw .invalidParameter(.dtlsFingerprint, problem: "fingerprint algorithm \"\(remote.fingerprint.algorithm)\" is not supported")
         }
         try await withWebRTCTransport(transportID) { transport in
             transport.connectWebRTC(remote: remote, now: MediaClock.monotonicNow())
@@ -246,7 +246,7 @@ public final class MediaPlane: MediaControl {
             throw .invalidParameters(reason: "fault injection is off (media.faultInjection in the configuration)")
         }
         guard (0...1).contains(dropShare) else {
-            throw .invalidParameters(reason: "dropShare must be between 0 and 1, not \(dropShare)")
+            throw .invalidParameter(.dropShare, problem: "must be between 0 and 1, not \(dropShare)")
         }
         let (routerID, worker) = try locate(transportID)
         let found: Bool = await onThread(of: worker) {
@@ -463,10 +463,12 @@ public final class MediaPlane: MediaControl {
         guard found else { throw .unknownConsumer(consumerID) }
     }
 
-    private static func profile(named name: String) throws(MediaControlError) -> SRTPProfile {
+    /// - Parameter parameter: The client's parameter the name came from; nil for the router's own.
+    private static func profile(named name: String, parameter: MediaParameter?) throws(MediaControlError) -> SRTPProfile {
         guard let profile = SRTPProfile(rawValue: name) else {
             let known = SRTPProfile.allCases.map(\.rawValue).joined(separator: ", ")
-            throw .invalidParameters(reason: "unknown SRTP profile \"\(name)\"; expected one of \(known)")
+            let problem = "unknown SRTP profile \"\(name)\"; expected one of \(known)"
+            throw parameter.map { .invalidParameter($0, problem: problem) } ?? .invalidParameters(reason: problem)
         }
         return profile
     }

@@ -113,7 +113,7 @@ struct RESTRoutes: Sendable {
             do {
                 body = Data(try await request.body.collect(upTo: Self.maximumBodyBytes).readableBytesView)
             } catch {
-                throw SignalingError(.invalidParams, "request body is larger than \(Self.maximumBodyBytes) bytes")
+                throw .invalidParams("body", "larger than \(Self.maximumBodyBytes) bytes")
             }
             guard let result = try await action(body) else { return Response(status: status) }
             return Self.json(result, status: status)
@@ -137,7 +137,7 @@ struct RESTRoutes: Sendable {
         do {
             return try JSONDecoder().decode(type, from: body)
         } catch {
-            throw SignalingError(.invalidParams, "request body: \(describeDecodingError(error))")
+            throw SignalingError(.invalidParams, describeDecodingError(error, under: "body"))
         }
     }
 

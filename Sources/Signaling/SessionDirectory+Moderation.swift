@@ -5,6 +5,14 @@ extension SessionDirectory {
     public enum Requester: Equatable, Sendable {
         case connection(String)
         case application
+
+        /// Where the fields of its requests are: `params` of a WebSocket request, the REST `body`.
+        var parametersPath: String {
+            switch self {
+            case .connection: "params"
+            case .application: "body"
+            }
+        }
     }
 
     /// Delivers a signal to one connection or, without `to`, to every connection (the sender too).
@@ -18,7 +26,7 @@ extension SessionDirectory {
             }
             sender = connectionId
         }
-        try SignalRules.validate(type: parameters.type, data: parameters.data)
+        try SignalRules.validate(type: parameters.type, data: parameters.data, at: requester.parametersPath)
         guard let session = sessions[sessionId] else { throw SignalingError(.notFound, "no session \(sessionId)") }
         let delivery = SessionEvent.signal(SignalDelivery(from: sender, type: parameters.type, data: parameters.data))
         if let target = parameters.to {

@@ -29,7 +29,7 @@ extension SessionDirectory {
             plainAnswer = Self.answer(transport)
         case (nil, let sdpOffer?):
             guard parameters.audio == nil, parameters.video == nil else {
-                throw SignalingError(.invalidParams, "audio and video come from sdpOffer; leave them out of a WebRTC publish")
+                throw .invalidParams("params", "audio and video come from sdpOffer; leave them out of a WebRTC publish")
             }
             let negotiated = try await negotiatePublisher(sdpOffer: sdpOffer, in: sessionId)
             transportID = negotiated.state.transport.transportID
@@ -43,9 +43,9 @@ extension SessionDirectory {
             }
             webRTC = negotiated
         case (nil, nil):
-            throw SignalingError(.invalidParams, "publish needs transport (plain SRTP) or sdpOffer (WebRTC)")
+            throw .invalidParams("params", "publish needs transport (plain SRTP) or sdpOffer (WebRTC)")
         case (_?, _?):
-            throw SignalingError(.invalidParams, "publish takes transport (plain SRTP) or sdpOffer (WebRTC), not both")
+            throw .invalidParams("params", "publish takes transport (plain SRTP) or sdpOffer (WebRTC), not both")
         }
         var audio: PublishedTrack?
         var video: PublishedTrack?
@@ -106,10 +106,10 @@ extension SessionDirectory {
         let stream = try ownedStream(update.streamId, by: connectionId, in: sessionId)
         if let dimensions = update.videoDimensions { try Self.validate(dimensions) }
         if update.publishVideo == true, stream.video == nil {
-            throw SignalingError(.invalidParams, "publishVideo: stream \(update.streamId) has no video track")
+            throw .invalidParams("params.publishVideo", "stream \(update.streamId) has no video track")
         }
         if update.publishAudio == true, stream.audio == nil {
-            throw SignalingError(.invalidParams, "publishAudio: stream \(update.streamId) has no audio track")
+            throw .invalidParams("params.publishAudio", "stream \(update.streamId) has no audio track")
         }
         var consumerChanges: [ConsumerChange] = []
         if let publishAudio = update.publishAudio, publishAudio != stream.info.hasAudio {
@@ -173,33 +173,33 @@ extension SessionDirectory {
 
     private static func validate(_ parameters: PublishParameters) throws(SignalingError) {
         guard parameters.audio != nil || parameters.video != nil else {
-            throw SignalingError(.invalidParams, "publish needs an audio or a video track")
+            throw .invalidParams("params", "publish needs an audio or a video track")
         }
         if let audio = parameters.audio, audio.codec != .opus {
-            throw SignalingError(.invalidParams, "audio.codec must be opus, not \(audio.codec.rawValue)")
+            throw .invalidParams("params.audio.codec", "must be opus, not \(audio.codec.rawValue)")
         }
         if let video = parameters.video, video.codec != .vp8 {
-            throw SignalingError(.invalidParams, "video.codec must be vp8, not \(video.codec.rawValue)")
+            throw .invalidParams("params.video.codec", "must be vp8, not \(video.codec.rawValue)")
         }
         var ssrcs: Set<UInt32> = []
         for (name, track) in [("audio", parameters.audio), ("video", parameters.video)] {
             guard let track else { continue }
             for (field, payloadType) in [("payloadType", track.payloadType), ("rtxPayloadType", track.rtxPayloadType)] {
                 if let payloadType, !(96...127).contains(payloadType) {
-                    throw SignalingError(.invalidParams, "\(name).\(field) must be a dynamic payload type (96-127), not \(payloadType)")
+                    throw .invalidParams("params.\(name).\(field)", "must be a dynamic payload type (96-127), not \(payloadType)")
                 }
             }
             if (track.rtxSsrc == nil) != (track.rtxPayloadType == nil) {
-                throw SignalingError(.invalidParams, "\(name): rtxSsrc and rtxPayloadType go together")
+                throw .invalidParams("params.\(name)", "rtxSsrc and rtxPayloadType go together")
             }
             for ssrc in [track.ssrc, track.rtxSsrc].compactMap({ $0 }) {
                 guard ssrcs.insert(ssrc).inserted else {
-                    throw SignalingError(.invalidParams, "\(name): SSRC \(ssrc) is used twice in this stream")
+                    throw .invalidParams("params.\(name)", "SSRC \(ssrc) is used twice in this stream")
                 }
             }
         }
         if let name = parameters.name, name.count > maximumStreamNameCharacters {
-            throw SignalingError(.invalidParams, "name has \(name.count) characters; the limit is \(maximumStreamNameCharacters)")
+            throw .invalidParams("params.name", "has \(name.count) characters; the limit is \(maximumStreamNameCharacters)")
         }
         if let dimensions = parameters.videoDimensions {
             try validate(dimensions)
@@ -208,7 +208,7 @@ extension SessionDirectory {
 
     static func validate(_ dimensions: VideoDimensions) throws(SignalingError) {
         guard (1...16384).contains(dimensions.width), (1...16384).contains(dimensions.height) else {
-            throw SignalingError(.invalidParams, "videoDimensions must be 1-16384 pixels each way, not \(dimensions.width)x\(dimensions.height)")
+            throw .invalidParams("params.videoDimensions", "must be 1-16384 pixels each way, not \(dimensions.width)x\(dimensions.height)")
         }
     }
 

@@ -31,9 +31,9 @@ extension SessionDirectory {
             transportID = transport.transportID
             webRTCTransport = transport
         case (nil, false):
-            throw SignalingError(.invalidParams, "subscribe needs transport (plain SRTP) or webrtc: true")
+            throw .invalidParams("params", "subscribe needs transport (plain SRTP) or webrtc: true")
         case (_?, true):
-            throw SignalingError(.invalidParams, "subscribe takes transport (plain SRTP) or webrtc: true, not both")
+            throw .invalidParams("params", "subscribe takes transport (plain SRTP) or webrtc: true, not both")
         }
         var audio: ConsumerParameters?
         var video: ConsumerParameters?

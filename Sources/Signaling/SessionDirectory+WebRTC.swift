@@ -26,7 +26,7 @@ extension SessionDirectory {
                 negotiated = try PublisherNegotiation.answer(
                     offer: offer, local: Self.localDescription(local), sessionID: state.sdpSessionID, sessionVersion: state.sdpVersion)
             } catch {
-                throw SignalingError(.invalidParams, "sdpOffer: \(error)")
+                throw .invalidParams("params.sdpOffer", "\(error)")
             }
             var result = PublisherNegotiationResult(state: state, sdpAnswer: negotiated.answer.description)
             for track in negotiated.tracks {
@@ -34,11 +34,11 @@ extension SessionDirectory {
                 case "audio" where result.audio == nil: result.audio = track
                 case "video" where result.video == nil: result.video = track
                 default:
-                    throw SignalingError(
-                        .invalidParams, "sdpOffer: media section \(track.mid) is a second \(track.kind) track; a stream carries one audio and one video track")
+                    throw .invalidParams(
+                        "params.sdpOffer", "media section \(track.mid) is a second \(track.kind) track; a stream carries one audio and one video track")
                 }
             }
-            try await connect(local.transportID, to: negotiated.remote)
+            try await connect(local.transportID, to: negotiated.remote, from: "sdpOffer")
             return result
         } catch {
             await closeTransports([local.transportID])
@@ -76,16 +76,16 @@ extension SessionDirectory {
     public func answerSubscriber(sessionId: String, connectionId: String, answer: SubscriberAnswer) async throws(SignalingError) {
         let subscriber = try ownedSubscriber(answer.subscriberId, by: connectionId, in: sessionId)
         guard let webRTC = subscriber.webRTC else {
-            throw SignalingError(.invalidParams, "subscriber \(answer.subscriberId) uses a plain transport; answerSubscriber is for WebRTC subscribers")
+            throw .invalidParams("params.subscriberId", "subscriber \(answer.subscriberId) uses a plain transport; answerSubscriber is for WebRTC subscribers")
         }
         let parsed = try Self.parse(answer.sdpAnswer, field: "sdpAnswer")
         let remote: RemoteTransportDescription
         do throws(SDPError) {
             remote = try SubscriberNegotiation.acceptAnswer(parsed, to: webRTC.offer)
         } catch {
-            throw SignalingError(.invalidParams, "sdpAnswer: \(error)")
+            throw .invalidParams("params.sdpAnswer", "\(error)")
         }
-        try await connect(subscriber.transportID, to: remote)
+        try await connect(subscriber.transportID, to: remote, from: "sdpAnswer")
     }
 
     /// ICE restart: a publisher brings a new offer and gets a new answer; a subscriber gets a new offer
@@ -95,10 +95,10 @@ extension SessionDirectory {
         case (let streamId?, nil):
             let stream = try ownedStream(streamId, by: connectionId, in: sessionId)
             guard var webRTC = stream.webRTC else {
-                throw SignalingError(.invalidParams, "stream \(streamId) uses a plain transport; ICE restart is for WebRTC")
+                throw .invalidParams("params.streamId", "stream \(streamId) uses a plain transport; ICE restart is for WebRTC")
             }
             guard let sdpOffer = parameters.sdpOffer else {
-                throw SignalingError(.invalidParams, "restartIce for a stream needs sdpOffer (made with iceRestart)")
+                throw .invalidParams("params.sdpOffer", "required to restart ICE for a stream (an offer made with iceRestart)")
             }
             let offer = try Self.parse(sdpOffer, field: "sdpOffer")
             let remoteICE: ICEParameters
@@ -107,7 +107,7 @@ extension SessionDirectory {
                 let probe = try PublisherNegotiation.answer(offer: offer, local: Self.placeholderLocal, sessionID: 0)
                 remoteICE = ICEParameters(usernameFragment: probe.remote.iceUsernameFragment, password: probe.remote.icePassword)
             } catch {
-                throw SignalingError(.invalidParams, "sdpOffer: \(error)")
+                throw .invalidParams("params.sdpOffer", "\(error)")
             }
             webRTC.transport.ice = try await restartICE(stream.transportID, remote: remoteICE)
             webRTC.sdpVersion += 1
@@ -118,12 +118,12 @@ extension SessionDirectory {
                     sessionVersion: webRTC.sdpVersion)
                 return ICERestartResult(sdpAnswer: negotiated.answer.description)
             } catch {
-                throw SignalingError(.invalidParams, "sdpOffer: \(error)")
+                throw .invalidParams("params.sdpOffer", "\(error)")
             }
         case (nil, let subscriberId?):
             let subscriber = try ownedSubscriber(subscriberId, by: connectionId, in: sessionId)
             guard var webRTC = subscriber.webRTC else {
-                throw SignalingError(.invalidParams, "subscriber \(subscriberId) uses a plain transport; ICE restart is for WebRTC")
+                throw .invalidParams("params.subscriberId", "subscriber \(subscriberId) uses a plain transport; ICE restart is for WebRTC")
             }
             webRTC.transport.ice = try await restartICE(subscriber.transportID, remote: nil)
             webRTC.sdpVersion += 1
@@ -133,7 +133,7 @@ extension SessionDirectory {
             sessions[sessionId]?.subscribers[subscriberId]?.webRTC = webRTC
             return ICERestartResult(sdpOffer: webRTC.offer.description)
         default:
-            throw SignalingError(.invalidParams, "restartIce takes either streamId (with sdpOffer) or subscriberId")
+            throw .invalidParams("params", "restartIce takes either streamId (with sdpOffer) or subscriberId")
         }
     }
 
@@ -169,7 +169,7 @@ extension SessionDirectory {
         do {
             try await media.setFaultInjection(transport: subscriber.transportID, dropShare: dropShare)
         } catch {
-            throw Self.mediaError(error)
+            throw Self.mediaError(error, at: "body")
         }
     }
 
@@ -182,14 +182,15 @@ extension SessionDirectory {
         }
     }
 
-    private func connect(_ transportID: TransportID, to remote: RemoteTransportDescription) async throws(SignalingError) {
+    /// - Parameter sdpField: The request field the remote description came from, for errors.
+    private func connect(_ transportID: TransportID, to remote: RemoteTransportDescription, from sdpField: String) async throws(SignalingError) {
         let parameters = WebRTCRemoteParameters(
             ice: ICEParameters(usernameFragment: remote.iceUsernameFragment, password: remote.icePassword),
             fingerprint: CertificateFingerprint(algorithm: remote.fingerprint.algorithm, bytes: remote.fingerprint.bytes))
         do {
             try await media.connectWebRTCTransport(transportID, remote: parameters)
         } catch {
-            throw Self.mediaError(error)
+            throw Self.mediaError(error, at: "params", sdpField: sdpField)
         }
     }
 
@@ -205,7 +206,7 @@ extension SessionDirectory {
         do throws(SDPError) {
             return try SessionDescription(parsing: text)
         } catch {
-            throw SignalingError(.invalidParams, "\(field): \(error)")
+            throw .invalidParams("params.\(field)", "\(error)")
         }
     }
 

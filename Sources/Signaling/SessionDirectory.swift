@@ -29,7 +29,7 @@ public actor SessionDirectory {
     /// Creates an empty session, with the id asked for or a new one.
     public func createSession(id requested: String?) throws(SignalingError) -> String {
         let id = requested ?? SessionIdentifier.make(prefix: "s_")
-        guard SessionIdentifier.isValid(id) else { throw SignalingError(.invalidParams, "sessionId \(SessionIdentifier.rule)") }
+        guard SessionIdentifier.isValid(id) else { throw .invalidParams("body.sessionId", SessionIdentifier.rule) }
         if sessions[id] == nil {
             guard sessions.count < limits.sessions else {
                 throw SignalingError(.limitReached, "this server already holds \(limits.sessions) sessions")
@@ -228,12 +228,24 @@ public actor SessionDirectory {
         }
     }
 
-    static func mediaError(_ error: MediaControlError) -> SignalingError {
+    /// What a media-plane refusal means for the client. `root` is where the request's fields are
+    /// (`params`, or a REST `body`); `sdpField` the SDP the remote description came from.
+    static func mediaError(_ error: MediaControlError, at root: String = "params", sdpField: String = "sdpOffer") -> SignalingError {
         switch error {
-        case .invalidParameters(let reason): SignalingError(.invalidParams, reason)
-        case .ssrcInUse(let ssrc): SignalingError(.invalidParams, "SSRC \(ssrc) is already in use on this transport")
-        case .noFreePort(let lowest, let highest): SignalingError(.limitReached, "no free media port in \(lowest)-\(highest)")
-        default: SignalingError(.mediaError, "\(error)")
+        case .invalidParameter(let parameter, let problem):
+            let field =
+                switch parameter {
+                case .srtpProfile: "transport.srtp.profile"
+                case .srtpKey: "transport.srtp.key"
+                case .remoteAddress: "transport.remote.host"
+                case .dtlsFingerprint: sdpField
+                case .dropShare: "dropShare"
+                }
+            return .invalidParams("\(root).\(field)", problem)
+        case .invalidParameters(let reason): return .invalidParams(root, reason)
+        case .ssrcInUse(let ssrc): return .invalidParams(root, "SSRC \(ssrc) is already in use on this transport")
+        case .noFreePort(let lowest, let highest): return SignalingError(.limitReached, "no free media port in \(lowest)-\(highest)")
+        default: return SignalingError(.mediaError, "\(error)")
         }
     }
 }

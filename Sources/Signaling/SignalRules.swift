@@ -5,18 +5,18 @@ public enum SignalRules {
     public static let maximumTypeCharacters = 128
     public static let maximumDataBytes = 8192
 
-    /// Checks a signal's `type` and `data`, naming what is wrong.
-    public static func validate(type: String, data: String) throws(SignalingError) {
+    /// Checks a signal's `type` and `data`, naming what is wrong; `root` is where the two fields are
+    /// (`params` in a WebSocket request, `body` in a REST one).
+    public static func validate(type: String, data: String, at root: String = "params") throws(SignalingError) {
         guard type.count <= maximumTypeCharacters else {
-            throw SignalingError(.invalidParams, "signal type has \(type.count) characters; the limit is \(maximumTypeCharacters)")
+            throw .invalidParams("\(root).type", "has \(type.count) characters; the limit is \(maximumTypeCharacters)")
         }
         if let bad = type.unicodeScalars.first(where: { !isAllowed($0) }) {
-            throw SignalingError(
-                .invalidParams, "signal type contains \"\(bad)\"; only A-Z a-z 0-9 - _ ~ are allowed")
+            throw .invalidParams("\(root).type", "contains \"\(bad)\"; only A-Z a-z 0-9 - _ ~ are allowed")
         }
         let bytes = data.utf8.count
         guard bytes <= maximumDataBytes else {
-            throw SignalingError(.invalidParams, "signal data is \(bytes) bytes; the limit is \(maximumDataBytes)")
+            throw .invalidParams("\(root).data", "is \(bytes) bytes; the limit is \(maximumDataBytes)")
         }
     }
 

@@ -26,6 +26,10 @@ public struct ClientMessage: Equatable, Sendable {
         var method: String
     }
 
+    private struct IdentifierOnly: Decodable {
+        var id: Int
+    }
+
     private struct ParametersOnly<Parameters: Decodable>: Decodable {
         var params: Parameters
     }
@@ -41,7 +45,9 @@ public struct ClientMessage: Equatable, Sendable {
         do {
             envelope = try decoder.decode(Envelope.self, from: data)
         } catch {
-            let readableID = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["id"] as? Int
+            // Only an integer literal that fits is an id; JSONSerialization would read `true` as 1
+            // and round a number past Int64 to another integer.
+            let readableID = (try? decoder.decode(IdentifierOnly.self, from: data))?.id
             return .failure(Rejection(id: readableID, error: SignalingError(.malformedMessage, describeDecodingError(error))))
         }
         guard envelope.v == SignalingProtocolVersion.current else {
@@ -129,20 +135,21 @@ extension ClientMessage: Encodable {
     }
 }
 
-/// A one-line account of a decoding failure that names the field, for error replies and REST errors.
-public func describeDecodingError(_ error: any Error) -> String {
-    guard let error = error as? DecodingError else { return "\(error)" }
+/// A one-line account of a decoding failure that names the field, for error replies and REST errors:
+/// `<path>: <problem>`, the path starting at `root` when given (`body` for a REST body; a WebSocket
+/// message's own keys, `params` among them, need none).
+public func describeDecodingError(_ error: any Error, under root: String? = nil) -> String {
+    guard let error = error as? DecodingError else { return root.map { "\($0): \(error)" } ?? "\(error)" }
     func path(_ codingPath: [any CodingKey]) -> String {
-        let joined = codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        let joined = (root ?? "") + codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
         return joined.hasPrefix(".") ? String(joined.dropFirst()) : joined
     }
     switch error {
     case .dataCorrupted(let context):
         let location = path(context.codingPath)
-        if location.isEmpty {
-            return context.underlyingError == nil ? context.debugDescription : "not valid JSON"
-        }
-        return "\(location): \(context.debugDescription)"
+        // At the root, nothing but the JSON itself can be corrupt.
+        let problem = context.codingPath.isEmpty ? "not valid JSON" : context.debugDescription
+        return location.isEmpty ? problem : "\(location): \(problem)"
     case .keyNotFound(let key, let context):
         return "\(path(context.codingPath + [key])): required field is missing"
     case .typeMismatch(let type, let context):

@@ -48,12 +48,12 @@ struct WebClientRoutes: Sendable {
         let query = request.uri.queryParameters
         let sessionId = query.get("sessionId") ?? "demo"
         guard TokenAuthority.isValidSessionId(sessionId) else {
-            return Self.json(["code": "invalidParams", "message": "sessionId \(TokenAuthority.sessionIdRule)"], status: .badRequest)
+            return Self.json(["code": "invalidParams", "message": "query.sessionId: \(TokenAuthority.sessionIdRule)"], status: .badRequest)
         }
         let roleName = query.get("role") ?? Role.publisher.rawValue
         guard let role = Role(rawValue: roleName) else {
             let known = Role.allCases.map(\.rawValue).joined(separator: ", ")
-            return Self.json(["code": "invalidParams", "message": "role \"\(roleName)\" is not one of \(known)"], status: .badRequest)
+            return Self.json(["code": "invalidParams", "message": "query.role: \"\(roleName)\" is not one of \(known)"], status: .badRequest)
         }
         do {
             let token = try await tokens.mintClientToken(

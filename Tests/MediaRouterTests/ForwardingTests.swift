@@ -203,7 +203,7 @@ import Testing
         defer { plane.shutdown() }
         let router = try await plane.createRouter()
         let peer = try TestPeer()
-        await #expect(throws: MediaControlError.invalidParameters(reason: "unknown SRTP profile \"ROT13\"; expected one of AEAD_AES_128_GCM, AEAD_AES_256_GCM, AES_CM_128_HMAC_SHA1_80, AES_CM_128_HMAC_SHA1_32")) {
+        await #expect(throws: MediaControlError.invalidParameter(.srtpProfile, problem: "unknown SRTP profile \"ROT13\"; expected one of AEAD_AES_128_GCM, AEAD_AES_256_GCM, AES_CM_128_HMAC_SHA1_80, AES_CM_128_HMAC_SHA1_32")) {
             _ = try await plane.createPlainTransport(
                 router: router, options: PlainTransportOptions(clientSRTP: SRTPParameters(profile: "ROT13", keyParameter: "inline:x")))
         }

@@ -20,16 +20,16 @@ import Testing
     }
 
     @Test func aTypeOverTheLimitIsRefused() {
-        #expect(refusal(type: String(repeating: "a", count: 129), data: "")?.message == "signal type has 129 characters; the limit is 128")
+        #expect(refusal(type: String(repeating: "a", count: 129), data: "")?.message == "params.type: has 129 characters; the limit is 128")
     }
 
     @Test func aTypeWithAForbiddenCharacterNamesIt() {
-        #expect(refusal(type: "chat message", data: "")?.message == "signal type contains \" \"; only A-Z a-z 0-9 - _ ~ are allowed")
+        #expect(refusal(type: "chat message", data: "")?.message == "params.type: contains \" \"; only A-Z a-z 0-9 - _ ~ are allowed")
         #expect(refusal(type: "é", data: "")?.code == .invalidParams)
     }
 
     @Test func dataOverEightKilobytesIsRefused() {
         // 4097 two-byte characters: under 8192 characters, over 8192 bytes.
-        #expect(refusal(type: "t", data: String(repeating: "é", count: 4097))?.message == "signal data is 8194 bytes; the limit is 8192")
+        #expect(refusal(type: "t", data: String(repeating: "é", count: 4097))?.message == "params.data: is 8194 bytes; the limit is 8192")
     }
 }

@@ -112,17 +112,28 @@ import Testing
         let badProfile = PublishParameters(
             audio: TrackDescription(codec: .opus, payloadType: 111, ssrc: 1),
             transport: TransportOffer(srtp: SRTPKeying(profile: "ROT13", key: "inline:AAAA")))
-        let profileError = try await client.refusal(.publish(badProfile))
-        #expect(profileError?.code == .invalidParams)
-        #expect(profileError?.message.contains("ROT13") == true)
+        #expect(
+            try await client.refusal(.publish(badProfile)) == .invalidParams(
+                "params.transport.srtp.profile",
+                "unknown SRTP profile \"ROT13\"; expected one of AEAD_AES_128_GCM, AEAD_AES_256_GCM, AES_CM_128_HMAC_SHA1_80, AES_CM_128_HMAC_SHA1_32"))
+        let badKey = PublishParameters(
+            audio: TrackDescription(codec: .opus, payloadType: 111, ssrc: 1),
+            transport: TransportOffer(srtp: SRTPKeying(profile: "AEAD_AES_128_GCM", key: "inline:AAAA")))
+        #expect(try await client.refusal(.publish(badKey))?.message.hasPrefix("params.transport.srtp.key: ") == true)
+        let badAddress = PublishParameters(
+            audio: TrackDescription(codec: .opus, payloadType: 111, ssrc: 1),
+            transport: TransportOffer(
+                remote: EndpointAddress(host: "example.com", port: 5000),
+                srtp: SRTPKeying(profile: "AEAD_AES_128_GCM", key: "inline:" + String(repeating: "A", count: 38) + "==")))
+        #expect(try await client.refusal(.publish(badAddress)) == .invalidParams("params.transport.remote.host", "\"example.com\" is not an IPv4 address"))
         let videoAsAudio = PublishParameters(
             audio: TrackDescription(codec: .vp8, payloadType: 96, ssrc: 1),
             transport: TransportOffer(srtp: SRTPKeying(profile: "AEAD_AES_128_GCM", key: "inline:AAAA")))
-        #expect(try await client.refusal(.publish(videoAsAudio)) == SignalingError(.invalidParams, "audio.codec must be opus, not vp8"))
+        #expect(try await client.refusal(.publish(videoAsAudio)) == SignalingError(.invalidParams, "params.audio.codec: must be opus, not vp8"))
         let staticPayloadType = PublishParameters(
             audio: TrackDescription(codec: .opus, payloadType: 0, ssrc: 1),
             transport: TransportOffer(srtp: SRTPKeying(profile: "AEAD_AES_128_GCM", key: "inline:AAAA")))
-        #expect(try await client.refusal(.publish(staticPayloadType))?.message == "audio.payloadType must be a dynamic payload type (96-127), not 0")
+        #expect(try await client.refusal(.publish(staticPayloadType))?.message == "params.audio.payloadType: must be a dynamic payload type (96-127), not 0")
         try await harness.stop()
     }
 }

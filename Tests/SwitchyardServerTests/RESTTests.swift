@@ -22,6 +22,10 @@ import Testing
         return ((response as! HTTPURLResponse).statusCode, data)
     }
 
+    private func errorMessage(_ body: Data) -> String? {
+        (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["message"] as? String
+    }
+
     private func errorCode(_ body: Data) -> String? {
         (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["code"] as? String
     }
@@ -42,7 +46,7 @@ import Testing
         #expect(grant.role == .subscriber)
         let badRole = try await call(harness, "GET", "/v1/dev/token?role=admin", token: nil)
         #expect(badRole.status == 400)
-        #expect(String(decoding: badRole.body, as: UTF8.self).contains("role \\\"admin\\\" is not one of"))
+        #expect(String(decoding: badRole.body, as: UTF8.self).contains("query.role: \\\"admin\\\" is not one of"))
         try await harness.stop()
 
         let production = try await DaemonHarness.start {
@@ -104,10 +108,13 @@ import Testing
         let rest = try await harness.restToken()
         let notJSON = try await call(harness, "POST", "/v1/sessions", token: rest, body: "{oops")
         #expect(notJSON.status == 400 && errorCode(notJSON.body) == "invalidParams")
+        #expect(errorMessage(notJSON.body) == "body: not valid JSON")
         let badId = try await call(harness, "POST", "/v1/sessions", token: rest, body: #"{"sessionId":"has spaces"}"#)
         #expect(badId.status == 400)
+        #expect(errorMessage(badId.body) == "body.sessionId: must be 1 to 128 characters of A-Z a-z 0-9 - _")
         let missingField = try await call(harness, "POST", "/v1/sessions/x/signal", token: rest, body: #"{"data":"no type"}"#)
         #expect(missingField.status == 400)
+        #expect(errorMessage(missingField.body) == "body.type: required field is missing")
         #expect(String(decoding: missingField.body, as: UTF8.self).contains("type: required field is missing"))
         #expect(try await call(harness, "GET", "/v1/sessions/never-made", token: rest).status == 404)
         #expect(try await call(harness, "DELETE", "/v1/sessions/never-made/streams/st_1", token: rest).status == 404)

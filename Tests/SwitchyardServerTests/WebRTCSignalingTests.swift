@@ -35,7 +35,7 @@ import Testing
         #expect(refusal?.message.contains("H264, VP9") == true)
         let garbage = try await first.refusal(.publish(PublishParameters(sdpOffer: "hello")))
         #expect(garbage?.code == .invalidParams)
-        #expect(garbage?.message.hasPrefix("sdpOffer: line 1") == true, "\(garbage?.message ?? "")")
+        #expect(garbage?.message.hasPrefix("params.sdpOffer: line 1") == true, "\(garbage?.message ?? "")")
         guard case .publish(let published) = try await second.call(.publish(PublishParameters(name: "cam", sdpOffer: Self.publisherOffer())))
         else { throw WebSocketTestClient.Failure.timedOut("publish reply") }
         let answer = try #require(published.sdpAnswer)
@@ -56,16 +56,16 @@ import Testing
             .publish(
                 PublishParameters(
                     transport: TransportOffer(srtp: SRTPKeying(profile: "AEAD_AES_128_GCM", key: "inline:x")), sdpOffer: Self.publisherOffer())))
-        #expect(both?.message == "publish takes transport (plain SRTP) or sdpOffer (WebRTC), not both")
+        #expect(both?.message == "params: publish takes transport (plain SRTP) or sdpOffer (WebRTC), not both")
         let neither = try await client.refusal(.publish(PublishParameters(name: "nothing")))
-        #expect(neither?.message == "publish needs transport (plain SRTP) or sdpOffer (WebRTC)")
+        #expect(neither?.message == "params: publish needs transport (plain SRTP) or sdpOffer (WebRTC)")
         let tracks = try await client.refusal(
             .publish(PublishParameters(audio: TrackDescription(codec: .opus, payloadType: 111, ssrc: 1), sdpOffer: Self.publisherOffer())))
-        #expect(tracks?.message == "audio and video come from sdpOffer; leave them out of a WebRTC publish")
+        #expect(tracks?.message == "params: audio and video come from sdpOffer; leave them out of a WebRTC publish")
         guard case .publish(let published) = try await client.call(.publish(PublishParameters(sdpOffer: Self.publisherOffer())))
         else { throw WebSocketTestClient.Failure.timedOut("publish reply") }
         let subscribeNeither = try await client.refusal(.subscribe(SubscribeParameters(streamId: published.stream.streamId)))
-        #expect(subscribeNeither?.message == "subscribe needs transport (plain SRTP) or webrtc: true")
+        #expect(subscribeNeither?.message == "params: subscribe needs transport (plain SRTP) or webrtc: true")
         await client.close()
         try await daemon.stop()
     }
@@ -85,7 +85,7 @@ import Testing
         #expect(offer.contains("a=ssrc:\(try #require(subscribed.video).ssrc) cname:"))
         let garbage = try await client.refusal(.answerSubscriber(SubscriberAnswer(subscriberId: subscribed.subscriberId, sdpAnswer: "v=0\r\nx")))
         #expect(garbage?.code == .invalidParams)
-        #expect(garbage?.message.hasPrefix("sdpAnswer: line 2") == true, "\(garbage?.message ?? "")")
+        #expect(garbage?.message.hasPrefix("params.sdpAnswer: line 2") == true, "\(garbage?.message ?? "")")
         let passive = offer.replacingOccurrences(of: "a=setup:actpass", with: "a=setup:passive")
             .replacingOccurrences(of: "a=sendonly", with: "a=recvonly")
         let refused = try await client.refusal(.answerSubscriber(SubscriberAnswer(subscriberId: subscribed.subscriberId, sdpAnswer: passive)))
