@@ -127,7 +127,7 @@ let package = Package(
         .testTarget(
             name: "MediaRouterTests", dependencies: ["MediaRouter", "MediaControl", "Quality", "RTPWire", "SRTP", "TestSupport", "MediaTestSupport"]),
         .testTarget(name: "CLibraryTests", dependencies: ["COpus", "CVPX", "CSystemShims"]),
-        .testTarget(name: "SignalingProtocolTests", dependencies: ["SignalingProtocol"]),
+        .testTarget(name: "SignalingProtocolTests", dependencies: ["SignalingProtocol", "TestSupport"]),
         .testTarget(name: "SwitchyardClientTests", dependencies: ["SwitchyardClient"]),
         .testTarget(
             name: "SignalingTests",

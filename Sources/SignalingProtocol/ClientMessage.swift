@@ -40,6 +40,12 @@ public struct ClientMessage: Equatable, Sendable {
 
     /// Decodes one message, naming exactly what was wrong when it cannot.
     public static func decode(_ data: Data) -> Result<ClientMessage, Rejection> {
+        // JSONDecoder checks a string's escapes and UTF-8 only when it decodes that string, so a
+        // message broken inside params would pass the envelope and fail later as if its params were
+        // wrong; the whole text is checked first, as the documented order says.
+        guard (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil else {
+            return .failure(Rejection(id: nil, error: SignalingError(.malformedMessage, "not valid JSON")))
+        }
         let decoder = JSONDecoder()
         let envelope: Envelope
         do {

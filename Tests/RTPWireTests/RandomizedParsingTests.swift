@@ -22,7 +22,7 @@ import TestSupport
         let checker = Checker()
         var tally = RTPTally()
         for index in 0..<1_500 {
-            var bytes = Self.randomBytes(using: &generator)
+            var bytes = ByteMutations.randomBytes(using: &generator)
             // Half the inputs get V=2 so that they reach past the version check.
             if index % 2 == 0, !bytes.isEmpty { bytes[0] = bytes[0] & 0x3F | 0x80 }
             Self.exerciseRTP(bytes, checker: checker, tally: &tally, using: &generator)
@@ -44,7 +44,7 @@ import TestSupport
         #expect(tally.parsed == seeds.count, "every seed must parse before it is mutated")
         for _ in 0..<3_500 {
             let seed = seeds.randomElement(using: &generator)!
-            Self.exerciseRTP(Self.mutated(seed, using: &generator), checker: checker, tally: &tally, using: &generator)
+            Self.exerciseRTP(ByteMutations.mutated(seed, using: &generator), checker: checker, tally: &tally, using: &generator)
         }
         // Most single-byte changes land in payloads or leave the framing valid, so a healthy share
         // must still parse: the success paths, extension edits included, are what get exercised.
@@ -451,8 +451,8 @@ import TestSupport
         for index in 0..<3_000 {
             let input =
                 index < 1_000
-                ? Self.randomBytes(using: &generator)
-                : Self.mutated(seeds[index % seeds.count], using: &generator)
+                ? ByteMutations.randomBytes(using: &generator)
+                : ByteMutations.mutated(seeds[index % seeds.count], using: &generator)
             checker.input = input
             if let outcome = Self.exerciseVP8(input, checker: checker, using: &generator) {
                 parsed += 1
@@ -640,8 +640,8 @@ import TestSupport
         for index in 0..<2_000 {
             let input =
                 index < 800
-                ? Self.randomBytes(using: &generator)
-                : Self.mutated(seeds[index % seeds.count], using: &generator)
+                ? ByteMutations.randomBytes(using: &generator)
+                : ByteMutations.mutated(seeds[index % seeds.count], using: &generator)
             checker.input = input
             let result = input.withUnsafeBytes { buffer in
                 Result { () throws(OpusTableOfContentsError) in try OpusTableOfContents(parsing: buffer) }
@@ -717,35 +717,6 @@ import TestSupport
     }
 
     // MARK: Inputs
-
-    static let interestingBytes: [UInt8] = [0x00, 0x01, 0x0F, 0x10, 0x7F, 0x80, 0xBE, 0xDE, 0xF0, 0xFF]
-
-    /// Random bytes, 0–64 of them, or one time in ten 65–1500.
-    static func randomBytes(using generator: inout SeededGenerator) -> [UInt8] {
-        let count =
-            Int.random(in: 0..<10, using: &generator) == 0
-            ? Int.random(in: 65...1_500, using: &generator) : Int.random(in: 0...64, using: &generator)
-        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
-    }
-
-    /// `seed` after one to three edits: bit flips, byte overwrites (random or boundary values) and
-    /// truncations. Half the edits land in the first 32 bytes, where the flags and lengths are.
-    static func mutated(_ seed: [UInt8], using generator: inout SeededGenerator) -> [UInt8] {
-        var bytes = seed
-        for _ in 0..<Int.random(in: 1...3, using: &generator) {
-            guard !bytes.isEmpty else { break }
-            let reach = Bool.random(using: &generator) ? min(bytes.count, 32) : bytes.count
-            let index = Int.random(in: 0..<reach, using: &generator)
-            switch Int.random(in: 0..<10, using: &generator) {
-            case 0..<5: bytes[index] ^= 1 << UInt8.random(in: 0...7, using: &generator)
-            case 5, 6: bytes[index] = UInt8.random(in: 0...255, using: &generator)
-            case 7: bytes[index] = interestingBytes.randomElement(using: &generator)!
-            case 8: bytes.removeLast(Int.random(in: 1...min(bytes.count, 4), using: &generator))
-            default: bytes.removeLast(Int.random(in: 1...bytes.count, using: &generator))
-            }
-        }
-        return bytes
-    }
 
     // MARK: Helpers
 
