@@ -97,6 +97,16 @@ import Testing
         try await harness.stop()
     }
 
+    @Test func aPlainGetOfTheWebSocketPathIsToldToUpgrade() async throws {
+        let harness = try await DaemonHarness.start()
+        let client = try RawTCPClient(port: harness.port)
+        try client.send("GET /v1/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        let answer = try await client.readToEnd(seconds: 10)
+        #expect(statusLine(answer.bytes) == "HTTP/1.1 426 Upgrade Required")
+        #expect(String(decoding: answer.bytes, as: UTF8.self).contains("/v1/ws is a WebSocket"))
+        try await harness.stop()
+    }
+
     @Test func keptAliveRequestsStillWorkAfterTheFirst() async throws {
         let harness = try await DaemonHarness.start()
         let client = try RawTCPClient(port: harness.port)
