@@ -159,12 +159,17 @@ final class Consumer {
     }
 
     /// Starts a new run after a gap in what reached this consumer: from a key frame for video.
+    ///
+    /// A WebRTC consumer resumed before its transport's DTLS keys exist asks for nothing: the key
+    /// frame would arrive before it could be sent, and the request would hold back the one made
+    /// when the keys appear (Transport+WebRTC), which is the one that counts.
     /// - Parameter asNewReceiver: The consumer has just become able to send (its keys now exist)
     ///   and has had no key frame; its request passes the throttle's long interval.
     func restartFromKeyFrame(now: UInt64, asNewReceiver: Bool = false) {
         rewriter.resync()
         if kind == .video {
             waitingForKeyFrame = true
+            guard transport.outbound != nil else { return }
             producer.requestKeyFrame(now: now, forNewReceiver: asNewReceiver)
         }
     }

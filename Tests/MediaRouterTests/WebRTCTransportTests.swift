@@ -69,32 +69,75 @@ import Testing
 
     /// A WebRTC subscriber joining a running stream asks for its key frame when its DTLS keys exist,
     /// and that first request is not held back by the interval a request just before it started:
-    /// with a one-minute interval, the second subscriber's request still goes out at once.
+    /// with a one-minute interval, the publisher still gets the joiner's PLI (after at most the short
+    /// new-receiver wait), and only after the joiner's handshake.
     @Test func aSubscriberJoiningARunningStreamHasItsKeyFrameRequestedWhenItsKeysExist() async throws {
         let pair = try await Self.connectedPair(
             configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_340...46_349, keyFrameRequestInterval: .seconds(60)))
         defer { pair.plane.shutdown() }
         try Self.publish(pair, from: 0, count: 5)
-        func requestsSent() async throws -> UInt64 {
-            try await pair.plane.statistics(router: pair.router).producers.first?.keyFrameRequestsSent ?? 0
-        }
         // The first subscriber's consumer asked once, when its keys existed, not before.
-        #expect(try await requestsSent() == 1)
+        #expect(try await Self.keyFrameRequestsSent(pair) == 1)
+        #expect(try await onOwnThread { pictureLossIndications(in: pair.publisher.peer.receiveRTCP(for: 200)) } == 1)
         let joiner = try WebRTCTestPeer()
         let joinerTransport = try await pair.plane.createWebRTCTransport(router: pair.router)
         let producer = try #require(try await pair.plane.statistics(router: pair.router).producers.first?.producerID)
         _ = try await pair.plane.consume(transport: joinerTransport.transportID, producer: producer, pauseReasons: [])
-        #expect(try await requestsSent() == 1, "no request before the joiner's keys exist")
+        #expect(try await Self.keyFrameRequestsSent(pair) == 1, "no request before the joiner's keys exist")
         try await pair.plane.connectWebRTCTransport(joinerTransport.transportID, remote: joiner.remoteParameters)
         joiner.target(joinerTransport)
         #expect(try await onOwnThread { joiner.check() } == .success(mappedPort: joiner.peer.port))
         #expect(try await onOwnThread { try joiner.handshake() } == .aeadAES128GCM)
-        var sent = try await requestsSent()
-        for _ in 0..<250 where sent < 2 {
-            try await Task.sleep(for: .milliseconds(20))
-            sent = try await requestsSent()
+        let received = try await onOwnThread { Self.countPictureLossIndications(reaching: pair.publisher) }
+        #expect(received == 1, "the joiner's first request waited for the one-minute interval")
+        #expect(try await Self.keyFrameRequestsSent(pair) == 2)
+    }
+
+    /// A WebRTC consumer created paused and resumed before its keys exist asks for nothing then (the
+    /// key frame would come before it could send it, and the request would hold back the one made
+    /// when the keys appear); it asks when its keys exist, and that request goes out.
+    @Test func aConsumerResumedBeforeItsKeysExistAsksForItsKeyFrameWhenTheyDo() async throws {
+        let plane = try MediaPlane(configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_350...46_359))
+        defer { plane.shutdown() }
+        let router = try await plane.createRouter()
+        let publisher = try WebRTCTestPeer()
+        let publisherTransport = try await plane.createWebRTCTransport(router: router)
+        try await plane.connectWebRTCTransport(publisherTransport.transportID, remote: publisher.remoteParameters)
+        publisher.target(publisherTransport)
+        let producer = try await plane.produce(
+            transport: publisherTransport.transportID,
+            options: ProducerOptions(codec: CodecParameters(name: .vp8, payloadType: 96), ssrc: Self.videoSSRC))
+        #expect(try await onOwnThread { publisher.check() } == .success(mappedPort: publisher.peer.port))
+        #expect(try await onOwnThread { try publisher.handshake() } == .aeadAES128GCM)
+        func requestsSent() async throws -> UInt64 {
+            try await plane.statistics(router: router).producers.first?.keyFrameRequestsSent ?? 0
         }
-        #expect(sent == 2, "the joiner's first request waited for the one-minute interval")
+        let subscriber = try WebRTCTestPeer()
+        let subscriberTransport = try await plane.createWebRTCTransport(router: router)
+        let consumer = try await plane.consume(
+            transport: subscriberTransport.transportID, producer: producer, pauseReasons: [.subscriberChoice])
+        try await plane.resumeConsumer(consumer.consumerID, reason: .subscriberChoice)
+        #expect(try await requestsSent() == 0, "a request before the subscriber's keys exist")
+        try await plane.connectWebRTCTransport(subscriberTransport.transportID, remote: subscriber.remoteParameters)
+        subscriber.target(subscriberTransport)
+        #expect(try await onOwnThread { subscriber.check() } == .success(mappedPort: subscriber.peer.port))
+        #expect(try await onOwnThread { try subscriber.handshake() } == .aeadAES128GCM)
+        #expect(try await onOwnThread { Self.countPictureLossIndications(reaching: publisher) } == 1)
+        #expect(try await requestsSent() == 1)
+    }
+
+    static func keyFrameRequestsSent(_ pair: Pair) async throws -> UInt64 {
+        try await pair.plane.statistics(router: pair.router).producers.first?.keyFrameRequestsSent ?? 0
+    }
+
+    /// The PLIs that reach a publisher, read until the first arrives (or five seconds pass) and for
+    /// 200 ms after, so a second one would be counted too.
+    static func countPictureLossIndications(reaching publisher: WebRTCTestPeer) -> Int {
+        var count = 0
+        for _ in 0..<50 where count == 0 {
+            count += pictureLossIndications(in: publisher.peer.receiveRTCP(for: 100))
+        }
+        return count + pictureLossIndications(in: publisher.peer.receiveRTCP(for: 200))
     }
 
     @Test func transportsShareOneWorkerPortAndEachGetsOnlyItsOwnMedia() async throws {
