@@ -3,18 +3,19 @@
 #
 #   ./Fuzz/run.sh                          every target, each for FUZZ_SECONDS (default 60) seconds
 #   FUZZ_SECONDS=3600 ./Fuzz/run.sh        an hour each (make fuzz passes FUZZ_SECONDS through)
-#   ./Fuzz/run.sh stun                     one target: rtpwire or stun
+#   ./Fuzz/run.sh stun                     one target: rtpwire, stun, sdp or signaling
 #   ./Fuzz/run.sh rtpwire -jobs=4          extra arguments go to libFuzzer
 #   ./Fuzz/run.sh stun .build-fuzz/stun/crashes/crash-<sha1>   replay that input once (rebuilding if stale)
 #
 # Each target is compiled with swiftc as one module with its fuzz entry point inside it, outside
-# SwiftPM and its .build folder. A target's corpus (.build-fuzz/<target>/corpus) is kept between runs
+# SwiftPM and its .build folder; a module it imports (RTPWire for sdp) is compiled first, instrumented
+# the same way, as a static library beside it. A target's corpus (.build-fuzz/<target>/corpus) is kept between runs
 # and topped up from Fuzz/seeds/<target>; crashes land in .build-fuzz/<target>/crashes/.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
-all_targets=(rtpwire stun)
+all_targets=(rtpwire stun sdp signaling)
 
 # -assert-config Debug keeps the standard library's bounds checks on buffer subscripts and slices
 # under -O, so a read past a buffer that stays inside its allocation still traps. lld, which the
@@ -26,21 +27,50 @@ if command -v ld.lld >/dev/null 2>&1; then flags+=(-use-ld=lld); fi
 # save the input; libFuzzer and ASan print their own stack.
 export SWIFT_BACKTRACE=enable=no
 
-# Builds target $1 when a source is newer than its binary (about 20-40 s); prints the binary's path.
+# Builds the instrumented static library and module of $1 (from Sources/$1) when a source is newer.
+build_dependency() {
+    local module="$1" directory=".build-fuzz/modules"
+    mkdir -p "$directory"
+    if [ ! -f "$directory/lib$module.a" ] || [ -n "$(find "Sources/$module" Fuzz/run.sh -newer "$directory/lib$module.a" -print -quit)" ]; then
+        echo "fuzz: building $directory/lib$module.a" >&2
+        swiftc "${flags[@]}" -module-name "$module" -emit-module -emit-module-path "$directory/$module.swiftmodule" \
+            -emit-library -static "Sources/$module"/*.swift -o "$directory/lib$module.a" >&2
+    fi
+}
+
+# Builds target $1 when a source is newer than its binary (about 20-60 s); prints the binary's path.
 build() {
-    local target="$1" module sources extra=() entry
+    local target="$1" module dependencies=() extra=() entry
     case "$target" in
-        rtpwire) module=RTPWire; sources=(Sources/RTPWire/*.swift); entry=Fuzz/RTPWireFuzzTarget.swift ;;
-        stun) module=ICE; sources=(Sources/ICE/*.swift); entry=Fuzz/STUNFuzzTarget.swift; extra=(-I Sources/COpenSSL -lcrypto) ;;
+        rtpwire) module=RTPWire; entry=Fuzz/RTPWireFuzzTarget.swift ;;
+        stun) module=ICE; entry=Fuzz/STUNFuzzTarget.swift; extra=(-I Sources/COpenSSL -lcrypto) ;;
+        sdp) module=SessionDescription; dependencies=(RTPWire); entry=Fuzz/SDPFuzzTarget.swift ;;
+        signaling) module=SignalingProtocol; entry=Fuzz/SignalingFuzzTarget.swift ;;
         *) echo "fuzz: unknown target $target; expected one of ${all_targets[*]}" >&2; exit 2 ;;
     esac
+    local dependency sources=("Sources/$module"/*.swift)
+    for dependency in "${dependencies[@]}"; do
+        build_dependency "$dependency"
+        extra+=(-I .build-fuzz/modules -L .build-fuzz/modules "-l$dependency")
+        sources+=("Sources/$dependency")
+    done
     local binary=".build-fuzz/$target/$target-fuzzer"
     mkdir -p ".build-fuzz/$target/corpus" ".build-fuzz/$target/crashes"
     if [ ! -x "$binary" ] || [ -n "$(find "${sources[@]}" "$entry" Fuzz/run.sh -newer "$binary" -print -quit)" ]; then
         echo "fuzz: building $binary" >&2
-        swiftc "${flags[@]}" -module-name "$module" "${extra[@]}" "${sources[@]}" "$entry" -o "$binary" >&2
+        swiftc "${flags[@]}" -module-name "$module" "${extra[@]}" "Sources/$module"/*.swift "$entry" -o "$binary" >&2
     fi
     echo "$binary"
+}
+
+# The longest input libFuzzer makes for target $1: a datagram, or a description or message of the
+# size real ones have (Chromium's offers are 4-6 KB).
+max_length() {
+    case "$1" in
+        sdp) echo 16384 ;;
+        signaling) echo 8192 ;;
+        *) echo 1500 ;;
+    esac
 }
 
 # Runs target $1 for FUZZ_SECONDS; further arguments go to libFuzzer, or replay a saved input.
@@ -59,7 +89,7 @@ run() {
     echo "fuzz: $target for ${FUZZ_SECONDS:-60} s on $corpus; crashes go to .build-fuzz/$target/crashes/"
     "$binary" "$corpus" \
         -max_total_time="${FUZZ_SECONDS:-60}" \
-        -max_len=1500 \
+        -max_len="$(max_length "$target")" \
         -timeout=10 \
         -artifact_prefix=".build-fuzz/$target/crashes/" \
         -print_final_stats=1 \

@@ -12,27 +12,14 @@ struct RESTRoutes: Sendable {
     let tokens: TokenAuthority
     let wallClock: @Sendable () -> Date
 
-    private struct CreateSessionBody: Decodable {
-        var sessionId: String?
-    }
-
     private struct CreatedSession: Encodable {
         var sessionId: String
-    }
-
-    private struct FaultBody: Decodable {
-        var dropShare: Double
-    }
-
-    private struct SignalBody: Decodable {
-        var type: String
-        var data: String
     }
 
     func register(on router: Router<BasicRequestContext>) {
         router.post("/v1/sessions") { request, _ in
             try await respond(to: request, status: .created) { body throws(SignalingError) in
-                let parsed = try body.isEmpty ? CreateSessionBody() : decode(CreateSessionBody.self, from: body)
+                let parsed = try body.isEmpty ? RESTBody.CreateSession() : RESTBody.decode(RESTBody.CreateSession.self, from: body)
                 return CreatedSession(sessionId: try await directory.createSession(id: parsed.sessionId))
             }
         }
@@ -80,7 +67,7 @@ struct RESTRoutes: Sendable {
             let sessionId = context.parameters.get("sessionId") ?? ""
             let subscriberId = context.parameters.get("subscriberId") ?? ""
             return try await respond(to: request, status: .noContent) { body throws(SignalingError) in
-                let fault = try decode(FaultBody.self, from: body)
+                let fault = try RESTBody.decode(RESTBody.Fault.self, from: body)
                 try await directory.setFaultInjection(sessionId: sessionId, subscriberId: subscriberId, dropShare: fault.dropShare)
                 return nil as EmptyResult?
             }
@@ -95,7 +82,7 @@ struct RESTRoutes: Sendable {
 
     private func signal(_ request: Request, sessionId: String, to connectionId: String?) async throws -> Response {
         try await respond(to: request, status: .noContent) { body throws(SignalingError) in
-            let signal = try decode(SignalBody.self, from: body)
+            let signal = try RESTBody.decode(RESTBody.Signal.self, from: body)
             try await directory.signal(
                 sessionId: sessionId, from: .application, parameters: SignalParameters(to: connectionId, type: signal.type, data: signal.data))
             return nil as EmptyResult?
@@ -130,14 +117,6 @@ struct RESTRoutes: Sendable {
             try await tokens.verifyRESTToken(String(header.dropFirst("Bearer ".count)), now: wallClock())
         } catch {
             throw SignalingError(error.code, error.description)
-        }
-    }
-
-    private func decode<Value: Decodable>(_ type: Value.Type, from body: Data) throws(SignalingError) -> Value {
-        do {
-            return try JSONDecoder().decode(type, from: body)
-        } catch {
-            throw SignalingError(.invalidParams, describeDecodingError(error, under: "body"))
         }
     }
 

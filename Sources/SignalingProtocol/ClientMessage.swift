@@ -24,10 +24,29 @@ public struct ClientMessage: Equatable, Sendable {
         var v: Int
         var id: Int
         var method: String
+
+        private enum CodingKeys: String, CodingKey {
+            case v, id, method
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            v = try container.decodeInteger(Int.self, forKey: .v)
+            id = try container.decodeInteger(Int.self, forKey: .id)
+            method = try container.decode(String.self, forKey: .method)
+        }
     }
 
     private struct IdentifierOnly: Decodable {
         var id: Int
+
+        private enum CodingKeys: String, CodingKey {
+            case id
+        }
+
+        init(from decoder: any Decoder) throws {
+            id = try decoder.container(keyedBy: CodingKeys.self).decodeInteger(Int.self, forKey: .id)
+        }
     }
 
     private struct ParametersOnly<Parameters: Decodable>: Decodable {
@@ -40,11 +59,12 @@ public struct ClientMessage: Equatable, Sendable {
 
     /// Decodes one message, naming exactly what was wrong when it cannot.
     public static func decode(_ data: Data) -> Result<ClientMessage, Rejection> {
-        // JSONDecoder checks a string's escapes and UTF-8 only when it decodes that string, so a
-        // message broken inside params would pass the envelope and fail later as if its params were
-        // wrong; the whole text is checked first, as the documented order says.
-        guard (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil else {
+        // The whole text is checked first, as the documented order says.
+        guard JSONText.isValid(data) else {
             return .failure(Rejection(id: nil, error: SignalingError(.malformedMessage, "not valid JSON")))
+        }
+        if let key = JSONText.duplicateKey(in: data) {
+            return .failure(Rejection(id: nil, error: SignalingError(.malformedMessage, "key \"\(key)\" appears twice in one object")))
         }
         let decoder = JSONDecoder()
         let envelope: Envelope

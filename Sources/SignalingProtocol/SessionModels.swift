@@ -28,6 +28,16 @@ public struct VideoDimensions: Codable, Equatable, Sendable {
         self.width = width
         self.height = height
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case width, height
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        width = try container.decodeInteger(Int.self, forKey: .width)
+        height = try container.decodeInteger(Int.self, forKey: .height)
+    }
 }
 
 /// Media one connection publishes.

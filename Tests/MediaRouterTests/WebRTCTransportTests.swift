@@ -261,11 +261,11 @@ import Testing
             try RTCPReceiverReport.write(senderSSRC: 0x5555, reportBlocks: EmptyCollection(), into: &writer)
             try RTCPGenericNACK.write(senderSSRC: 0x5555, mediaSSRC: mediaSSRC, lostSequenceNumbers: [missing], into: &writer)
         }
-        let repair = try await onOwnThread { () -> (UInt32, UInt8, UInt32, [UInt8])? in
-            while let next = pair.subscriber.peer.receive() {
-                if case .rtp(_, let timestamp, let ssrc, let payloadType, let payload) = next { return (ssrc, payloadType, timestamp, payload) }
+        let repair = try await onOwnThread {
+            pair.subscriber.peer.receiveFirst(within: 5_000) { next -> (UInt32, UInt8, UInt32, [UInt8])? in
+                guard case .rtp(_, let timestamp, let ssrc, let payloadType, let payload) = next else { return nil }
+                return (ssrc, payloadType, timestamp, payload)
             }
-            return nil
         }
         let (ssrc, payloadType, repairTimestamp, payload) = try #require(repair)
         #expect(ssrc == rtxSSRC)

@@ -92,7 +92,12 @@ public final class TestPeer {
 
     /// Builds, protects and sends an RTCP compound packet.
     public func sendRTCP(_ build: (inout RTCPWriter) throws(RTCPError) -> Void) throws {
-        var storage = try RTCPWriter.bytes(build)
+        try sendRTCP(plain: try RTCPWriter.bytes(build))
+    }
+
+    /// Protects and sends `plain` as SRTCP, whatever it holds.
+    public func sendRTCP(plain: [UInt8]) throws {
+        var storage = plain
         let plainLength = storage.count
         storage += [UInt8](repeating: 0, count: 64)
         let length = try storage.withUnsafeMutableBytes { try outbound.protectRTCP($0, length: plainLength) }
@@ -125,29 +130,45 @@ public final class TestPeer {
         return storage.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) } > 0
     }
 
-    /// The next packet the router sent, unprotected; nil after the receive timeout, or at once when
-    /// `waiting` is false and nothing is queued.
+    /// The next packet the router sent, unprotected; nil after the receive timeout, at once when
+    /// `waiting` is false and nothing is queued, or when the datagram does not unprotect or parse.
     /// A late STUN or DTLS datagram on a WebRTC peer's socket is skipped.
     public func receive(waiting: Bool = true) -> Received? {
+        if case .packet(let packet)? = nextDatagram(waiting: waiting) { return packet }
+        return nil
+    }
+
+    private enum Datagram {
+        case packet(Received)
+        /// It did not unprotect (a retransmission of a packet already received fails replay
+        /// protection) or parse.
+        case unreadable
+    }
+
+    /// The next RTP or RTCP datagram; nil after the receive timeout, or at once when `waiting` is
+    /// false and nothing is queued.
+    private func nextDatagram(waiting: Bool) -> Datagram? {
         var storage = [UInt8](repeating: 0, count: 2048)
         let flags = waiting ? Int32(0) : Int32(MSG_DONTWAIT)
         var received = 0
         repeat {
             received = storage.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, flags) }
         } while received > 0 && !(128...191).contains(storage[0])
-        guard received > 0, let inbound else { return nil }
+        guard received > 0 else { return nil }
+        guard let inbound else { return .unreadable }
         let isRTCP = (64...95).contains(storage[1] & 0x7F)
-        return storage.withUnsafeMutableBytes { buffer -> Received? in
+        return storage.withUnsafeMutableBytes { buffer -> Datagram in
             if isRTCP {
-                guard let length = try? inbound.unprotectRTCP(buffer, length: received) else { return nil }
-                return .rtcp(Array(buffer.prefix(length)))
+                guard let length = try? inbound.unprotectRTCP(buffer, length: received) else { return .unreadable }
+                return .packet(.rtcp(Array(buffer.prefix(length))))
             }
             guard let length = try? inbound.unprotectRTP(buffer, length: received),
                 let packet = try? RTPPacket(parsing: buffer, length: length)
-            else { return nil }
-            return .rtp(
-                sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, ssrc: packet.ssrc,
-                payloadType: packet.payloadType, payload: Array(packet.payload))
+            else { return .unreadable }
+            return .packet(
+                .rtp(
+                    sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, ssrc: packet.ssrc,
+                    payloadType: packet.payloadType, payload: Array(packet.payload)))
         }
     }
 
@@ -165,15 +186,33 @@ public final class TestPeer {
 
     /// RTCP compounds received within the next `milliseconds`.
     public func receiveRTCP(for milliseconds: Int) -> [[UInt8]] {
+        receivePackets(for: milliseconds).compactMap { packet in
+            if case .rtcp(let bytes) = packet { bytes } else { nil }
+        }
+    }
+
+    /// Every packet received within the next `milliseconds`; datagrams that do not unprotect or parse
+    /// are skipped.
+    public func receivePackets(for milliseconds: Int) -> [Received] {
+        var packets: [Received] = []
+        _ = receiveFirst(within: milliseconds) { packet -> Void? in
+            packets.append(packet)
+            return nil
+        }
+        return packets
+    }
+
+    /// The first packet received within the next `milliseconds` that `match` turns into a value;
+    /// datagrams that do not unprotect or parse are skipped.
+    public func receiveFirst<Value>(within milliseconds: Int, _ match: (Received) -> Value?) -> Value? {
         let deadline = monotonicMilliseconds() + milliseconds
         defer { setReceiveTimeout(milliseconds: 1000) }
-        var compounds: [[UInt8]] = []
         while case let remaining = deadline - monotonicMilliseconds(), remaining > 0 {
             setReceiveTimeout(milliseconds: remaining)
-            guard let next = receive() else { break }
-            if case .rtcp(let bytes) = next { compounds.append(bytes) }
+            guard let next = nextDatagram(waiting: true) else { return nil }
+            if case .packet(let packet) = next, let value = match(packet) { return value }
         }
-        return compounds
+        return nil
     }
 
     private func monotonicMilliseconds() -> Int {

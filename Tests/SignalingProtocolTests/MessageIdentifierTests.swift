@@ -56,6 +56,20 @@ struct InvalidParamsFormatTests {
         #expect(message(#"{"v":1,"id":1,"method":"signal","params":{"type":"t","data":null}}"#) == "params.data: expected a string, found null")
     }
 
+    /// Foundation refuses a fraction where an integer belongs without saying where; the field is named.
+    @Test func aFractionWhereAnIntegerBelongsNamesTheField() {
+        let track = #"{"v":1,"id":1,"method":"publish","params":{"audio":{"codec":"opus","payloadType":111,"ssrc":2.22}}}"#
+        #expect(message(track) == "params.audio.ssrc: expected an integer")
+        let dimensions = #"{"v":1,"id":1,"method":"updateStream","params":{"streamId":"st_x","videoDimensions":{"width":640.5,"height":480}}}"#
+        #expect(message(dimensions) == "params.videoDimensions.width: expected an integer")
+        guard case .failure(let rejection) = ClientMessage.decode(Data(#"{"v":1.5,"id":1,"method":"disconnect"}"#.utf8)) else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(rejection.error == SignalingError(.malformedMessage, "v: expected an integer"))
+        #expect(rejection.id == 1)
+    }
+
     @Test func theHelperWritesPathColonProblem() {
         #expect(SignalingError.invalidParams("params.video.payloadType", "must be a dynamic payload type (96-127), not 128")
             == SignalingError(.invalidParams, "params.video.payloadType: must be a dynamic payload type (96-127), not 128"))

@@ -1,0 +1,46 @@
+import Foundation
+
+/// The JSON bodies the REST API reads (docs/rest.md), and the one way each is decoded: a refusal is
+/// `invalidParams` naming the field's path from `body`.
+public enum RESTBody {
+    /// `POST /v1/sessions`: the id to give the session, or none for one the server makes.
+    public struct CreateSession: Codable, Equatable, Sendable {
+        public var sessionId: String?
+
+        public init(sessionId: String? = nil) {
+            self.sessionId = sessionId
+        }
+    }
+
+    /// `POST /v1/sessions/{sessionId}/signal` and its per-connection form.
+    public struct Signal: Codable, Equatable, Sendable {
+        public var type: String
+        public var data: String
+
+        public init(type: String, data: String) {
+            self.type = type
+            self.data = data
+        }
+    }
+
+    /// `PUT /v1/sessions/{sessionId}/subscribers/{subscriberId}/fault`: the share of the router's
+    /// packets toward that subscriber to drop.
+    public struct Fault: Codable, Equatable, Sendable {
+        public var dropShare: Double
+
+        public init(dropShare: Double) {
+            self.dropShare = dropShare
+        }
+    }
+
+    /// Decodes a request body, naming exactly what was wrong when it cannot.
+    public static func decode<Body: Decodable>(_ type: Body.Type, from data: Data) throws(SignalingError) -> Body {
+        guard JSONText.isValid(data) else { throw .invalidParams("body", "not valid JSON") }
+        if let key = JSONText.duplicateKey(in: data) { throw .invalidParams("body", "key \"\(key)\" appears twice in one object") }
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch {
+            throw SignalingError(.invalidParams, describeDecodingError(error, under: "body"))
+        }
+    }
+}
