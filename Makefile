@@ -109,7 +109,7 @@ bench: release interop-peers
 		--c-reference $(CURDIR)/$(C_REFERENCE)/system | tee $(CURDIR)/$(BENCH_RESULTS)/forwarding-system.txt
 	scripts/forwarding-summary.sh $(BENCH_RESULTS)/forwarding-openssl.txt $(BENCH_RESULTS)/forwarding-system.txt
 
-fuzz: deps
+fuzz: srtp
 	./Fuzz/run.sh
 
 clean:

@@ -3,19 +3,20 @@
 #
 #   ./Fuzz/run.sh                          every target, each for FUZZ_SECONDS (default 60) seconds
 #   FUZZ_SECONDS=3600 ./Fuzz/run.sh        an hour each (make fuzz passes FUZZ_SECONDS through)
-#   ./Fuzz/run.sh stun                     one target: rtpwire, stun, sdp or signaling
+#   ./Fuzz/run.sh stun                     one target: rtpwire, stun, sdp, signaling or rtcp
 #   ./Fuzz/run.sh rtpwire -jobs=4          extra arguments go to libFuzzer
 #   ./Fuzz/run.sh stun .build-fuzz/stun/crashes/crash-<sha1>   replay that input once (rebuilding if stale)
 #
 # Each target is compiled with swiftc as one module with its fuzz entry point inside it, outside
 # SwiftPM and its .build folder; a module it imports (RTPWire for sdp) is compiled first, instrumented
-# the same way, as a static library beside it. A target's corpus (.build-fuzz/<target>/corpus) is kept between runs
+# the same way, as a static library beside it. The rtcp target builds the whole media plane that way,
+# on the OpenSSL libsrtp2 (scripts/build-libsrtp.sh, which make srtp runs). A target's corpus (.build-fuzz/<target>/corpus) is kept between runs
 # and topped up from Fuzz/seeds/<target>; crashes land in .build-fuzz/<target>/crashes/.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
-all_targets=(rtpwire stun sdp signaling)
+all_targets=(rtpwire stun sdp signaling rtcp)
 
 # -assert-config Debug keeps the standard library's bounds checks on buffer subscripts and slices
 # under -O, so a read past a buffer that stays inside its allocation still traps. lld, which the
@@ -27,14 +28,35 @@ if command -v ld.lld >/dev/null 2>&1; then flags+=(-use-ld=lld); fi
 # save the input; libFuzzer and ASan print their own stack.
 export SWIFT_BACKTRACE=enable=no
 
+# Where the C modules the media plane imports are found: the OpenSSL libsrtp2's headers, OpenSSL's,
+# and CSystemShims, whose module map build_system_shims writes.
+c_module_flags=(-I Sources/CSRTP -Xcc -I.build-srtp/prefix/include -I Sources/COpenSSL -I .build-fuzz/modules/CSystemShims)
+
 # Builds the instrumented static library and module of $1 (from Sources/$1) when a source is newer.
 build_dependency() {
     local module="$1" directory=".build-fuzz/modules"
     mkdir -p "$directory"
     if [ ! -f "$directory/lib$module.a" ] || [ -n "$(find "Sources/$module" Fuzz/run.sh -newer "$directory/lib$module.a" -print -quit)" ]; then
         echo "fuzz: building $directory/lib$module.a" >&2
-        swiftc "${flags[@]}" -module-name "$module" -emit-module -emit-module-path "$directory/$module.swiftmodule" \
+        swiftc "${flags[@]}" -module-name "$module" -I "$directory" "${c_module_flags[@]}" \
+            -emit-module -emit-module-path "$directory/$module.swiftmodule" \
             -emit-library -static "Sources/$module"/*.swift -o "$directory/lib$module.a" >&2
+    fi
+}
+
+# CSystemShims (batched datagram I/O, the poller), compiled with clang under ASan, with a module map.
+build_system_shims() {
+    local directory=".build-fuzz/modules/CSystemShims" source
+    if [ ! -f "$directory/libCSystemShims.a" ] || [ -n "$(find Sources/CSystemShims Fuzz/run.sh -newer "$directory/libCSystemShims.a" -print -quit)" ]; then
+        echo "fuzz: building $directory/libCSystemShims.a" >&2
+        mkdir -p "$directory/objects"
+        for source in Sources/CSystemShims/*.c; do
+            clang -O1 -g -fsanitize=address -I Sources/CSystemShims/include -c "$source" -o "$directory/objects/$(basename "$source" .c).o"
+        done
+        rm -f "$directory/libCSystemShims.a"
+        ar rcs "$directory/libCSystemShims.a" "$directory"/objects/*.o
+        printf 'module CSystemShims {\n    header "%s"\n    export *\n}\n' "$PWD/Sources/CSystemShims/include/CSystemShims.h" \
+            > "$directory/module.modulemap"
     fi
 }
 
@@ -46,6 +68,12 @@ build() {
         stun) module=ICE; entry=Fuzz/STUNFuzzTarget.swift; extra=(-I Sources/COpenSSL -lcrypto) ;;
         sdp) module=SessionDescription; dependencies=(RTPWire); entry=Fuzz/SDPFuzzTarget.swift ;;
         signaling) module=SignalingProtocol; entry=Fuzz/SignalingFuzzTarget.swift ;;
+        rtcp)
+            module=MediaRouter; dependencies=(RTPWire MediaControl SRTP DTLS ICE Quality); entry=Fuzz/RTCPFuzzTarget.swift
+            [ -f .build-srtp/prefix/lib/libsrtp2.a ] || scripts/build-libsrtp.sh >&2
+            build_system_shims
+            extra=("${c_module_flags[@]}" -L .build-srtp/prefix/lib -L .build-fuzz/modules/CSystemShims -lCSystemShims -lssl -lcrypto)
+            ;;
         *) echo "fuzz: unknown target $target; expected one of ${all_targets[*]}" >&2; exit 2 ;;
     esac
     local dependency sources=("Sources/$module"/*.swift)
@@ -68,6 +96,7 @@ build() {
 max_length() {
     case "$1" in
         sdp) echo 16384 ;;
+        rtcp) echo 1400 ;;
         signaling) echo 8192 ;;
         *) echo 1500 ;;
     esac

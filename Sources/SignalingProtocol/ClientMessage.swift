@@ -63,18 +63,24 @@ public struct ClientMessage: Equatable, Sendable {
         guard JSONText.isValid(data) else {
             return .failure(Rejection(id: nil, error: SignalingError(.malformedMessage, "not valid JSON")))
         }
-        if let key = JSONText.duplicateKey(in: data) {
+        let inspection = JSONText.inspect(data)
+        if let key = inspection.duplicateKey {
             return .failure(Rejection(id: nil, error: SignalingError(.malformedMessage, "key \"\(key)\" appears twice in one object")))
         }
+        // Only an integer literal that fits is an id: JSONSerialization would read `true` as 1 and
+        // round a number past Int64 to another integer, JSONDecoder drops the fraction of one past 2^53.
+        let idIsInteger = inspection.integerKeys.contains("id")
         let decoder = JSONDecoder()
         let envelope: Envelope
         do {
             envelope = try decoder.decode(Envelope.self, from: data)
         } catch {
-            // Only an integer literal that fits is an id; JSONSerialization would read `true` as 1
-            // and round a number past Int64 to another integer.
-            let readableID = (try? decoder.decode(IdentifierOnly.self, from: data))?.id
+            let readableID = idIsInteger ? (try? decoder.decode(IdentifierOnly.self, from: data))?.id : nil
             return .failure(Rejection(id: readableID, error: SignalingError(.malformedMessage, describeDecodingError(error))))
+        }
+        guard idIsInteger else { return .failure(Rejection(id: nil, error: SignalingError(.malformedMessage, "id: expected an integer"))) }
+        guard inspection.integerKeys.contains("v") else {
+            return .failure(Rejection(id: envelope.id, error: SignalingError(.malformedMessage, "v: expected an integer")))
         }
         guard envelope.v == SignalingProtocolVersion.current else {
             return .failure(

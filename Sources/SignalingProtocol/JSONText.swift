@@ -9,14 +9,24 @@ enum JSONText {
         (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil
     }
 
-    /// The first key that appears twice in one object of a valid JSON text. Parsers disagree on which
-    /// of the two counts (JSONDecoder takes the first, JSONSerialization the last), so a message with
-    /// one is refused rather than read one way here and another way by whatever sits in front.
-    static func duplicateKey(in data: Data) -> String? {
-        data.withUnsafeBytes { bytes -> String? in
+    /// What the structure of a valid JSON text says, beyond what a decoder reports.
+    struct Inspection {
+        /// The first key that appears twice in one object. Parsers disagree on which of the two
+        /// counts (JSONDecoder takes the first, JSONSerialization the last), so a message with one is
+        /// refused rather than read one way here and another way by whatever sits in front.
+        var duplicateKey: String?
+        /// The keys of the outermost object whose values are written as integers: digits, no fraction
+        /// or exponent. JSONDecoder reads 444444444444444444.6 as the integer 444444444444444444.
+        var integerKeys: Set<String> = []
+    }
+
+    static func inspect(_ data: Data) -> Inspection {
+        data.withUnsafeBytes { bytes -> Inspection in
+            var inspection = Inspection()
             // One entry per open container: the keys seen so far in an object, nil for an array.
             var containers: [Set<String>?] = []
             var expectingKey = false
+            var outermostKey: String?
             var index = 0
             while index < bytes.count {
                 switch bytes[index] {
@@ -31,11 +41,20 @@ enum JSONText {
                     expectingKey = false
                 case UInt8(ascii: ","):
                     expectingKey = containers.last.map { $0 != nil } ?? false
+                case UInt8(ascii: ":") where outermostKey != nil:
+                    let (isInteger, end) = readValueToken(bytes, after: index)
+                    if isInteger, let key = outermostKey { inspection.integerKeys.insert(key) }
+                    outermostKey = nil
+                    index = end
+                    continue
                 case UInt8(ascii: "\"") where expectingKey:
                     let (key, end) = readString(bytes, openingQuoteAt: index)
                     index = end
                     expectingKey = false
-                    if containers[containers.count - 1]?.insert(key).inserted == false { return key }
+                    if containers[containers.count - 1]?.insert(key).inserted == false {
+                        inspection.duplicateKey = inspection.duplicateKey ?? key
+                    }
+                    if containers.count == 1 { outermostKey = key }
                     continue
                 case UInt8(ascii: "\""):
                     index = endOfString(bytes, openingQuoteAt: index)
@@ -45,8 +64,27 @@ enum JSONText {
                 }
                 index += 1
             }
-            return nil
+            return inspection
         }
+    }
+
+    /// Whether the value after the colon at `colon` is an integer literal (`-?(0|[1-9][0-9]*)`), and
+    /// where scanning goes on: after the number, or at the value's first character otherwise.
+    private static func readValueToken(_ bytes: UnsafeRawBufferPointer, after colon: Int) -> (Bool, Int) {
+        var index = colon + 1
+        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        let start = index
+        while index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+")
+            || bytes[index] == UInt8(ascii: ".") || bytes[index] | 0x20 == UInt8(ascii: "e")
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index])
+        {
+            index += 1
+        }
+        let token = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+        let digits = token.first == UInt8(ascii: "-") ? UnsafeRawBufferPointer(rebasing: token.dropFirst()) : token
+        let isInteger = !digits.isEmpty && digits.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+            && (digits.count == 1 || digits.first != UInt8(ascii: "0"))
+        return (isInteger, index)
     }
 
     /// The index after the closing quote of the string that starts at `start`.

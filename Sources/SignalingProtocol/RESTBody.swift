@@ -36,7 +36,7 @@ public enum RESTBody {
     /// Decodes a request body, naming exactly what was wrong when it cannot.
     public static func decode<Body: Decodable>(_ type: Body.Type, from data: Data) throws(SignalingError) -> Body {
         guard JSONText.isValid(data) else { throw .invalidParams("body", "not valid JSON") }
-        if let key = JSONText.duplicateKey(in: data) { throw .invalidParams("body", "key \"\(key)\" appears twice in one object") }
+        if let key = JSONText.inspect(data).duplicateKey { throw .invalidParams("body", "key \"\(key)\" appears twice in one object") }
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch {

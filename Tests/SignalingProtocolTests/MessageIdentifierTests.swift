@@ -12,7 +12,10 @@ struct MessageIdentifierTests {
         return .some(rejection.id)
     }
 
-    @Test(arguments: ["true", "false", "1.5", "1e30", "99999999999999999999", "-99999999999999999999", #""7""#, "null", "[7]", "{}"])
+    @Test(arguments: [
+        "true", "false", "1.5", "1e30", "99999999999999999999", "-99999999999999999999", #""7""#, "null", "[7]", "{}",
+        "444444444444444444.6", "7.0", "1e2", "-0.0",
+    ])
     func anIDThatIsNotAnIntegerIsAnsweredWithNull(_ id: String) throws {
         let answered = try #require(rejectionID(id), "\(id) was accepted")
         #expect(answered == nil, "id \(id) came back as \(String(describing: answered))")
