@@ -51,10 +51,8 @@ public struct ClientSessionHandler: Sendable {
         }
         defer { sockets.remove(socketID) }
         let connectTimeout = configuration.connectTimeout
-        let timeout = Task {
-            try await Task.sleep(for: connectTimeout)
-            outbox.close(.connectTimeout, message: "no connect request within \(connectTimeout)")
-        }
+        let connectDeadline = ContinuousClock.now.advanced(by: connectTimeout)
+        var timeout = Self.closeUnconnected(outbox, at: connectDeadline, after: connectTimeout)
         var inboundFailure: (any Error)?
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await Self.write(outbox, to: outbound) }
@@ -91,8 +89,14 @@ public struct ClientSessionHandler: Sendable {
                     case .failure(let rejection):
                         outbox.send(.error(id: rejection.id, rejection.error))
                     case .success(let request):
+                        // A connect that arrived in time is answered however long it takes; one
+                        // that is refused leaves the socket on the deadline it had.
+                        let isFirstConnect = request.request.method == .connect && identity == nil
+                        if isFirstConnect { timeout.cancel() }
                         let leaving = await handle(request, identity: &identity, outbox: outbox, logger: logger)
-                        if identity != nil { timeout.cancel() }
+                        if isFirstConnect, identity == nil {
+                            timeout = Self.closeUnconnected(outbox, at: connectDeadline, after: connectTimeout)
+                        }
                         if leaving { break reading }
                     }
                 }
@@ -108,6 +112,14 @@ public struct ClientSessionHandler: Sendable {
             await group.waitForAll()
         }
         if let inboundFailure { throw inboundFailure }
+    }
+
+    /// Closes a socket that has not connected by `deadline`.
+    private static func closeUnconnected(_ outbox: ClientOutbox, at deadline: ContinuousClock.Instant, after connectTimeout: Duration) -> Task<Void, any Error> {
+        Task {
+            try await Task.sleep(until: deadline, clock: .continuous)
+            outbox.close(.connectTimeout, message: "no connect request within \(connectTimeout)")
+        }
     }
 
     private var rateLimitedError: SignalingError {

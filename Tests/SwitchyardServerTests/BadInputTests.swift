@@ -106,6 +106,16 @@ import Testing
         try await harness.stop()
     }
 
+    @Test func aRefusedConnectLeavesTheSocketOnItsDeadline() async throws {
+        let harness = try await DaemonHarness.start { $0.signaling.connectTimeout = .seconds(1) }
+        let client = try await WebSocketTestClient.open(port: harness.port)
+        let refusal = try await client.refusal(.connect(ConnectParameters(sessionId: "deadline", token: "not-a-token")))
+        #expect(refusal?.code == .invalidToken)
+        guard case .sessionDisconnected(let disconnection) = try await client.event(.sessionDisconnected, timeout: .seconds(5)) else { return }
+        #expect(disconnection.reason == .connectTimeout)
+        try await harness.stop()
+    }
+
     @Test func badTransportParametersAreRefusedByTheMediaPlane() async throws {
         let harness = try await DaemonHarness.start()
         let (client, _) = try await harness.connect(session: "media-bad", role: .publisher)

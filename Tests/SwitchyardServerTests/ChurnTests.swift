@@ -23,7 +23,6 @@ import Testing
 
     @Test func nothingIsLeftAfterClientsComeAndGo() async throws {
         let harness = try await DaemonHarness.start { configuration in
-            configuration.signaling.connectTimeout = .seconds(1)
             configuration.http.headerTimeout = .seconds(1)
             configuration.signaling.messagesPerSecond = 10_000
             configuration.signaling.messageBurst = 10_000
