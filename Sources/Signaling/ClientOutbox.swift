@@ -61,6 +61,14 @@ public struct ClientOutbox: Sendable {
         send(.event(event))
     }
 
+    /// Sends an event already encoded (with its `seq`) by the connection's `ConnectionEvents`.
+    func send(encodedEvent text: String) {
+        enqueue(Entry(text: text, lastWord: nil), thenFinish: false)
+    }
+
+    /// Tells one socket's outbox from another's.
+    var identity: ObjectIdentifier { ObjectIdentifier(storage) }
+
     /// Tells the client why, then ends the outbox; the writer closes the WebSocket after it.
     public func close(_ reason: SessionDisconnectedReason, message: String) {
         let event = ServerMessage.event(.sessionDisconnected(SessionDisconnection(reason: reason, message: message)))

@@ -5,6 +5,8 @@ import NIOCore
 import SignalingProtocol
 
 private let processStart = ContinuousClock.now
+/// The close code of a socket another one reconnected in place of (4000-4999 are for applications).
+private let replacedCloseCode: UInt16 = 4000
 
 /// Runs one client's WebSocket: decodes each message, answers every request in order, writes the
 /// events the directory sends, enforces the connect timeout and the rate limit, and removes the
@@ -57,6 +59,7 @@ public struct ClientSessionHandler: Sendable {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await Self.write(outbox, to: outbound) }
             var identity: Identity?
+            var refusedReconnects = 0
             var limiter = MessageRateLimiter(
                 rate: configuration.messagesPerSecond, burst: configuration.messageBurst,
                 violationsBeforeDisconnect: configuration.rateViolationsBeforeDisconnect)
@@ -91,9 +94,9 @@ public struct ClientSessionHandler: Sendable {
                     case .success(let request):
                         // A connect that arrived in time is answered however long it takes; one
                         // that is refused leaves the socket on the deadline it had.
-                        let isFirstConnect = request.request.method == .connect && identity == nil
+                        let isFirstConnect = [.connect, .reconnect].contains(request.request.method) && identity == nil
                         if isFirstConnect { timeout.cancel() }
-                        let leaving = await handle(request, identity: &identity, outbox: outbox, logger: logger)
+                        let leaving = await handle(request, identity: &identity, refusedReconnects: &refusedReconnects, outbox: outbox, logger: logger)
                         if isFirstConnect, identity == nil {
                             timeout = Self.closeUnconnected(outbox, at: connectDeadline, after: connectTimeout)
                         }
@@ -106,7 +109,7 @@ public struct ClientSessionHandler: Sendable {
             }
             timeout.cancel()
             if let identity {
-                await directory.disconnect(sessionId: identity.sessionId, connectionId: identity.connectionId, reason: .networkDisconnected)
+                await directory.connectionLost(sessionId: identity.sessionId, connectionId: identity.connectionId, socket: outbox)
             }
             outbox.finish()
             await group.waitForAll()
@@ -121,6 +124,10 @@ public struct ClientSessionHandler: Sendable {
             outbox.close(.connectTimeout, message: "no connect request within \(connectTimeout)")
         }
     }
+
+    /// Wrong secrets or unknown connections one socket may present before it is closed; with secrets
+    /// of 256 random bits, this only keeps a guesser from holding a socket busy.
+    static let refusedReconnectsPerSocket = 3
 
     private var rateLimitedError: SignalingError {
         SignalingError(.rateLimited, "more than \(configuration.messagesPerSecond) messages per second; slow down")
@@ -146,25 +153,39 @@ public struct ClientSessionHandler: Sendable {
         case .serverShutdown: try? await outbound.close(.goingAway, reason: "server shutdown")
         case .rateLimitExceeded, .connectTimeout: try? await outbound.close(.policyViolation, reason: lastWord?.rawValue)
         case .clientDisconnected, .forceDisconnected: try? await outbound.close(.normalClosure, reason: nil)
+        case .replaced: try? await outbound.close(.unknown(replacedCloseCode), reason: "replaced")
         case nil: break
         }
     }
 
     /// Answers one request. Returns true when the client is leaving.
-    private func handle(_ message: ClientMessage, identity: inout Identity?, outbox: ClientOutbox, logger: Logger) async -> Bool {
+    private func handle(
+        _ message: ClientMessage, identity: inout Identity?, refusedReconnects: inout Int, outbox: ClientOutbox, logger: Logger
+    ) async -> Bool {
         let id = message.id
         guard let current = identity else {
-            guard case .connect(let parameters) = message.request else {
-                outbox.send(.error(id: id, SignalingError(.notConnected, "the first request must be connect")))
-                return false
-            }
             do throws(SignalingError) {
-                let grant = try await verify(parameters)
-                let result = try await directory.connect(grant: grant, outbox: outbox)
-                identity = Identity(sessionId: grant.sessionId, connectionId: result.connection.connectionId)
-                outbox.send(.reply(id: id, .connect(result)))
+                switch message.request {
+                case .connect(let parameters):
+                    let grant = try await verify(parameters)
+                    let result = try await directory.connect(grant: grant, outbox: outbox)
+                    identity = Identity(sessionId: grant.sessionId, connectionId: result.connection.connectionId)
+                    outbox.send(.reply(id: id, .connect(result)))
+                case .reconnect(let parameters):
+                    try await directory.reconnect(parameters, socket: outbox, replyID: id)
+                    identity = Identity(sessionId: parameters.sessionId, connectionId: parameters.connectionId)
+                default:
+                    throw SignalingError(.notConnected, "the first request must be connect or reconnect")
+                }
             } catch {
                 outbox.send(.error(id: id, error))
+                if message.request.method == .reconnect, [.invalidToken, .notFound].contains(error.code) {
+                    refusedReconnects += 1
+                    if refusedReconnects >= Self.refusedReconnectsPerSocket {
+                        outbox.close(.rateLimitExceeded, message: "\(refusedReconnects) reconnects refused on this WebSocket")
+                        return true
+                    }
+                }
             }
             return false
         }
@@ -173,7 +194,7 @@ public struct ClientSessionHandler: Sendable {
         do throws(SignalingError) {
             let result: RequestResult
             switch message.request {
-            case .connect:
+            case .connect, .reconnect:
                 throw SignalingError(.alreadyConnected, "this WebSocket is already connected as \(connectionId)")
             case .publish(let parameters):
                 result = .publish(try await directory.publish(sessionId: sessionId, connectionId: connectionId, parameters: parameters))

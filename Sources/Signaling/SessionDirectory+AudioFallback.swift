@@ -57,7 +57,7 @@ extension SessionDirectory {
 
     private func send(_ event: SessionEvent, to connectionId: String, in sessionId: String) {
         guard let connection = sessions[sessionId]?.connections[connectionId] else { return }
-        connection.outbox.send(event)
+        connection.events.send(event)
         audioFallbackEventCounts[event.name.rawValue, default: 0] += 1
     }
 }

@@ -26,14 +26,23 @@ extension SessionDirectory {
             }
             sender = connectionId
         }
-        try SignalRules.validate(type: parameters.type, data: parameters.data, at: requester.parametersPath)
+        try SignalRules.validate(type: parameters.type, data: parameters.data, signalId: parameters.signalId, at: requester.parametersPath)
         guard let session = sessions[sessionId] else { throw SignalingError(.notFound, "no session \(sessionId)") }
         let delivery = SessionEvent.signal(SignalDelivery(from: sender, type: parameters.type, data: parameters.data))
-        if let target = parameters.to {
+        let target = try parameters.to.map { target throws(SignalingError) in
             guard let connection = session.connections[target] else {
                 throw SignalingError(.notFound, "no connection \(target) in this session")
             }
-            connection.outbox.send(delivery)
+            return connection
+        }
+        if let sender, let signalId = parameters.signalId,
+            sessions[sessionId]?.connections[sender]?.recentSignalIds.isFirstSighting(of: signalId, nowMilliseconds: nowMilliseconds) == false
+        {
+            logger.debug("signal resent after a reconnection; delivered before", metadata: ["connection": "\(sender)", "signalId": "\(signalId)"])
+            return
+        }
+        if let target {
+            target.events.send(delivery)
         } else {
             session.broadcast(delivery)
         }

@@ -129,7 +129,7 @@ extension SessionDirectory {
                 consumerChanges.append(ConsumerChange(consumer: video.consumerID, pause: !publishVideo))
                 if subscriber.subscribeToVideo {
                     let change = SubscriberVideoChange(subscriberId: subscriber.id, streamId: stream.info.streamId, reason: .publisherPropertyChanged)
-                    sessions[sessionId]?.connections[subscriber.connectionId]?.outbox.send(publishVideo ? .videoEnabled(change) : .videoDisabled(change))
+                    sessions[sessionId]?.connections[subscriber.connectionId]?.events.send(publishVideo ? .videoEnabled(change) : .videoDisabled(change))
                 }
             }
         }

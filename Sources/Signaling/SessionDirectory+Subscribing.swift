@@ -100,7 +100,7 @@ extension SessionDirectory {
                 changes.append(ConsumerChange(consumer: video.consumerID, pause: !wanted))
                 if stream?.info.hasVideo == true {
                     let change = SubscriberVideoChange(subscriberId: subscriber.id, streamId: subscriber.streamId, reason: .subscriberPropertyChanged)
-                    sessions[sessionId]?.connections[connectionId]?.outbox.send(wanted ? .videoEnabled(change) : .videoDisabled(change))
+                    sessions[sessionId]?.connections[connectionId]?.events.send(wanted ? .videoEnabled(change) : .videoDisabled(change))
                 }
             }
         }

@@ -152,7 +152,7 @@ extension SessionDirectory {
                 logger.warning(
                     "subscriber media failed", metadata: ["session": "\(sessionId)", "subscriber": "\(subscriber.id)", "reason": "\(reason)"])
                 _ = removeSubscriber(sessionId: sessionId, subscriberId: subscriber.id)
-                sessions[sessionId]?.connections[subscriber.connectionId]?.outbox.send(
+                sessions[sessionId]?.connections[subscriber.connectionId]?.events.send(
                     .subscriberDestroyed(
                         SubscriberEnded(subscriberId: subscriber.id, streamId: subscriber.streamId, reason: .mediaFailed, message: reason)))
                 await closeTransports([subscriber.transportID])

@@ -9,15 +9,20 @@ import SignalingProtocol
 public actor SessionDirectory {
     let media: any MediaControl
     let limits: SignalingLimits
+    let reconnection: ReconnectionSettings
     let logger: Logger
     private let wallClock: @Sendable () -> Date
     var sessions: [String: SessionState] = [:]
     /// Audio-fallback events sent to clients since the server started, by event name.
     var audioFallbackEventCounts: [String: UInt64] = [:]
 
-    public init(media: any MediaControl, limits: SignalingLimits, logger: Logger, wallClock: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        media: any MediaControl, limits: SignalingLimits, reconnection: ReconnectionSettings = ReconnectionSettings(), logger: Logger,
+        wallClock: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.media = media
         self.limits = limits
+        self.reconnection = reconnection
         self.logger = logger
         self.wallClock = wallClock
     }
@@ -72,9 +77,13 @@ public actor SessionDirectory {
         let info = ConnectionInfo(
             connectionId: SessionIdentifier.make(prefix: "c_"), creationTime: nowMilliseconds, data: grant.connectionData)
         sessions[grant.sessionId]!.broadcast(.connectionCreated(ConnectionEvent(connection: info)))
-        sessions[grant.sessionId]!.connections[info.connectionId] = ConnectionState(info: info, role: grant.role, outbox: outbox)
+        let secret = Self.makeReconnectSecret()
+        sessions[grant.sessionId]!.connections[info.connectionId] = ConnectionState(
+            info: info, role: grant.role, events: ConnectionEvents(limits: reconnection, outbox: outbox), reconnectSecret: secret,
+            recentSignalIds: RecentSignalIds(capacity: reconnection.rememberedSignalIds, window: reconnection.grace))
         logger.info("connection created", metadata: ["session": "\(grant.sessionId)", "connection": "\(info.connectionId)", "role": "\(grant.role.rawValue)"])
-        return ConnectResult(connection: info, role: grant.role, session: sessions[grant.sessionId]!.snapshot)
+        return ConnectResult(
+            connection: info, role: grant.role, session: sessions[grant.sessionId]!.snapshot, reconnection: reconnectionGrant(secret: secret))
     }
 
     /// Removes a connection and everything it published or subscribed to, and tells the others.
@@ -84,6 +93,7 @@ public actor SessionDirectory {
         closing: (SessionDisconnectedReason, String)? = nil
     ) async {
         guard let connection = sessions[sessionId]?.connections.removeValue(forKey: connectionId) else { return }
+        connection.graceTimer?.cancel()
         var transports: [TransportID] = []
         let streamReason: StreamDestroyedReason =
             switch reason {
@@ -101,9 +111,9 @@ public actor SessionDirectory {
         }
         sessions[sessionId]?.broadcast(.connectionDestroyed(ConnectionEvent(connection: connection.info, reason: reason)))
         if let (closeReason, message) = closing {
-            connection.outbox.close(closeReason, message: message)
+            connection.events.close(closeReason, message: message)
         } else {
-            connection.outbox.finish()
+            connection.events.finish()
         }
         logger.info("connection destroyed", metadata: ["session": "\(sessionId)", "connection": "\(connectionId)", "reason": "\(reason.rawValue)"])
         var emptiedRouter: Task<RouterID, any Error>?
@@ -123,7 +133,8 @@ public actor SessionDirectory {
         var routers: [Task<RouterID, any Error>] = []
         for session in sessions.values {
             for connection in session.connections.values {
-                connection.outbox.close(reason, message: message)
+                connection.graceTimer?.cancel()
+                connection.events.close(reason, message: message)
             }
             if let router = session.router { routers.append(router) }
         }

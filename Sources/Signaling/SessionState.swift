@@ -6,9 +6,17 @@ import SignalingProtocol
 struct ConnectionState {
     var info: ConnectionInfo
     var role: Role
-    var outbox: ClientOutbox
+    /// Its events, numbered and kept for replay, sent to whichever socket it has now.
+    var events: ConnectionEvents
+    /// What `reconnect` must present; a new one with every `connect` and `reconnect` reply.
+    var reconnectSecret: String
+    var recentSignalIds: RecentSignalIds
     var streamIds: Set<String> = []
     var subscriberIds: Set<String> = []
+    /// While its socket is away: ends the connection when the grace period runs out.
+    var graceTimer: Task<Void, Never>?
+    /// Tells the current grace timer from one cancelled by a return.
+    var graceGeneration: UInt64 = 0
 }
 
 /// One published stream: its transport, its producers and what the publisher has turned on.
@@ -83,7 +91,7 @@ struct SessionState {
     /// Sends an event to every connection but `excluded`.
     func broadcast(_ event: SessionEvent, excluding excluded: String? = nil) {
         for (connectionId, connection) in connections where connectionId != excluded {
-            connection.outbox.send(event)
+            connection.events.send(event)
         }
     }
 }

@@ -14,13 +14,15 @@ public struct SignalingConfiguration: Equatable, Sendable {
     public var pingInterval: Duration
     /// How far a client may fall behind in reading before it is cut off.
     public var backlog: ClientOutbox.Limits
+    /// What the server keeps for a client whose WebSocket dropped.
+    public var reconnection: ReconnectionSettings
     public var limits: SignalingLimits
 
     public init(
         maximumMessageBytes: Int = 65_536, messagesPerSecond: Double = 50, messageBurst: Int = 100,
         rateViolationsBeforeDisconnect: Int = 50, connectTimeout: Duration = .seconds(10),
         pingInterval: Duration = .seconds(15), backlog: ClientOutbox.Limits = ClientOutbox.Limits(),
-        limits: SignalingLimits = SignalingLimits()
+        reconnection: ReconnectionSettings = ReconnectionSettings(), limits: SignalingLimits = SignalingLimits()
     ) {
         self.maximumMessageBytes = maximumMessageBytes
         self.messagesPerSecond = messagesPerSecond
@@ -29,6 +31,7 @@ public struct SignalingConfiguration: Equatable, Sendable {
         self.connectTimeout = connectTimeout
         self.pingInterval = pingInterval
         self.backlog = backlog
+        self.reconnection = reconnection
         self.limits = limits
     }
 }

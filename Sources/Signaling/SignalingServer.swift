@@ -22,7 +22,8 @@ public struct SignalingServer: Sendable {
         media: any MediaControl, tokens: TokenAuthority, configuration: SignalingConfiguration, logger: Logger,
         wallClock: @escaping @Sendable () -> Date = Date.init
     ) {
-        directory = SessionDirectory(media: media, limits: configuration.limits, logger: logger, wallClock: wallClock)
+        directory = SessionDirectory(
+            media: media, limits: configuration.limits, reconnection: configuration.reconnection, logger: logger, wallClock: wallClock)
         self.tokens = tokens
         self.configuration = configuration
         handler = ClientSessionHandler(

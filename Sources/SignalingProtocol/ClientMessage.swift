@@ -112,6 +112,7 @@ public struct ClientMessage: Equatable, Sendable {
         }
         switch method {
         case .connect: return .connect(try params(ConnectParameters.self))
+        case .reconnect: return .reconnect(try params(ReconnectParameters.self))
         case .publish: return .publish(try params(PublishParameters.self))
         case .unpublish: return .unpublish(try params(StreamReference.self))
         case .updateStream: return .updateStream(try params(StreamUpdate.self))
@@ -151,6 +152,7 @@ extension ClientMessage: Encodable {
         try container.encode(request.method, forKey: .method)
         switch request {
         case .connect(let parameters): try container.encode(parameters, forKey: .params)
+        case .reconnect(let parameters): try container.encode(parameters, forKey: .params)
         case .publish(let parameters): try container.encode(parameters, forKey: .params)
         case .unpublish(let parameters), .forceUnpublish(let parameters), .getPublisherStats(let parameters):
             try container.encode(parameters, forKey: .params)

@@ -1,6 +1,7 @@
 /// Everything a client can ask of the server, one case per `method`.
 public enum ClientRequest: Equatable, Sendable {
     case connect(ConnectParameters)
+    case reconnect(ReconnectParameters)
     case publish(PublishParameters)
     case unpublish(StreamReference)
     case updateStream(StreamUpdate)
@@ -18,13 +19,14 @@ public enum ClientRequest: Equatable, Sendable {
 
     /// The `method` string of each request.
     public enum Method: String, Codable, CaseIterable, Sendable {
-        case connect, publish, unpublish, updateStream, subscribe, unsubscribe, updateSubscriber, signal
+        case connect, reconnect, publish, unpublish, updateStream, subscribe, unsubscribe, updateSubscriber, signal
         case getStats, getPublisherStats, forceDisconnect, forceUnpublish, answerSubscriber, restartIce, disconnect
     }
 
     public var method: Method {
         switch self {
         case .connect: .connect
+        case .reconnect: .reconnect
         case .publish: .publish
         case .unpublish: .unpublish
         case .updateStream: .updateStream

@@ -10,6 +10,36 @@ public struct ConnectParameters: Codable, Equatable, Sendable {
     }
 }
 
+/// Parameters of `reconnect`: instead of `connect`, the first request on a new WebSocket of a
+/// connection whose socket dropped, within the server's grace period.
+public struct ReconnectParameters: Codable, Equatable, Sendable {
+    public var sessionId: String
+    public var connectionId: String
+    /// The secret of the last `connect` or `reconnect` reply; each reply carries a new one.
+    public var reconnectSecret: String
+    /// The `seq` of the last event the client received, 0 when none: the server sends the later ones.
+    public var lastEventSeq: UInt64
+
+    public init(sessionId: String, connectionId: String, reconnectSecret: String, lastEventSeq: UInt64) {
+        self.sessionId = sessionId
+        self.connectionId = connectionId
+        self.reconnectSecret = reconnectSecret
+        self.lastEventSeq = lastEventSeq
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case sessionId, connectionId, reconnectSecret, lastEventSeq
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        sessionId = try container.decode(String.self, forKey: .sessionId)
+        connectionId = try container.decode(String.self, forKey: .connectionId)
+        reconnectSecret = try container.decode(String.self, forKey: .reconnectSecret)
+        lastEventSeq = try container.decodeInteger(UInt64.self, forKey: .lastEventSeq)
+    }
+}
+
 /// Per-stream audio-fallback settings, named as in the reference platform.
 public struct AudioFallbackSettings: Codable, Equatable, Sendable {
     /// Subscribers whose network cannot carry the video fall back to audio. Default: on for camera
@@ -137,14 +167,20 @@ public struct SignalParameters: Codable, Equatable, Sendable {
     public var type: String
     /// At most 8 KB (UTF-8).
     public var data: String
-    /// Deliver after a reconnection if the recipient is reconnecting (reserved; delivered now).
+    /// Whether the client may send this signal again after a reconnection; the server treats it
+    /// like any other, the client uses it to queue the signal while it is away.
     public var retryAfterReconnect: Bool?
+    /// A client-chosen id (at most 64 characters of A-Z a-z 0-9 - _ ~): the server delivers a signal
+    /// with an id it has seen from this connection within the grace period only once, so a client
+    /// that resends one whose reply was lost in a drop does not deliver it twice.
+    public var signalId: String?
 
-    public init(to: String? = nil, type: String, data: String, retryAfterReconnect: Bool? = nil) {
+    public init(to: String? = nil, type: String, data: String, retryAfterReconnect: Bool? = nil, signalId: String? = nil) {
         self.to = to
         self.type = type
         self.data = data
         self.retryAfterReconnect = retryAfterReconnect
+        self.signalId = signalId
     }
 }
 

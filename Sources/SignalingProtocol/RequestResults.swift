@@ -38,12 +38,28 @@ public struct ConnectResult: Codable, Equatable, Sendable {
     public var capabilities: Capabilities
     /// Everyone already in the session, this connection included.
     public var session: SessionSnapshot
+    /// How to come back after the WebSocket drops; left out when the server keeps no grace period.
+    public var reconnection: ReconnectionGrant?
 
-    public init(connection: ConnectionInfo, role: Role, session: SessionSnapshot) {
+    public init(connection: ConnectionInfo, role: Role, session: SessionSnapshot, reconnection: ReconnectionGrant? = nil) {
         self.connection = connection
         self.role = role
         self.capabilities = Capabilities(role: role)
         self.session = session
+        self.reconnection = reconnection
+    }
+}
+
+/// What a client presents in `reconnect` after its WebSocket dropped, and for how long it may.
+public struct ReconnectionGrant: Codable, Equatable, Sendable {
+    /// Random, for this connection only; replaced by the next `reconnect` reply.
+    public var secret: String
+    /// How long after the drop the server keeps the connection, its streams and subscriptions.
+    public var graceSeconds: Int
+
+    public init(secret: String, graceSeconds: Int) {
+        self.secret = secret
+        self.graceSeconds = graceSeconds
     }
 }
 

@@ -3,6 +3,7 @@ import Foundation
 /// The result of a successful request, by the request's method.
 public enum RequestResult: Equatable, Sendable {
     case connect(ConnectResult)
+    case reconnect(ConnectResult)
     case publish(PublishResult)
     case subscribe(SubscribeResult)
     case getStats(SubscriberStatistics)
@@ -14,6 +15,7 @@ public enum RequestResult: Equatable, Sendable {
     public var method: ClientRequest.Method {
         switch self {
         case .connect: .connect
+        case .reconnect: .reconnect
         case .publish: .publish
         case .subscribe: .subscribe
         case .getStats: .getStats
@@ -37,7 +39,7 @@ public enum ServerMessage: Equatable, Sendable {
 
 extension ServerMessage: Codable {
     private enum CodingKeys: String, CodingKey {
-        case v, id, method, result, error, event, data
+        case v, id, method, result, error, event, data, seq
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -48,7 +50,7 @@ extension ServerMessage: Codable {
             try container.encode(id, forKey: .id)
             try container.encode(result.method, forKey: .method)
             switch result {
-            case .connect(let value): try container.encode(value, forKey: .result)
+            case .connect(let value), .reconnect(let value): try container.encode(value, forKey: .result)
             case .publish(let value): try container.encode(value, forKey: .result)
             case .subscribe(let value): try container.encode(value, forKey: .result)
             case .getStats(let value): try container.encode(value, forKey: .result)
@@ -61,6 +63,7 @@ extension ServerMessage: Codable {
             try container.encode(error, forKey: .error)
         case .event(let event):
             try container.encode(event.name, forKey: .event)
+            if let sequence = encoder.userInfo[Self.eventSequenceKey] as? UInt64 { try container.encode(sequence, forKey: .seq) }
             switch event {
             case .connectionCreated(let value), .connectionDestroyed(let value): try container.encode(value, forKey: .data)
             case .streamCreated(let value), .streamDestroyed(let value): try container.encode(value, forKey: .data)
@@ -94,6 +97,7 @@ extension ServerMessage: Codable {
             let result: RequestResult
             switch method {
             case .connect: result = .connect(try container.decode(ConnectResult.self, forKey: .result))
+            case .reconnect: result = .reconnect(try container.decode(ConnectResult.self, forKey: .result))
             case .publish: result = .publish(try container.decode(PublishResult.self, forKey: .result))
             case .subscribe: result = .subscribe(try container.decode(SubscribeResult.self, forKey: .result))
             case .getStats: result = .getStats(try container.decode(SubscriberStatistics.self, forKey: .result))
@@ -127,9 +131,18 @@ extension ServerMessage: Codable {
         }
     }
 
-    /// The JSON text of this message.
-    public func encoded() -> Data {
+    private static let eventSequenceKey = CodingUserInfoKey(rawValue: "switchyard.eventSequence")!
+
+    /// The `seq` of an event's JSON text, nil for a reply, an error, or an event sent without one.
+    public static func eventSequence(of text: Data) -> UInt64? {
+        struct Sequenced: Decodable { var seq: UInt64? }
+        return (try? JSONDecoder().decode(Sequenced.self, from: text))?.seq
+    }
+
+    /// The JSON text of this message; an event carries `eventSequence` as its `seq` when given.
+    public func encoded(eventSequence: UInt64? = nil) -> Data {
         let encoder = JSONEncoder()
+        if let eventSequence { encoder.userInfo[Self.eventSequenceKey] = eventSequence }
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Statistics are Doubles; a NaN must not take the server down.
         encoder.nonConformingFloatEncodingStrategy = .convertToString(

@@ -35,6 +35,8 @@ public enum SessionDisconnectedReason: String, Codable, Equatable, Sendable {
     case rateLimitExceeded
     /// The client did not send `connect` in time.
     case connectTimeout
+    /// Another WebSocket reconnected as this connection.
+    case replaced
 }
 
 /// Why a subscriber's video is off.

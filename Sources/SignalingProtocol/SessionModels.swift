@@ -5,12 +5,22 @@ public struct ConnectionInfo: Codable, Equatable, Sendable {
     public var creationTime: Int64
     /// The connection data from the client's token (at most 1000 characters).
     public var data: String
+    /// Whether its WebSocket is there, or dropped and the server waits for it to reconnect.
+    public var status: ConnectionStatus
 
-    public init(connectionId: String, creationTime: Int64, data: String) {
+    public init(connectionId: String, creationTime: Int64, data: String, status: ConnectionStatus = .connected) {
         self.connectionId = connectionId
         self.creationTime = creationTime
         self.data = data
+        self.status = status
     }
+}
+
+/// A connection's state as the server sees it.
+public enum ConnectionStatus: String, Codable, Equatable, Sendable {
+    case connected
+    /// Its WebSocket dropped without `disconnect`; its streams and subscriptions stay for the grace period.
+    case reconnecting
 }
 
 /// What a stream's video shows.

@@ -29,6 +29,9 @@ public enum SignalingErrorCode: String, Codable, Equatable, Sendable {
     case mediaError
     /// A server limit (sessions, connections per session, streams) is reached.
     case limitReached
+    /// `reconnect` cannot resume the connection (the events it missed are no longer kept, or too
+    /// many wrong secrets on this socket); connect afresh.
+    case reconnectRefused
     case internalError
 }
 

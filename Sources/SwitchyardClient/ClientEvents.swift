@@ -9,11 +9,10 @@ public enum SessionClientEvent: Equatable, Sendable {
     case streamPropertyChanged(StreamPropertyChange)
     /// A signal; `from` is the sending connection (nil when sent through the REST API).
     case signalReceived(type: String, data: String, from: String?)
-    /// The WebSocket dropped; the client is trying to connect again.
+    /// The WebSocket dropped; the client is taking its connection back (`sessionReconnecting`).
     case sessionDidBeginReconnecting
-    /// Connected again, as a new connection: this server does not hold a dropped connection, so
-    /// the old connection's streams and subscriptions are gone and the app publishes and subscribes
-    /// again.
+    /// Back in the same connection (`sessionReconnected`): same connection id, its streams and
+    /// subscriptions kept. The events missed meanwhile arrive around this one, in order, none twice.
     case sessionDidReconnect(ConnectionInfo)
     /// The session ended: the server said why, or `reason` is nil when the network dropped it and
     /// reconnection failed or was off.

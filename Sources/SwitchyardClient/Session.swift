@@ -9,6 +9,16 @@ import Synchronization
 public final class Session: Sendable {
     private struct State {
         var channel: SignalingChannel?
+        /// Goes up each time a WebSocket is connected, so a request that failed with the old one
+        /// knows when to try again.
+        var channelGeneration = 0
+        var status = SessionConnectionStatus.connecting
+        /// Requests waiting for the session to be back.
+        var reconnectionWaiters: [CheckedContinuation<Bool, Never>] = []
+        /// What the server needs to take this connection back after a drop; nil when it keeps none.
+        var reconnection: ReconnectionGrant?
+        /// The `seq` of the last event received.
+        var lastEventSeq: UInt64 = 0
         var connection: ConnectionInfo?
         var capabilities: Capabilities?
         var connections: [String: ConnectionInfo] = [:]
@@ -43,14 +53,15 @@ public final class Session: Sendable {
     }
 
     public var connection: ConnectionInfo? { state.withLock { $0.connection } }
+    /// Where the session's connection to the server stands, as the reference platform's
+    /// `sessionConnectionStatus`.
+    public var connectionStatus: SessionConnectionStatus { state.withLock { $0.status } }
     public var capabilities: Capabilities? { state.withLock { $0.capabilities } }
     public var streams: [StreamInfo] { state.withLock { Array($0.streams.values) } }
     public var connections: [ConnectionInfo] { state.withLock { Array($0.connections.values) } }
 
     private func open() async throws(SessionError) {
-        let channel = try await SignalingChannel(url: url, logger: options.logger) { [weak self] event in
-            self?.handle(event)
-        }
+        let channel = try await makeChannel()
         let result: RequestResult
         do {
             result = try await channel.call(.connect(ConnectParameters(sessionId: sessionId, token: token)), timeout: options.requestTimeout)
@@ -63,12 +74,56 @@ public final class Session: Sendable {
             throw .unexpectedReply(method: "connect")
         }
         state.withLock { state in
-            state.channel = channel
             state.connection = connected.connection
             state.capabilities = connected.capabilities
+            state.reconnection = connected.reconnection
             state.connections = Dictionary(connected.session.connections.map { ($0.connectionId, $0) }) { first, _ in first }
             state.streams = Dictionary(connected.session.streams.map { ($0.streamId, $0) }) { first, _ in first }
         }
+        attach(channel)
+    }
+
+    /// Takes the connection back on a new WebSocket after a drop: the server sends what was missed
+    /// after the reply, so the session's picture of the others stays the one events built.
+    private func resume(with grant: ReconnectionGrant) async throws(SessionError) {
+        let channel = try await makeChannel()
+        let (connectionId, lastEventSeq) = state.withLock { ($0.connection?.connectionId ?? "", $0.lastEventSeq) }
+        let parameters = ReconnectParameters(
+            sessionId: sessionId, connectionId: connectionId, reconnectSecret: grant.secret, lastEventSeq: lastEventSeq)
+        let result: RequestResult
+        do {
+            result = try await channel.call(.reconnect(parameters), timeout: options.requestTimeout)
+        } catch {
+            await channel.close()
+            throw error
+        }
+        guard case .reconnect(let reconnected) = result else {
+            await channel.close()
+            throw .unexpectedReply(method: "reconnect")
+        }
+        state.withLock { state in
+            state.connection = reconnected.connection
+            state.reconnection = reconnected.reconnection
+        }
+        attach(channel)
+    }
+
+    private func makeChannel() async throws(SessionError) -> SignalingChannel {
+        try await SignalingChannel(url: url, logger: options.logger) { [weak self] event, sequence in
+            self?.handle(event, sequence: sequence)
+        }
+    }
+
+    /// Makes `channel` the session's WebSocket and wakes the requests waiting for one.
+    private func attach(_ channel: SignalingChannel) {
+        let waiters = state.withLock { state in
+            state.channel = channel
+            state.channelGeneration += 1
+            state.status = .connected
+            defer { state.reconnectionWaiters.removeAll() }
+            return state.reconnectionWaiters
+        }
+        for waiter in waiters { waiter.resume(returning: true) }
         Task { [weak self] in
             _ = await channel.closed.value
             await self?.channelClosed(channel)
@@ -76,8 +131,23 @@ public final class Session: Sendable {
     }
 
     func call(_ request: ClientRequest) async throws(SessionError) -> RequestResult {
-        guard let channel = state.withLock({ $0.channel }) else { throw .connectionClosed }
+        let (channel, status) = state.withLock { ($0.channel, $0.status) }
+        guard let channel else { throw status == .reconnecting ? .reconnecting : .connectionClosed }
         return try await channel.call(request, timeout: options.requestTimeout)
+    }
+
+    /// Waits until the session has a WebSocket newer than generation `seen`: true once it does,
+    /// false when the session ended instead.
+    private func waitForReconnection(after seen: Int) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let answer: Bool? = state.withLock { state in
+                if state.channelGeneration > seen, state.status == .connected { return true }
+                if state.status == .disconnected || state.status == .failed { return false }
+                state.reconnectionWaiters.append(continuation)
+                return nil
+            }
+            if let answer { continuation.resume(returning: answer) }
+        }
     }
 
     // MARK: Requests
@@ -138,9 +208,32 @@ public final class Session: Sendable {
         return subscriber
     }
 
-    /// Sends a signal to one connection, or to every connection when `to` is nil.
-    public func signal(type: String, data: String, to connectionId: String? = nil) async throws(SessionError) {
-        _ = try await call(.signal(SignalParameters(to: connectionId, type: type, data: data)))
+    /// Sends a signal to one connection, or to every connection when `to` is nil. While the session
+    /// is reconnecting, a signal with `retryAfterReconnect` waits and is sent once it is back; one
+    /// without fails at once with `SessionError.reconnecting`. A signal whose reply was lost with the
+    /// WebSocket is sent again after the reconnection, under the same id, and the server delivers it
+    /// once.
+    public func signal(type: String, data: String, to connectionId: String? = nil, retryAfterReconnect: Bool = false) async throws(SessionError) {
+        let parameters = SignalParameters(
+            to: connectionId, type: type, data: data, retryAfterReconnect: retryAfterReconnect ? true : nil,
+            signalId: String(UInt64.random(in: 0...UInt64.max), radix: 36) + String(UInt64.random(in: 0...UInt64.max), radix: 36))
+        var wasSent = false
+        while true {
+            let (generation, status) = state.withLock { ($0.channelGeneration, $0.status) }
+            if status == .reconnecting {
+                guard retryAfterReconnect || wasSent else { throw .reconnecting }
+                guard await waitForReconnection(after: generation - 1) else { throw .connectionClosed }
+                continue
+            }
+            do {
+                wasSent = true
+                _ = try await call(.signal(parameters))
+                return
+            } catch .connectionClosed {
+                guard state.withLock({ $0.reconnection != nil && !$0.isLeaving }), options.reconnects else { throw .connectionClosed }
+                guard await waitForReconnection(after: generation) else { throw .connectionClosed }
+            }
+        }
     }
 
     /// Moderators only: disconnects another connection.
@@ -222,7 +315,15 @@ public final class Session: Sendable {
 
     // MARK: Events
 
-    private func handle(_ event: SessionEvent) {
+    private func handle(_ event: SessionEvent, sequence: UInt64?) {
+        if let sequence {
+            // An event replayed after a reconnection that already came on the old socket.
+            guard state.withLock({ state in
+                guard sequence > state.lastEventSeq else { return false }
+                state.lastEventSeq = sequence
+                return true
+            }) else { return }
+        }
         switch event {
         case .connectionCreated(let created):
             state.withLock { $0.connections[created.connection.connectionId] = created.connection }
@@ -275,46 +376,56 @@ public final class Session: Sendable {
     private func subscriber(_ id: String) -> Subscriber? { state.withLock { $0.subscribers[id] } }
     private func publisher(_ id: String) -> Publisher? { state.withLock { $0.publishers[id] } }
 
-    /// The WebSocket ended: the session is over, or, when the network dropped it, reconnect until the
-    /// server answers (or refuses) or `reconnectTimeout` passes.
+    /// The WebSocket ended: the session is over, or, when the network dropped it and the server
+    /// keeps the connection for a while, reconnect until the server takes it back (publishers and
+    /// subscribers go on meanwhile), refuses, or `reconnectTimeout` passes.
     private func channelClosed(_ channel: SignalingChannel) async {
-        let (publishers, subscribers, reason, isLeaving) = state.withLock { state in
-            defer {
-                state.publishers.removeAll()
-                state.subscribers.removeAll()
-                state.channel = nil
-            }
-            return (Array(state.publishers.values), Array(state.subscribers.values), state.serverDisconnectReason, state.isLeaving)
+        let (reason, isLeaving, grant) = state.withLock { state in
+            state.channel = nil
+            return (state.serverDisconnectReason, state.isLeaving, state.reconnection)
         }
-        for publisher in publishers { publisher.ended(reason: nil) }
-        for subscriber in subscribers { subscriber.ended() }
-        if reason == nil, !isLeaving, options.reconnects {
+        if reason == nil, !isLeaving, options.reconnects, let grant {
+            state.withLock { $0.status = .reconnecting }
             eventSink.yield(.sessionDidBeginReconnecting)
-            if let connection = await reconnect() {
-                eventSink.yield(.sessionDidReconnect(connection))
+            if await reconnect(with: grant) {
+                eventSink.yield(.sessionDidReconnect(connection!))
                 return
             }
         }
+        let (publishers, subscribers, waiters) = state.withLock { state in
+            state.status = reason == nil && !isLeaving ? .failed : .disconnected
+            defer {
+                state.publishers.removeAll()
+                state.subscribers.removeAll()
+                state.reconnectionWaiters.removeAll()
+            }
+            return (Array(state.publishers.values), Array(state.subscribers.values), state.reconnectionWaiters)
+        }
+        for waiter in waiters { waiter.resume(returning: false) }
+        for publisher in publishers { publisher.ended(reason: nil) }
+        for subscriber in subscribers { subscriber.ended() }
         eventSink.yield(.sessionDidDisconnect(reason: reason))
         eventSink.finish()
     }
 
-    private func reconnect() async -> ConnectionInfo? {
+    /// Tries `reconnect` with back-off (250 ms doubling to 1 s, so a network that returns is noticed
+    /// within a second) until it succeeds or the server refuses.
+    private func reconnect(with grant: ReconnectionGrant) async -> Bool {
         let deadline = ContinuousClock.now + options.reconnectTimeout
         var pause = Duration.milliseconds(250)
         while ContinuousClock.now < deadline {
-            if state.withLock({ $0.isLeaving }) { return nil }
+            if state.withLock({ $0.isLeaving }) { return false }
             do {
-                try await open()
-                return connection
+                try await resume(with: grant)
+                return true
             } catch {
-                // The server answered and said no (an expired token, a session at its limit): asking
-                // again will not change its mind.
-                if case .refused = error { return nil }
+                // The server answered and said no (the grace period ended, the missed events are no
+                // longer kept): asking again will not change its mind.
+                if case .refused = error { return false }
             }
             try? await Task.sleep(for: pause)
-            pause = min(pause * 2, .seconds(4))
+            pause = min(pause * 2, .seconds(1))
         }
-        return nil
+        return false
     }
 }

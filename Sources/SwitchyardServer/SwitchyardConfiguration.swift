@@ -106,6 +106,11 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
             backlog: ClientOutbox.Limits(
                 messages: try signalingReader.integer("maxBacklogMessages", default: 4096, in: 16...1_000_000),
                 bytes: try signalingReader.integer("maxBacklogBytes", default: 4_194_304, in: 65_536...1_073_741_824)),
+            reconnection: ReconnectionSettings(
+                grace: .seconds(try signalingReader.integer("reconnectGraceSeconds", default: 20, in: 0...3600)),
+                replayMessages: try signalingReader.integer("maxReplayMessages", default: 1024, in: 16...1_000_000),
+                replayBytes: try signalingReader.integer("maxReplayBytes", default: 1_048_576, in: 65_536...1_073_741_824),
+                rememberedSignalIds: try signalingReader.integer("rememberedSignalIds", default: 1024, in: 16...1_000_000)),
             limits: SignalingLimits(
                 connectionsPerSession: try signalingReader.integer("maxConnectionsPerSession", default: 1000, in: 1...1_000_000),
                 streamsPerConnection: try signalingReader.integer("maxStreamsPerConnection", default: 4, in: 1...1000),

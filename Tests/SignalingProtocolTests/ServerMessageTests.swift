@@ -20,6 +20,20 @@ import Testing
         #expect(try roundTrip(.reply(id: 2, .empty(.signal))) == .reply(id: 2, .empty(.signal)))
     }
 
+    @Test func aReconnectReplyCarriesTheNewSecretAndAnEventItsSequence() throws {
+        var reconnecting = connection
+        reconnecting.status = .reconnecting
+        let result = ConnectResult(
+            connection: connection, role: .publisher, session: SessionSnapshot(sessionId: "s", connections: [reconnecting], streams: []),
+            reconnection: ReconnectionGrant(secret: "rs_x", graceSeconds: 20))
+        #expect(try roundTrip(.reply(id: 4, .reconnect(result))) == .reply(id: 4, .reconnect(result)))
+        let event = ServerMessage.event(.signal(SignalDelivery(from: "c_1", type: "t", data: "d")))
+        let numbered = event.encoded(eventSequence: 41)
+        #expect(ServerMessage.eventSequence(of: numbered) == 41)
+        #expect(try JSONDecoder().decode(ServerMessage.self, from: numbered) == event)
+        #expect(ServerMessage.eventSequence(of: event.encoded()) == nil)
+    }
+
     @Test func errorsRoundTripWithAndWithoutID() throws {
         let error = SignalingError(.forbidden, "role subscriber cannot publish")
         #expect(try roundTrip(.error(id: 3, error)) == .error(id: 3, error))

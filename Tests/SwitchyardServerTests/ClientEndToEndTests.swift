@@ -119,25 +119,94 @@ extension SessionError {
         try await subscriber.setSubscribeToVideo(true)
         #expect(await next(subscriber.events) { $0 == .subscriberVideoEnabled(reason: .subscriberPropertyChanged) } != nil)
 
-        // The network drops the guest's WebSocket: it reconnects as a new connection, and its old
-        // stream ends for everyone.
-        guest.simulateNetworkDrop()
-        #expect(await next(guest.events) { $0 == .sessionDidBeginReconnecting } != nil)
-        #expect(await next(publisher.events) { if case .streamDestroyed = $0 { true } else { false } } != nil)
-        guard case .sessionDidReconnect(let reconnected) = await next(guest.events, where: { if case .sessionDidReconnect = $0 { true } else { false } }) else {
-            Issue.record("no sessionDidReconnect")
-            return
-        }
-        #expect(await next(host.events) { $0 == .streamDestroyed(publisher.stream, reason: .networkDisconnected) } != nil)
-        #expect(await next(subscriber.events) { $0 == .subscriberDidDisconnectFromStream } != nil)
-        #expect(await next(host.events) { $0 == .connectionCreated(reconnected) } != nil)
-
-        try await host.forceDisconnect(connectionId: reconnected.connectionId)
+        try await host.forceDisconnect(connectionId: guest.connection!.connectionId)
         #expect(await next(guest.events) { $0 == .sessionDidDisconnect(reason: .forceDisconnected) } != nil)
         #expect(await next(host.events) { if case .connectionDestroyed(_, .forceDisconnected) = $0 { true } else { false } } != nil)
 
         await host.disconnect()
         #expect(await next(host.events) { $0 == .sessionDidDisconnect(reason: .clientDisconnected) } != nil)
+        await loop.stop()
+        try await harness.stop()
+    }
+
+    /// Every event `events` delivers until none comes for `quiet`.
+    private func drain(_ events: AsyncStream<SessionClientEvent>, quiet: Duration = .milliseconds(300)) async -> [SessionClientEvent] {
+        var drained: [SessionClientEvent] = []
+        while let event = await next(events, timeout: quiet, where: { _ in true }) { drained.append(event) }
+        return drained
+    }
+
+    /// A session reaching the daemon through a relay the test can cut.
+    private func session(through proxy: SwitchableTCPProxy, _ harness: DaemonHarness, _ id: String, loop: MediaLoop, reconnectTimeout: Duration) async throws -> Session {
+        try await Session.connect(
+            url: "ws://127.0.0.1:\(proxy.port)/v1/ws", sessionId: id, token: try await harness.token(session: id, role: .publisher),
+            options: SessionOptions(mediaLoop: loop, reconnectTimeout: reconnectTimeout))
+    }
+
+    @Test func aSessionWhoseNetworkDropsComesBackAsTheSameConnectionAndNobodyNotices() async throws {
+        let harness = try await DaemonHarness.start { $0.signaling.reconnection.grace = .seconds(10) }
+        let proxy = try SwitchableTCPProxy(to: harness.port)
+        defer { proxy.stop() }
+        let loop = try MediaLoop()
+        let host = try await session(harness, "client-blip", .moderator, loop: loop)
+        let guest = try await session(through: proxy, harness, "client-blip", loop: loop, reconnectTimeout: .seconds(10))
+        let guestId = try #require(guest.connection?.connectionId)
+        let hostId = try #require(host.connection?.connectionId)
+        let publisher = try await guest.publish(PublisherSettings(media: Self.media))
+        #expect(await next(host.events) { if case .streamCreated = $0 { true } else { false } } != nil)
+        let subscriber = try await host.subscribe(to: publisher.streamId)
+
+        proxy.cut()
+        #expect(await next(guest.events) { $0 == .sessionDidBeginReconnecting } != nil)
+        #expect(guest.connectionStatus == .reconnecting)
+        #expect(await failure { try await guest.signal(type: "now", data: "", to: hostId) } == .reconnecting)
+        let queued = Task { try await guest.signal(type: "queued", data: "once", to: hostId, retryAfterReconnect: true) }
+        try await host.signal(type: "missed", data: "while away", to: guestId)
+        let receivedWhileAway = await subscriber.statistics().video.packetsReceived
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(await subscriber.statistics().video.packetsReceived > receivedWhileAway, "media does not go through the WebSocket")
+
+        proxy.restore()
+        var returned: [SessionClientEvent] = []
+        for _ in 0..<2 {
+            let event = await next(guest.events, timeout: .seconds(10)) { event in
+                if case .sessionDidReconnect = event { return true }
+                return event == .signalReceived(type: "missed", data: "while away", from: hostId)
+            }
+            if let event { returned.append(event) }
+        }
+        #expect(returned.contains(.signalReceived(type: "missed", data: "while away", from: hostId)), "a signal sent while away arrives on return")
+        #expect(returned.contains { if case .sessionDidReconnect(let connection) = $0 { connection.connectionId == guestId } else { false } })
+        #expect(guest.connectionStatus == .connected)
+        try await queued.value
+
+        try await Task.sleep(for: .milliseconds(300))
+        let hostSaw = await drain(host.events)
+        #expect(hostSaw.filter { $0 == .signalReceived(type: "queued", data: "once", from: guestId) }.count == 1)
+        #expect(!hostSaw.contains { if case .streamDestroyed = $0 { true } else if case .connectionDestroyed = $0 { true } else { false } }, "\(hostSaw)")
+        let receivedAfter = await subscriber.statistics().video.packetsReceived
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(await subscriber.statistics().video.packetsReceived > receivedAfter)
+
+        await guest.disconnect()
+        await host.disconnect()
+        await loop.stop()
+        try await harness.stop()
+    }
+
+    @Test func aSessionThatCannotComeBackInTimeFailsAndTheOthersSeeItLeave() async throws {
+        let harness = try await DaemonHarness.start { $0.signaling.reconnection.grace = .seconds(1) }
+        let proxy = try SwitchableTCPProxy(to: harness.port)
+        defer { proxy.stop() }
+        let loop = try MediaLoop()
+        let host = try await session(harness, "client-gone", .moderator, loop: loop)
+        let guest = try await session(through: proxy, harness, "client-gone", loop: loop, reconnectTimeout: .seconds(2))
+        #expect(await next(host.events) { if case .connectionCreated = $0 { true } else { false } } != nil)
+        proxy.cut()
+        #expect(await next(host.events, timeout: .seconds(10)) { if case .connectionDestroyed(_, .networkDisconnected) = $0 { true } else { false } } != nil)
+        #expect(await next(guest.events, timeout: .seconds(10)) { $0 == .sessionDidDisconnect(reason: nil) } != nil)
+        #expect(guest.connectionStatus == .failed)
+        await host.disconnect()
         await loop.stop()
         try await harness.stop()
     }

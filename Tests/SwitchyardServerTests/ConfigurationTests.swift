@@ -1,4 +1,5 @@
 import Foundation
+import Signaling
 import SwitchyardServer
 import Testing
 
@@ -80,6 +81,18 @@ import Testing
         #expect(
             refusal(#"{"media":{"udpSegmentation":"off"}}"#)
                 == ConfigurationError(keyPath: "media.udpSegmentation", problem: "expected true or false, found a string"))
+    }
+
+    @Test func reconnectionSettingsAreReadAndBounded() throws {
+        #expect(SwitchyardConfiguration.builtIn.signaling.reconnection == ReconnectionSettings())
+        let parsed = try SwitchyardConfiguration.parse(
+            Data(#"{"signaling":{"reconnectGraceSeconds":0,"maxReplayMessages":64,"maxReplayBytes":65536,"rememberedSignalIds":16}}"#.utf8))
+        #expect(parsed.signaling.reconnection == ReconnectionSettings(grace: .zero, replayMessages: 64, replayBytes: 65_536, rememberedSignalIds: 16))
+        #expect(
+            refusal(#"{"signaling":{"reconnectGraceSeconds":-1}}"#)
+                == ConfigurationError(keyPath: "signaling.reconnectGraceSeconds", problem: "-1 is out of range 0...3600"))
+        #expect(refusal(#"{"signaling":{"maxReplayMessages":1}}"#)?.keyPath == "signaling.maxReplayMessages")
+        #expect(refusal(#"{"signaling":{"maxReplayBytes":"1MB"}}"#)?.keyPath == "signaling.maxReplayBytes")
     }
 
     @Test func otherBadValuesAreNamed() {

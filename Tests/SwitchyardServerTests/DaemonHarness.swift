@@ -25,6 +25,8 @@ final class DaemonHarness: Sendable {
         }
         configuration.media.portRange = first...(first + 39)
         configuration.drainTime = .seconds(5)
+        // A dropped socket ends its connection at once unless a test is about reconnection.
+        configuration.signaling.reconnection.grace = .zero
         adjust(&configuration)
         let (ready, readyContinuation) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "switchyard-test")

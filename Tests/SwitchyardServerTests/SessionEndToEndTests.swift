@@ -11,39 +11,6 @@ import Testing
 /// Whole sessions over real sockets: the daemon on an ephemeral port, WebSocket clients, and media
 /// through plain SRTP transports.
 @Suite(.serialized) struct SessionEndToEndTests {
-    static let audioSSRC: UInt32 = 0xA0A0_0001
-    static let videoSSRC: UInt32 = 0xB0B0_0001
-
-    private func offer(for peer: TestPeer) -> TransportOffer {
-        TransportOffer(
-            remote: EndpointAddress(host: "127.0.0.1", port: peer.port),
-            srtp: SRTPKeying(profile: peer.keys.profile.rawValue, key: peer.keys.sdesKeyParameter))
-    }
-
-    private func accept(_ answer: TransportAnswer, on peer: TestPeer) throws {
-        try peer.connect(routerPort: answer.local.port, routerSRTP: SRTPParameters(profile: answer.srtp.profile, keyParameter: answer.srtp.key))
-    }
-
-    private func publishParameters(for peer: TestPeer) -> PublishParameters {
-        PublishParameters(
-            name: "camera", videoDimensions: VideoDimensions(width: 640, height: 480),
-            audio: TrackDescription(codec: .opus, payloadType: 111, ssrc: Self.audioSSRC),
-            video: TrackDescription(codec: .vp8, payloadType: 96, ssrc: Self.videoSSRC), transport: offer(for: peer))
-    }
-
-    /// Sends `count` video packets (the first a key frame when asked) and as many audio packets.
-    private func sendMedia(from peer: TestPeer, startingAt index: Int, count: Int, keyFrameFirst: Bool) throws {
-        for offset in 0..<count {
-            let number = index + offset
-            try peer.sendRTP(
-                payloadType: 96, sequenceNumber: UInt16(truncatingIfNeeded: number), timestamp: UInt32(number * 3000),
-                ssrc: Self.videoSSRC, payload: VP8TestPayload.make(index: number, keyFrame: keyFrameFirst && offset == 0, size: 400))
-            try peer.sendRTP(
-                payloadType: 111, sequenceNumber: UInt16(truncatingIfNeeded: number), timestamp: UInt32(number * 960),
-                ssrc: Self.audioSSRC, payload: [0x78] + Array(repeating: UInt8(truncatingIfNeeded: number), count: 60))
-        }
-    }
-
     @Test func clientsSeeEachOtherSignalAndLeave() async throws {
         let harness = try await DaemonHarness.start()
         let (ann, annConnect) = try await harness.connect(session: "room", role: .publisher, data: "name=Ann")
@@ -89,21 +56,21 @@ import Testing
         let publisherPeer = try TestPeer()
         let subscriberPeer = try TestPeer(profile: .aesCM128HMACSHA1_80)
 
-        guard case .publish(let published) = try await publisher.call(.publish(publishParameters(for: publisherPeer))) else { return }
-        try accept(try #require(published.transport), on: publisherPeer)
+        guard case .publish(let published) = try await publisher.call(.publish(publisherPeer.publishParameters())) else { return }
+        try publisherPeer.accept(try #require(published.transport))
         #expect(published.stream.hasAudio && published.stream.hasVideo)
         guard case .streamCreated(let created) = try await subscriber.event(.streamCreated) else { return }
         #expect(created.stream == published.stream)
 
         guard case .subscribe(let subscribed) = try await subscriber.call(
-            .subscribe(SubscribeParameters(streamId: published.stream.streamId, transport: offer(for: subscriberPeer))))
+            .subscribe(SubscribeParameters(streamId: published.stream.streamId, transport: subscriberPeer.transportOffer)))
         else { return }
-        try accept(try #require(subscribed.transport), on: subscriberPeer)
+        try subscriberPeer.accept(try #require(subscribed.transport))
         #expect(subscribed.videoEnabled)
         let audioSSRC = try #require(subscribed.audio?.ssrc)
         let videoSSRC = try #require(subscribed.video?.ssrc)
 
-        try sendMedia(from: publisherPeer, startingAt: 0, count: 10, keyFrameFirst: true)
+        try publisherPeer.sendMedia(startingAt: 0, count: 10, keyFrameFirst: true)
         let first = subscriberPeer.receiveRTP(count: 20)
         #expect(first.filter { $0.ssrc == videoSSRC }.count == 10)
         #expect(first.filter { $0.ssrc == audioSSRC }.count == 10)
@@ -114,7 +81,7 @@ import Testing
         #expect(change.changedProperty == .hasVideo && change.newValue == .flag(false))
         guard case .videoDisabled(let disabled) = try await subscriber.event(.videoDisabled) else { return }
         #expect(disabled == SubscriberVideoChange(subscriberId: subscribed.subscriberId, streamId: published.stream.streamId, reason: .publisherPropertyChanged))
-        try sendMedia(from: publisherPeer, startingAt: 10, count: 10, keyFrameFirst: false)
+        try publisherPeer.sendMedia(startingAt: 10, count: 10, keyFrameFirst: false)
         let whileOff = subscriberPeer.receiveRTP(count: 10)
         #expect(whileOff.count == 10)
         #expect(whileOff.allSatisfy { $0.ssrc == audioSSRC })
@@ -122,7 +89,7 @@ import Testing
         _ = try await publisher.call(.updateStream(StreamUpdate(streamId: published.stream.streamId, publishVideo: true)))
         guard case .videoEnabled(let enabled) = try await subscriber.event(.videoEnabled) else { return }
         #expect(enabled.reason == .publisherPropertyChanged)
-        try sendMedia(from: publisherPeer, startingAt: 20, count: 5, keyFrameFirst: true)
+        try publisherPeer.sendMedia(startingAt: 20, count: 5, keyFrameFirst: true)
         let resumed = subscriberPeer.receiveRTP(count: 10)
         let resumedVideo = resumed.filter { $0.ssrc == videoSSRC }
         #expect(resumedVideo.count == 5)
@@ -132,7 +99,7 @@ import Testing
         _ = try await subscriber.call(.updateSubscriber(SubscriberUpdate(subscriberId: subscribed.subscriberId, subscribeToVideo: false)))
         guard case .videoDisabled(let choice) = try await subscriber.event(.videoDisabled) else { return }
         #expect(choice.reason == .subscriberPropertyChanged)
-        try sendMedia(from: publisherPeer, startingAt: 25, count: 5, keyFrameFirst: true)
+        try publisherPeer.sendMedia(startingAt: 25, count: 5, keyFrameFirst: true)
         #expect(subscriberPeer.receiveRTP(count: 5).allSatisfy { $0.ssrc == audioSSRC })
 
         guard case .getStats(let statistics) = try await subscriber.call(.getStats(SubscriberReference(subscriberId: subscribed.subscriberId))) else {
@@ -181,10 +148,10 @@ import Testing
         let (broadcaster, _) = try await harness.connect(session: "roles", role: .publisheronly)
         let peer = try TestPeer()
 
-        #expect(try await viewer.refusal(.publish(publishParameters(for: peer))) == SignalingError(.forbidden, "role subscriber cannot publish"))
-        guard case .publish(let published) = try await owner.call(.publish(publishParameters(for: peer))) else { return }
+        #expect(try await viewer.refusal(.publish(peer.publishParameters())) == SignalingError(.forbidden, "role subscriber cannot publish"))
+        guard case .publish(let published) = try await owner.call(.publish(peer.publishParameters())) else { return }
         let streamId = published.stream.streamId
-        #expect(try await broadcaster.refusal(.subscribe(SubscribeParameters(streamId: streamId, transport: offer(for: peer))))?.code == .forbidden)
+        #expect(try await broadcaster.refusal(.subscribe(SubscribeParameters(streamId: streamId, transport: peer.transportOffer)))?.code == .forbidden)
         #expect(try await broadcaster.refusal(.signal(SignalParameters(type: "t", data: "")))?.code == .forbidden)
         #expect(try await viewer.refusal(.unpublish(StreamReference(streamId: streamId)))?.code == .notOwner)
         #expect(try await viewer.refusal(.updateStream(StreamUpdate(streamId: streamId, publishVideo: false)))?.code == .notOwner)
@@ -192,7 +159,7 @@ import Testing
         #expect(try await owner.refusal(.updateStream(badDimensions))?.code == .invalidParams)
         #expect(try await owner.refusal(.forceUnpublish(StreamReference(streamId: streamId)))?.code == .forbidden)
         #expect(try await viewer.refusal(.forceDisconnect(ConnectionReference(connectionId: "c_x")))?.code == .forbidden)
-        #expect(try await viewer.refusal(.subscribe(SubscribeParameters(streamId: "st_missing", transport: offer(for: peer))))?.code == .notFound)
+        #expect(try await viewer.refusal(.subscribe(SubscribeParameters(streamId: "st_missing", transport: peer.transportOffer)))?.code == .notFound)
         #expect(try await viewer.refusal(.unsubscribe(SubscriberReference(subscriberId: "sb_missing")))?.code == .notFound)
         try await harness.stop()
     }
@@ -203,7 +170,7 @@ import Testing
         let (publisher, _) = try await harness.connect(session: "mod", role: .publisher)
         let (viewer, viewerConnect) = try await harness.connect(session: "mod", role: .subscriber)
         let peer = try TestPeer()
-        guard case .publish(let published) = try await publisher.call(.publish(publishParameters(for: peer))) else { return }
+        guard case .publish(let published) = try await publisher.call(.publish(peer.publishParameters())) else { return }
 
         _ = try await moderator.call(.forceUnpublish(StreamReference(streamId: published.stream.streamId)))
         for client in [moderator, publisher, viewer] {
@@ -227,7 +194,7 @@ import Testing
         let (publisher, _) = try await harness.connect(session: "drop", role: .publisher)
         let (viewer, _) = try await harness.connect(session: "drop", role: .subscriber)
         let peer = try TestPeer()
-        _ = try await publisher.call(.publish(publishParameters(for: peer)))
+        _ = try await publisher.call(.publish(peer.publishParameters()))
         _ = try await viewer.event(.streamCreated)
         await publisher.close()
         guard case .streamDestroyed(let stream) = try await viewer.event(.streamDestroyed) else { return }

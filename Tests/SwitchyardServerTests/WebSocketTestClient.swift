@@ -19,15 +19,21 @@ final class WebSocketTestClient: Sendable {
         }
     }
 
+    /// A message and, for an event, its `seq`.
+    struct Received: Sendable {
+        var message: ServerMessage
+        var sequence: UInt64?
+    }
+
     private actor Inbox {
-        var messages: [ServerMessage] = []
+        var messages: [Received] = []
         var isClosed = false
 
-        func append(_ message: ServerMessage) { messages.append(message) }
+        func append(_ message: Received) { messages.append(message) }
         func close() { isClosed = true }
 
-        func take(where predicate: @Sendable (ServerMessage) -> Bool) -> ServerMessage? {
-            guard let index = messages.firstIndex(where: predicate) else { return nil }
+        func take(where predicate: @Sendable (ServerMessage) -> Bool) -> Received? {
+            guard let index = messages.firstIndex(where: { predicate($0.message) }) else { return nil }
             return messages.remove(at: index)
         }
     }
@@ -58,7 +64,7 @@ final class WebSocketTestClient: Sendable {
                         guard case .text(let text) = message,
                             let decoded = try? JSONDecoder().decode(ServerMessage.self, from: Data(text.utf8))
                         else { continue }
-                        await inbox.append(decoded)
+                        await inbox.append(Received(message: decoded, sequence: ServerMessage.eventSequence(of: Data(text.utf8))))
                     }
                 } catch {}
                 await inbox.close()
@@ -141,6 +147,20 @@ final class WebSocketTestClient: Sendable {
     func message(
         timeout: Duration = .seconds(5), _ what: String = "a message", where predicate: @escaping @Sendable (ServerMessage) -> Bool
     ) async throws -> ServerMessage {
+        try await received(timeout: timeout, what, where: predicate).message
+    }
+
+    /// The next event, whatever its name, with its `seq`.
+    func nextEvent(timeout: Duration = .seconds(5)) async throws -> (event: SessionEvent, sequence: UInt64?) {
+        let received = try await received(timeout: timeout, "an event") { if case .event = $0 { true } else { false } }
+        guard case .event(let event) = received.message else { throw Failure.timedOut("an event") }
+        return (event, received.sequence)
+    }
+
+    /// The next message matching `predicate`, with its `seq`.
+    func received(
+        timeout: Duration = .seconds(5), _ what: String = "a message", where predicate: @escaping @Sendable (ServerMessage) -> Bool
+    ) async throws -> Received {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let message = await inbox.take(where: predicate) { return message }
@@ -167,6 +187,11 @@ final class WebSocketTestClient: Sendable {
         }
         guard case .closed(let frame) = outcome else { throw Failure.timedOut("the socket to close") }
         return frame
+    }
+
+    /// Ends the TCP connection without a close handshake, as a failing network would.
+    func drop() {
+        session.cancel()
     }
 
     func close() async {

@@ -8,6 +8,8 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
     case timedOut(method: String)
     /// The WebSocket is closed (by the server, the network, or `disconnect`).
     case connectionClosed
+    /// The session is reconnecting and the request is not one that waits for it.
+    case reconnecting
     /// The WebSocket could not be opened.
     case unreachable(url: String, reason: String)
     /// The server answered with a result of another method.
@@ -20,6 +22,7 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
         case .refused(let code, let message): "refused (\(code.rawValue)): \(message)"
         case .timedOut(let method): "no reply to \(method) in time"
         case .connectionClosed: "the connection to the server is closed"
+        case .reconnecting: "the session is reconnecting; only signals sent with retryAfterReconnect wait for it"
         case .unreachable(let url, let reason): "cannot open \(url): \(reason)"
         case .unexpectedReply(let method): "the server answered \(method) with another method's result"
         case .media(let reason): "media: \(reason)"

@@ -5,7 +5,8 @@ import SignalingProtocol
 import Synchronization
 
 /// One WebSocket to the daemon speaking the protocol of docs/protocol.md: requests get ids and
-/// their replies are matched back to the caller; events are handed to `onEvent` in arrival order.
+/// their replies are matched back to the caller; events are handed to `onEvent` in arrival order,
+/// with their `seq`.
 final class SignalingChannel: Sendable {
     private struct State {
         var writer: WebSocketOutboundWriter?
@@ -39,7 +40,7 @@ final class SignalingChannel: Sendable {
     /// Opens the WebSocket at `url`. `onEvent` is called from the channel's reader; `closed`
     /// finishes when the socket does.
     init(
-        url: String, logger: Logger, onEvent: @escaping @Sendable (SessionEvent) -> Void
+        url: String, logger: Logger, onEvent: @escaping @Sendable (SessionEvent, UInt64?) -> Void
     ) async throws(SessionError) {
         let (ready, readyContinuation) = AsyncStream.makeStream(of: Bool.self)
         let state = self.shared
@@ -52,14 +53,14 @@ final class SignalingChannel: Sendable {
                 readyContinuation.yield(true)
                 do {
                     for try await message in inbound.messages(maxSize: 1 << 20) {
-                        guard case .text(let text) = message,
-                            let decoded = try? JSONDecoder().decode(ServerMessage.self, from: Data(text.utf8))
-                        else { continue }
+                        guard case .text(let text) = message else { continue }
+                        let data = Data(text.utf8)
+                        guard let decoded = try? JSONDecoder().decode(ServerMessage.self, from: data) else { continue }
                         switch decoded {
                         case .reply(let id, let result): Self.resume(state, id: id, with: .success(result))
                         case .error(let id, let error):
                             if let id { Self.resume(state, id: id, with: .failure(.refused(code: error.code, message: error.message))) }
-                        case .event(let event): onEvent(event)
+                        case .event(let event): onEvent(event, ServerMessage.eventSequence(of: data))
                         }
                     }
                 } catch {}
