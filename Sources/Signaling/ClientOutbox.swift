@@ -37,18 +37,21 @@ public struct ClientOutbox: Sendable {
 
         let limits: Limits
         let onOverflow: @Sendable () -> Void
+        let abort: @Sendable () -> Void
         let state = Mutex(State())
 
-        init(limits: Limits, onOverflow: @escaping @Sendable () -> Void) {
+        init(limits: Limits, onOverflow: @escaping @Sendable () -> Void, abort: @escaping @Sendable () -> Void) {
             self.limits = limits
             self.onOverflow = onOverflow
+            self.abort = abort
         }
     }
 
     private let storage: Storage
 
-    public init(limits: Limits = Limits(), onOverflow: @escaping @Sendable () -> Void = {}) {
-        storage = Storage(limits: limits, onOverflow: onOverflow)
+    /// `abort` ends the socket's TCP connection at once, as a failing network would.
+    public init(limits: Limits = Limits(), onOverflow: @escaping @Sendable () -> Void = {}, abort: @escaping @Sendable () -> Void = {}) {
+        storage = Storage(limits: limits, onOverflow: onOverflow, abort: abort)
     }
 
     public func send(_ message: ServerMessage) {
@@ -64,6 +67,11 @@ public struct ClientOutbox: Sendable {
     /// Sends an event already encoded (with its `seq`) by the connection's `ConnectionEvents`.
     func send(encodedEvent text: String) {
         enqueue(Entry(text: text, lastWord: nil), thenFinish: false)
+    }
+
+    /// Resets the socket's TCP connection without a word (the fault-injection aid).
+    func abortSocket() {
+        storage.abort()
     }
 
     /// Tells one socket's outbox from another's.

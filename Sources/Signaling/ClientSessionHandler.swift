@@ -42,10 +42,13 @@ public struct ClientSessionHandler: Sendable {
     /// message over the size limit, a protocol violation, invalid UTF-8), so the WebSocket layer
     /// closes with the code that names it (1009, 1002, 1007) rather than a normal closure.
     public func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, logger: Logger) async throws {
-        let outbox = ClientOutbox(limits: configuration.backlog) {
-            logger.info("client fell too far behind; connection cut off", metadata: ["limit": "\(configuration.backlog)"])
-            channel.abort()
-        }
+        let outbox = ClientOutbox(
+            limits: configuration.backlog,
+            onOverflow: {
+                logger.info("client fell too far behind; connection cut off", metadata: ["limit": "\(configuration.backlog)"])
+                channel.abort()
+            },
+            abort: { channel.abort() })
         guard let socketID = sockets.add(outbox) else {
             outbox.close(.serverShutdown, message: "the server is shutting down")
             await Self.write(outbox, to: outbound)

@@ -63,6 +63,12 @@ final class ConnectionEvents: Sendable {
         state.withLock { $0.outbox.take() }?.finish()
     }
 
+    /// Resets the attached socket's connection, as a failing network would (the fault-injection aid);
+    /// the socket's end then detaches it as usual.
+    func abortSocket() {
+        state.withLock { $0.outbox }?.abortSocket()
+    }
+
     /// Detaches `outbox` if it is the attached one; false when another socket took over already.
     func detach(_ outbox: ClientOutbox) -> Bool {
         state.withLock { state in

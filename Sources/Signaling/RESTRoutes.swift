@@ -72,6 +72,16 @@ struct RESTRoutes: Sendable {
                 return nil as EmptyResult?
             }
         }
+        // A test aid, refused unless media.faultInjection is on: a network drop under one connection.
+        router.put("/v1/sessions/:sessionId/connections/:connectionId/fault") { request, context in
+            let sessionId = context.parameters.get("sessionId") ?? ""
+            let connectionId = context.parameters.get("connectionId") ?? ""
+            return try await respond(to: request, status: .noContent) { body throws(SignalingError) in
+                let fault = try RESTBody.decode(RESTBody.ConnectionFault.self, from: body)
+                if fault.dropWebSocket { try await directory.dropWebSocket(sessionId: sessionId, connectionId: connectionId) }
+                return nil as EmptyResult?
+            }
+        }
         router.post("/v1/sessions/:sessionId/signal") { request, context in
             try await signal(request, sessionId: context.parameters.get("sessionId") ?? "", to: nil)
         }

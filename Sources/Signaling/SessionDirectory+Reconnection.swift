@@ -75,6 +75,16 @@ extension SessionDirectory {
             metadata: ["session": "\(sessionId)", "connection": "\(connectionId)", "lastEventSeq": "\(parameters.lastEventSeq)", "tookOver": "\(replaced != nil)"])
     }
 
+    /// The fault-injection aid: resets a connection's WebSocket as a failing network would, so its
+    /// client's reconnection can be tried on a real client.
+    public func dropWebSocket(sessionId: String, connectionId: String) throws(SignalingError) {
+        guard let connection = sessions[sessionId]?.connections[connectionId] else {
+            throw SignalingError(.notFound, "no connection \(connectionId) in session \(sessionId)")
+        }
+        guard faultInjection else { throw .invalidParams("body", "fault injection is off (media.faultInjection in the configuration)") }
+        connection.events.abortSocket()
+    }
+
     func reconnectionGrant(secret: String) -> ReconnectionGrant? {
         reconnection.grace > .zero ? ReconnectionGrant(secret: secret, graceSeconds: reconnection.graceSeconds) : nil
     }

@@ -10,6 +10,7 @@ public actor SessionDirectory {
     let media: any MediaControl
     let limits: SignalingLimits
     let reconnection: ReconnectionSettings
+    let faultInjection: Bool
     let logger: Logger
     private let wallClock: @Sendable () -> Date
     var sessions: [String: SessionState] = [:]
@@ -17,12 +18,13 @@ public actor SessionDirectory {
     var audioFallbackEventCounts: [String: UInt64] = [:]
 
     public init(
-        media: any MediaControl, limits: SignalingLimits, reconnection: ReconnectionSettings = ReconnectionSettings(), logger: Logger,
-        wallClock: @escaping @Sendable () -> Date = Date.init
+        media: any MediaControl, limits: SignalingLimits, reconnection: ReconnectionSettings = ReconnectionSettings(),
+        faultInjection: Bool = false, logger: Logger, wallClock: @escaping @Sendable () -> Date = Date.init
     ) {
         self.media = media
         self.limits = limits
         self.reconnection = reconnection
+        self.faultInjection = faultInjection
         self.logger = logger
         self.wallClock = wallClock
     }

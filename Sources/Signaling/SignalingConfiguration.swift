@@ -17,12 +17,14 @@ public struct SignalingConfiguration: Equatable, Sendable {
     /// What the server keeps for a client whose WebSocket dropped.
     public var reconnection: ReconnectionSettings
     public var limits: SignalingLimits
+    /// Test aids (`media.faultInjection`): the REST API may drop a connection's WebSocket.
+    public var faultInjection: Bool
 
     public init(
         maximumMessageBytes: Int = 65_536, messagesPerSecond: Double = 50, messageBurst: Int = 100,
         rateViolationsBeforeDisconnect: Int = 50, connectTimeout: Duration = .seconds(10),
         pingInterval: Duration = .seconds(15), backlog: ClientOutbox.Limits = ClientOutbox.Limits(),
-        reconnection: ReconnectionSettings = ReconnectionSettings(), limits: SignalingLimits = SignalingLimits()
+        reconnection: ReconnectionSettings = ReconnectionSettings(), limits: SignalingLimits = SignalingLimits(), faultInjection: Bool = false
     ) {
         self.maximumMessageBytes = maximumMessageBytes
         self.messagesPerSecond = messagesPerSecond
@@ -32,6 +34,7 @@ public struct SignalingConfiguration: Equatable, Sendable {
         self.pingInterval = pingInterval
         self.backlog = backlog
         self.reconnection = reconnection
+        self.faultInjection = faultInjection
         self.limits = limits
     }
 }

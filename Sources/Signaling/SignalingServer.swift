@@ -23,7 +23,8 @@ public struct SignalingServer: Sendable {
         wallClock: @escaping @Sendable () -> Date = Date.init
     ) {
         directory = SessionDirectory(
-            media: media, limits: configuration.limits, reconnection: configuration.reconnection, logger: logger, wallClock: wallClock)
+            media: media, limits: configuration.limits, reconnection: configuration.reconnection, faultInjection: configuration.faultInjection,
+            logger: logger, wallClock: wallClock)
         self.tokens = tokens
         self.configuration = configuration
         handler = ClientSessionHandler(

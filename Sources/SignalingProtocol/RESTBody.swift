@@ -33,6 +33,16 @@ public enum RESTBody {
         }
     }
 
+    /// `PUT .../connections/{connectionId}/fault`: with `dropWebSocket`, the connection's WebSocket is
+    /// reset as a failing network would.
+    public struct ConnectionFault: Codable, Equatable, Sendable {
+        public var dropWebSocket: Bool
+
+        public init(dropWebSocket: Bool) {
+            self.dropWebSocket = dropWebSocket
+        }
+    }
+
     /// Decodes a request body, naming exactly what was wrong when it cannot.
     public static func decode<Body: Decodable>(_ type: Body.Type, from data: Data) throws(SignalingError) -> Body {
         guard JSONText.isValid(data) else { throw .invalidParams("body", "not valid JSON") }

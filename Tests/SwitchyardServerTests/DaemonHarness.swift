@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 import Logging
 import Signaling
 import SignalingProtocol
@@ -59,6 +62,19 @@ final class DaemonHarness: Sendable {
 
     func restToken() async throws -> String {
         try await daemon.signaling.tokens.mintRESTToken(lifetime: 60, now: Date())
+    }
+
+    /// One HTTP request to the daemon, with a bearer token and a JSON body when given.
+    func http(_ method: String, _ path: String, token: String?, body: String? = nil) async throws -> (status: Int, body: Data) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let body {
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as! HTTPURLResponse).statusCode, data)
     }
 
     func connect(session: String, role: Role, data: String = "") async throws -> (WebSocketTestClient, ConnectResult) {

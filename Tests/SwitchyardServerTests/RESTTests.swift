@@ -11,15 +11,7 @@ import Testing
     private func call(
         _ harness: DaemonHarness, _ method: String, _ path: String, token: String?, body: String? = nil
     ) async throws -> (status: Int, body: Data) {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(harness.port)\(path)")!)
-        request.httpMethod = method
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        if let body {
-            request.httpBody = Data(body.utf8)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as! HTTPURLResponse).statusCode, data)
+        try await harness.http(method, path, token: token, body: body)
     }
 
     private func errorMessage(_ body: Data) -> String? {

@@ -218,6 +218,31 @@ import Testing
         try await harness.stop()
     }
 
+    @Test func theFaultRouteDropsAWebSocketOnlyWhenFaultInjectionIsOn() async throws {
+        let harness = try await DaemonHarness.start { configuration in
+            configuration.signaling.reconnection.grace = .seconds(10)
+            configuration.signaling.faultInjection = true
+        }
+        let (alice, aliceConnect) = try await harness.connect(session: "fault", role: .publisher)
+        let path = "/v1/sessions/fault/connections/\(aliceConnect.connection.connectionId)/fault"
+        let token = try await harness.restToken()
+        #expect(try await harness.http("PUT", path, token: token, body: #"{"dropWebSocket": true}"#).status == 204)
+        #expect(try await alice.closeFrame() == nil, "reset without a close handshake")
+        try await waitUntilReconnecting(aliceConnect.connection.connectionId, in: "fault", harness)
+        #expect(try await harness.http("PUT", "/v1/sessions/fault/connections/c_none/fault", token: token, body: #"{"dropWebSocket": true}"#).status == 404)
+        #expect(try await harness.http("PUT", path, token: token, body: #"{"dropWebSocket": "yes"}"#).status == 400)
+        try await harness.stop()
+
+        let production = try await start()
+        let (_, bobConnect) = try await production.connect(session: "fault", role: .publisher)
+        let refused = try await production.http(
+            "PUT", "/v1/sessions/fault/connections/\(bobConnect.connection.connectionId)/fault", token: try await production.restToken(),
+            body: #"{"dropWebSocket": true}"#)
+        #expect(refused.status == 400)
+        #expect(String(decoding: refused.body, as: UTF8.self).contains("fault injection is off"))
+        try await production.stop()
+    }
+
     @Test func aClaimedEventTheServerNeverSentIsNamed() async throws {
         let harness = try await start()
         let (_, aliceConnect) = try await harness.connect(session: "ahead", role: .publisher)

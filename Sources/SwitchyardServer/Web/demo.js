@@ -5,9 +5,11 @@
 // timing) and the DOM: each subscriber tile `.tile[data-subscriber-id][data-stream-id]` (with
 // data-subscribe-started-at and data-first-frame-at, Date.now() ms) holds `.video-state` ("on",
 // "off (quality)", ...), `.fallback[data-event][data-reason]`, `.stats[data-frames-decoded]
-// [data-total-samples-received]` and `.server-stats[data-score]`; the publisher's tile has
+// [data-total-samples-received]`, `.server-stats[data-score]` and `.media-state[data-state]`
+// ("connected" or "reconnecting": the subscription's media path); the publisher's tile has
 // data-publisher; the event log is `#log li[data-event][data-reason]` (data-local for the page's own
-// entries: connected, published, subscribed, error).
+// entries: connected, published, subscribed, error). `#status[data-state]` is the session's
+// connectionStatus (connected, reconnecting, ...).
 import { Session } from "./switchyard.js";
 
 const params = new URLSearchParams(location.search);
@@ -16,7 +18,8 @@ const $ = (id) => document.getElementById(id);
 const PROTOCOL_EVENTS = ["connectionCreated", "connectionDestroyed", "streamCreated", "streamDestroyed",
   "streamPropertyChanged", "videoDisabled", "videoEnabled", "videoDisableWarning", "videoDisableWarningLifted",
   "publisherVideoDisableWarning", "publisherVideoDisableWarningLifted", "publisherVideoDisabled",
-  "publisherVideoEnabled", "signal", "subscriberDestroyed", "sessionDisconnected", "error"];
+  "publisherVideoEnabled", "signal", "subscriberDestroyed", "sessionReconnecting", "sessionReconnected", "sessionDisconnected",
+  "error"];
 const FALLBACK_EVENTS = new Set(["videoDisableWarning", "videoDisableWarningLifted", "videoDisabled", "videoEnabled"]);
 
 /** What tests read. `timing` values are Date.now() milliseconds. */
@@ -38,6 +41,7 @@ $("token").value = params.get("token") || "";
 function setStatus(text, isError = false) {
   $("status").textContent = text;
   $("status").className = isError ? "error" : "";
+  $("status").dataset.state = demo.session?.connectionStatus ?? "disconnected";
 }
 
 const describe = (error) => (error.code ? `${error.method ?? ""} ${error.code}: ${error.message}`.trim() : error.message);
@@ -134,6 +138,15 @@ function addSubscriberTile(subscriber) {
   line(tile, "fallback", "last fallback event: none");
   line(tile, "stats", "stats: waiting");
   line(tile, "server-stats", "server: waiting");
+  const mediaState = line(tile, "media-state", "media: connected");
+  mediaState.dataset.state = "connected";
+  const renderMediaState = (up) => {
+    mediaState.dataset.state = up ? "connected" : "reconnecting";
+    mediaState.textContent = `media: ${mediaState.dataset.state}`;
+    tile.classList.toggle("reconnecting", !up);
+  };
+  subscriber.addEventListener("subscriberDisconnected", (e) => { renderMediaState(false); logEvent("subscriberDisconnected", e.detail, true); });
+  subscriber.addEventListener("subscriberReconnected", (e) => { renderMediaState(true); logEvent("subscriberReconnected", e.detail, true); });
   video.srcObject = subscriber.mediaStream;
   subscriber.addEventListener("track", () => { video.srcObject = subscriber.mediaStream; play(video); });
   play(video);
@@ -188,6 +201,10 @@ function onEvent(name, detail) {
   } else if (name === "streamDestroyed") {
     removeStream(detail.stream.streamId);
     if (demo.publisher?.streamId === detail.stream.streamId) clearPublisher();
+  } else if (name === "sessionReconnecting") {
+    setStatus("Reconnecting…");
+  } else if (name === "sessionReconnected") {
+    setStatus(`Connected to ${session.sessionId} as ${session.connection.connectionId} (${session.role}); reconnected.`);
   } else if (name === "sessionDisconnected") {
     teardown(`Disconnected: ${detail.reason}${detail.message ? " — " + detail.message : ""}`, detail.reason !== "clientDisconnected");
   }

@@ -12,6 +12,10 @@
 const PROTOCOL_VERSION = 1;
 const REQUEST_TIMEOUT_MS = 15000;
 const ICE_DISCONNECTED_GRACE_MS = 3000;
+/** How long a dropped session tries to come back, and the pauses between tries (doubling). */
+const RECONNECT_TIMEOUT_MS = 30000;
+const RECONNECT_FIRST_PAUSE_MS = 250;
+const RECONNECT_MAX_PAUSE_MS = 1000;
 const PC_CONFIG = { bundlePolicy: "max-bundle", rtcpMuxPolicy: "require" };
 
 /** Events about one subscriber (data has `subscriberId`): also dispatched on that {@link Subscriber}. */
@@ -21,7 +25,8 @@ const PUBLISHER_EVENTS = new Set(["publisherVideoDisableWarning", "publisherVide
   "publisherVideoDisabled", "publisherVideoEnabled"]);
 
 /** An error answer from the server (`code` and `message` exactly as sent, see protocol.md), or a
- *  local failure (`code` `timeout` or `closed`). `method` is the request's method. */
+ *  local failure (`code` `timeout`, `closed`, or `reconnecting` for a request made while the session
+ *  is reconnecting). `method` is the request's method. */
 export class SwitchyardError extends Error {
   /** @param {string} code @param {string} message @param {string} [method] */
   constructor(code, message, method) {
@@ -34,6 +39,13 @@ export class SwitchyardError extends Error {
   toString() { return `SwitchyardError ${this.method ? this.method + " " : ""}${this.code}: ${this.message}`; }
 }
 
+const LOCAL_CODES = new Set(["timeout", "closed", "reconnecting"]);
+
+/** A signal id: 128 random bits in hex, so a signal resent after a reconnection is delivered once. */
+function newSignalId() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 /** Keeps only the given codecs (by MIME type, in that order) on a transceiver; ignored where unsupported. */
 function preferCodecs(transceiver, kind, mimeTypes) {
   const capabilities = globalThis.RTCRtpSender?.getCapabilities?.(kind);
@@ -44,11 +56,13 @@ function preferCodecs(transceiver, kind, mimeTypes) {
 
 /**
  * Calls `restart()` when the peer connection's ICE state is `failed`, or `disconnected` for more than
- * 3 s; one restart at a time, re-armed if the state is still bad afterwards.
+ * 3 s; one restart at a time, re-armed if the state is still bad afterwards. `onPath(false)` when the
+ * media path breaks (ICE disconnected or failed), `onPath(true)` when it is back.
  */
-function watchIce(pc, restart) {
+function watchIce(pc, restart, onPath) {
   let timer = null;
   let restarting = false;
+  let broken = false;
   const run = async () => {
     timer = null;
     if (restarting || pc.signalingState === "closed") return;
@@ -59,6 +73,8 @@ function watchIce(pc, restart) {
   };
   const check = () => {
     const state = pc.iceConnectionState;
+    const isBroken = state === "failed" || state === "disconnected";
+    if (isBroken !== broken && (isBroken || state === "connected" || state === "completed")) { broken = isBroken; onPath(!broken); }
     if (state === "failed") { clearTimeout(timer); timer = setTimeout(run, 0); }
     else if (state === "disconnected") { if (!timer) timer = setTimeout(run, ICE_DISCONNECTED_GRACE_MS); }
     else { clearTimeout(timer); timer = null; }
@@ -71,7 +87,11 @@ function watchIce(pc, restart) {
  * One connection to a Switchyard session. Dispatches every protocol event (`connectionCreated`,
  * `streamCreated`, `streamDestroyed`, `streamPropertyChanged`, `videoDisabled`, `signal`,
  * `sessionDisconnected`, ...) as a `CustomEvent` of the same name whose `detail` is the event's `data`.
- * A WebSocket that closes without `sessionDisconnected` gets a local one with reason `networkDisconnected`.
+ * A WebSocket that drops without `sessionDisconnected` is reconnected (`reconnect`, docs/protocol.md):
+ * `sessionReconnecting`, then `sessionReconnected` (detail: {connection}) followed by the events
+ * missed meanwhile, in order; publishers and subscribers go on meanwhile. If it cannot come back
+ * (the server keeps no grace period, refuses, or 30 s pass), a local `sessionDisconnected` with reason
+ * `networkDisconnected`. `connectionStatus` says where it stands.
  * An error answer that cannot be matched to a request (`"id": null`) is dispatched as `error`.
  */
 export class Session extends EventTarget {
@@ -93,6 +113,11 @@ export class Session extends EventTarget {
   }
 
   #ws; #nextId = 1; #pending = new Map(); #early = []; #ready = false; #closed = false; #sawDisconnected = false;
+  #status = "connecting"; #reconnection = null; #lastSeq = 0; #leaving = false; #waiters = [];
+
+  /** `connecting`, `connected`, `reconnecting`, `disconnected` (left, or ended by the server) or
+   *  `failed` (dropped and could not come back). */
+  get connectionStatus() { return this.#status; }
 
   /** @private use {@link Session.connect} */
   constructor(url) {
@@ -117,10 +142,10 @@ export class Session extends EventTarget {
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(this.url);
       this.#ws = ws;
-      ws.onopen = () => resolve();
+      ws.onopen = () => { this.#closed = false; resolve(); };
       ws.onerror = () => reject(new SwitchyardError("closed", `could not open ${this.url}`));
-      ws.onmessage = (event) => this.#receive(event.data);
-      ws.onclose = (event) => this.#socketClosed(event);
+      ws.onmessage = (event) => { if (this.#ws === ws) this.#receive(event.data); };
+      ws.onclose = (event) => { if (this.#ws === ws) this.#socketClosed(event); };
     });
   }
 
@@ -129,6 +154,8 @@ export class Session extends EventTarget {
     this.role = result.role;
     this.capabilities = result.capabilities;
     this.sessionId = result.session.sessionId;
+    this.#reconnection = result.reconnection ?? null;
+    this.#status = "connected";
     for (const c of result.session.connections) this.connections.set(c.connectionId, c);
     for (const s of result.session.streams) this.streams.set(s.streamId, s);
     this.#ready = true;
@@ -146,6 +173,13 @@ export class Session extends EventTarget {
    * @returns {Promise<object>} the `result`; rejects with {@link SwitchyardError}
    */
   request(method, params = {}) {
+    if (this.#status === "reconnecting") {
+      return Promise.reject(new SwitchyardError("reconnecting", "the session is reconnecting", method));
+    }
+    return this.#send(method, params);
+  }
+
+  #send(method, params) {
     if (this.#closed || this.#ws.readyState !== WebSocket.OPEN) {
       return Promise.reject(new SwitchyardError("closed", "the WebSocket is closed", method));
     }
@@ -164,7 +198,11 @@ export class Session extends EventTarget {
     let message;
     try { message = JSON.parse(text); } catch { return console.warn("switchyard: not JSON", text); }
     if (message.event !== undefined) {
-      if (this.#ready && !this.#early.length) this.#event(message.event, message.data ?? {});
+      if (typeof message.seq === "number") {
+        if (message.seq <= this.#lastSeq) return;  // replayed after a reconnection, already seen
+        this.#lastSeq = message.seq;
+      }
+      if (this.#ready && this.#status !== "reconnecting" && !this.#early.length) this.#event(message.event, message.data ?? {});
       else this.#early.push(message);
       return;
     }
@@ -210,18 +248,73 @@ export class Session extends EventTarget {
 
   #socketClosed(event) {
     this.#closed = true;
+    const reconnecting = this.#status === "reconnecting";
+    const dropped = this.#ready && !reconnecting && !this.#sawDisconnected && !this.#leaving && this.#reconnection;
+    // Set before the requests in flight fail, so a signal among them knows to wait and resend.
+    if (dropped) this.#status = "reconnecting";
     for (const [id, p] of this.#pending) {
       clearTimeout(p.timer);
       p.reject(new SwitchyardError("closed", `WebSocket closed (${event.code})`, p.method));
       this.#pending.delete(id);
     }
-    if (!this.#ready) return;
+    if (!this.#ready || reconnecting) return;
+    if (dropped) {
+      this.dispatchEvent(new CustomEvent("sessionReconnecting", { detail: { message: `WebSocket closed (${event.code})` } }));
+      this.#reconnect();
+      return;
+    }
+    this.#end(`WebSocket closed (${event.code})`);
+  }
+
+  /** Takes the connection back on new WebSockets until the server answers, refuses, or time runs out. */
+  async #reconnect() {
+    const deadline = Date.now() + RECONNECT_TIMEOUT_MS;
+    let pause = RECONNECT_FIRST_PAUSE_MS;
+    let lastProblem = "";
+    while (Date.now() < deadline && !this.#leaving) {
+      try {
+        await this.#open();
+        const result = await this.#send("reconnect", {
+          sessionId: this.sessionId, connectionId: this.connection.connectionId,
+          reconnectSecret: this.#reconnection.secret, lastEventSeq: this.#lastSeq,
+        });
+        this.connection = result.connection;
+        this.#reconnection = result.reconnection ?? null;
+        this.#status = "connected";
+        this.dispatchEvent(new CustomEvent("sessionReconnected", { detail: { connection: result.connection } }));
+        while (this.#early.length && this.#status === "connected") { const m = this.#early.shift(); this.#event(m.event, m.data ?? {}); }
+        for (const resolve of this.#waiters.splice(0)) resolve(true);
+        return;
+      } catch (error) {
+        lastProblem = error.message;
+        try { this.#ws.close(); } catch { /* already closed */ }
+        // The server answered and said no (its grace period ended, the events missed are gone):
+        // asking again will not change its mind.
+        if (!LOCAL_CODES.has(error.code)) break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      pause = Math.min(pause * 2, RECONNECT_MAX_PAUSE_MS);
+    }
+    this.#end(`could not reconnect${lastProblem ? ": " + lastProblem : ""}`);
+  }
+
+  /** The session is over: everything stops, and a local `sessionDisconnected` if the server sent none. */
+  #end(message) {
+    this.#status = this.#sawDisconnected || this.#leaving ? "disconnected" : "failed";
+    this.#early = [];
+    for (const resolve of this.#waiters.splice(0)) resolve(false);
     for (const p of [...this.publishers.values()]) p._ended();
     for (const s of [...this.subscribers.values()]) s._ended();
     if (!this.#sawDisconnected) {
-      this.dispatchEvent(new CustomEvent("sessionDisconnected", {
-        detail: { reason: "networkDisconnected", message: `WebSocket closed (${event.code})`, local: true } }));
+      this.dispatchEvent(new CustomEvent("sessionDisconnected", { detail: { reason: "networkDisconnected", message, local: true } }));
     }
+  }
+
+  /** Resolves true once the session is connected again, false if it ends instead. */
+  #backOnline() {
+    if (this.#status === "connected") return Promise.resolve(true);
+    if (this.#status !== "reconnecting") return Promise.resolve(false);
+    return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
   /**
@@ -293,15 +386,32 @@ export class Session extends EventTarget {
   }
 
   /**
-   * Sends a signal to one connection (`to`), or to every connection, this one included.
+   * Sends a signal to one connection (`to`), or to every connection, this one included. While the
+   * session is reconnecting, a signal with `retryAfterReconnect` waits and goes out once it is back;
+   * one without fails at once (code `reconnecting`). A signal whose answer was lost in a drop is sent
+   * again after the reconnection under the same `signalId`, and the server delivers it once.
    * @param {{to?: string, type: string, data: string, retryAfterReconnect?: boolean}} signal
    * @returns {Promise<void>}
    */
   async signal({ to, type = "", data = "", retryAfterReconnect }) {
-    const params = { type, data };
+    const params = { type, data, signalId: newSignalId() };
     if (to !== undefined) params.to = to;
     if (retryAfterReconnect !== undefined) params.retryAfterReconnect = retryAfterReconnect;
-    await this.request("signal", params);
+    let sent = false;
+    for (;;) {
+      if (this.#status === "reconnecting") {
+        if (!retryAfterReconnect && !sent) throw new SwitchyardError("reconnecting", "the session is reconnecting; only signals with retryAfterReconnect wait for it", "signal");
+        if (!(await this.#backOnline())) throw new SwitchyardError("closed", "the session ended before it could reconnect", "signal");
+        continue;
+      }
+      try {
+        sent = true;
+        await this.request("signal", params);
+        return;
+      } catch (error) {
+        if (error.code !== "closed" || this.#status !== "reconnecting") throw error;
+      }
+    }
   }
 
   /**
@@ -310,6 +420,8 @@ export class Session extends EventTarget {
    * @returns {Promise<void>}
    */
   async disconnect() {
+    this.#leaving = true;
+    if (this.#status === "reconnecting") this.#end("left while reconnecting");
     if (!this.#closed) {
       const closed = new Promise((resolve) => this.#ws.addEventListener("close", resolve, { once: true }));
       try { await this.request("disconnect"); } catch { /* closing anyway */ }
@@ -334,7 +446,11 @@ export class Publisher extends EventTarget {
     /** @type {MediaStream} what is sent (for a local preview) */ this.mediaStream = mediaStream;
     this.ended = false;
     this._ownsMedia = ownsMedia;
-    this._unwatch = watchIce(pc, () => this.restartIce());
+    /** @type {boolean} whether the media path to the router works now */ this.mediaConnected = true;
+    this._unwatch = watchIce(pc, () => this.restartIce(), (up) => {
+      this.mediaConnected = up;
+      this.dispatchEvent(new CustomEvent(up ? "publisherReconnected" : "publisherDisconnected", { detail: { streamId: this.streamId } }));
+    });
   }
 
   /** @returns {string} */
@@ -403,7 +519,11 @@ export class Subscriber extends EventTarget {
       if (!this.mediaStream.getTrackById(event.track.id)) this.mediaStream.addTrack(event.track);
       this.dispatchEvent(new CustomEvent("track", { detail: event.track }));
     };
-    this._unwatch = watchIce(this.pc, () => this.restartIce());
+    /** @type {boolean} whether the media path from the router works now */ this.mediaConnected = true;
+    this._unwatch = watchIce(this.pc, () => this.restartIce(), (up) => {
+      this.mediaConnected = up;
+      this.dispatchEvent(new CustomEvent(up ? "subscriberReconnected" : "subscriberDisconnected", { detail: { subscriberId: this.id } }));
+    });
   }
 
   /** @private */
