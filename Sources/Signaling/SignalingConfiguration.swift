@@ -17,7 +17,8 @@ public struct SignalingConfiguration: Equatable, Sendable {
     /// What the server keeps for a client whose WebSocket dropped.
     public var reconnection: ReconnectionSettings
     public var limits: SignalingLimits
-    /// Test aids (`media.faultInjection`): the REST API may drop a connection's WebSocket.
+    /// Test aids (the daemon sets it from `media.faultInjection`): the REST API may drop a
+    /// connection's WebSocket.
     public var faultInjection: Bool
 
     public init(

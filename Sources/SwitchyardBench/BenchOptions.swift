@@ -33,6 +33,10 @@ public struct BenchOptions: Codable, Sendable {
     /// key frame per `keyFrameRequestIntervalMs`, 1 s by default).
     public var joins: Int
     public var joinIntervalSeconds: Double
+    /// Reconnect: how long each outage lasts, one after another, each on a fresh client.
+    public var dropSeconds: [Double]
+    /// Reconnect: signals sent each way while the client is away.
+    public var signalsPerDrop: Int
     /// Local daemon: media workers (0 = one per core).
     public var workers: Int
     public var srtpProfile: String
@@ -62,6 +66,8 @@ public struct BenchOptions: Codable, Sendable {
         publisherSchedule = .clean
         joins = 15
         joinIntervalSeconds = 1.1
+        dropSeconds = [1, 5, 30]
+        signalsPerDrop = 5
         workers = 0
         srtpProfile = "AEAD_AES_128_GCM"
         connectConcurrency = 32
@@ -88,6 +94,9 @@ public struct BenchOptions: Codable, Sendable {
             return "fallback needs a --schedule (or --publisher-schedule) with an impairment"
         }
         if joins < 1 { return "--joins must be at least 1" }
+        if dropSeconds.isEmpty || dropSeconds.contains(where: { !($0 > 0 && $0 <= 600) }) { return "--drops must be seconds within (0, 600], e.g. 1,5,30" }
+        if signalsPerDrop < 0 || signalsPerDrop > 1000 { return "--signals-per-drop must be within 0...1000" }
+        if scenario == .reconnect, videoBitrate == 0 { return "reconnect needs video" }
         if connectConcurrency < 1 { return "--connect-concurrency must be at least 1" }
         if mediaThreads < 1 || mediaThreads > 64 { return "--media-threads must be within 1...64" }
         return nil

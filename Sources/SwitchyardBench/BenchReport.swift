@@ -80,6 +80,33 @@ public struct BenchReport: Codable, Sendable {
         public var samplesMs: [Double] = []
     }
 
+    /// One outage of the reconnect scenario. Times are from the network's return.
+    public struct Drop: Codable, Sendable {
+        public var seconds: Double
+        /// Whether the outage was shorter than the server's grace period.
+        public var belowGrace: Bool
+        /// `reconnected`, or `ended` when the session could not come back.
+        public var outcome: String
+        public var reconnectedMs: Double?
+        public var firstPacketMs: Double?
+        public var firstFrameMs: Double?
+        /// Signals the dropped client sent while away (with retryAfterReconnect), as the others got them.
+        public var signalsSent = 0
+        public var signalsDelivered = 0
+        public var signalsDuplicated = 0
+        /// Signals the others sent it while away, and how many of them it received on return.
+        public var eventsMissed = 0
+        public var eventsReplayed = 0
+        public var eventsDuplicated = 0
+        /// `connectionDestroyed`, `streamDestroyed` and `subscriberDestroyed` about it that the others saw.
+        public var destroyEventsSeenByOthers = 0
+    }
+
+    public struct Reconnect: Codable, Sendable {
+        public var graceSeconds: Double?
+        public var drops: [Drop] = []
+    }
+
     public struct ProcessUsage: Codable, Sendable {
         public var cpuSeconds: Double
         /// Percent of one core over the measurement (200 = both cores of this machine).
@@ -187,6 +214,7 @@ public struct BenchReport: Codable, Sendable {
     public var jitter = Jitter()
     public var video = Video()
     public var join: Join?
+    public var reconnect: Reconnect?
     /// The daemon's CPU and memory; absent when it is remote and no --server-pid was given.
     public var server: ProcessUsage?
     /// The bench's own CPU and memory, to show whether the bench was the bottleneck.

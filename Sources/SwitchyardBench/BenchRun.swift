@@ -84,6 +84,7 @@ public final class BenchRun: @unchecked Sendable {
             case .fanout, .audioOnly, .soak, .fallback: try await runFanout()
             case .room: try await runRoom()
             case .join: try await runJoins()
+            case .reconnect: try await runReconnects()
             }
         } catch {
             report.errors.append("\(error)")
@@ -105,12 +106,14 @@ public final class BenchRun: @unchecked Sendable {
 
     // MARK: Clients
 
-    func connect(session sessionId: String, role: Role) async throws -> Session {
+    /// A client of `sessionId`; one that `reconnects` comes back by itself after a drop.
+    func connect(session sessionId: String, role: Role, reconnects: Bool = false) async throws -> Session {
         let token = try await tokens.mintClientToken(sessionId: sessionId, role: role, lifetime: 3600, now: Date())
-        let options = nextLoop.withLock { next in
+        var options = nextLoop.withLock { next in
             defer { next = (next + 1) % clientOptions.count }
             return clientOptions[next]
         }
+        options.reconnects = reconnects
         let session = try await Session.connect(url: url, sessionId: sessionId, token: token, options: options)
         sessionList.withLock { $0.append(session) }
         return session
@@ -209,6 +212,11 @@ public final class BenchRun: @unchecked Sendable {
         try await Measurement(run: self, publishers: participants.map(\.1), subscribers: tracked).measure()
     }
 
+    /// Forgets a client that left, so the teardown does not disconnect it again.
+    func forget(_ session: Session) {
+        sessionList.withLock { $0.removeAll { $0 === session } }
+    }
+
     private func runJoins() async throws {
         let sessionId = "\(sessionPrefix)-join"
         let publisherSession = try await connect(session: sessionId, role: .publisher)
@@ -237,7 +245,7 @@ public final class BenchRun: @unchecked Sendable {
                 }
                 add(video: statistics)
                 await session.disconnect()
-                sessionList.withLock { $0.removeAll { $0 === session } }
+                forget(session)
             } catch {
                 join.failures += 1
                 report.errors.append("join \(index + 1): \(error)")

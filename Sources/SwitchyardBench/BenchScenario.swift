@@ -12,4 +12,7 @@ public enum BenchScenario: String, CaseIterable, Codable, Sendable {
     case fallback
     /// A bounded long fanout that watches memory and error counts.
     case soak
+    /// A client loses its network (WebSocket and media) for each of a list of durations and comes
+    /// back; what it takes to return, and what the others see.
+    case reconnect
 }

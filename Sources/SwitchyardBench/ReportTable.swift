@@ -33,6 +33,18 @@ public enum ReportTable {
         if let join = report.join {
             row("join p50 / p95 / max", "\([join.p50Ms, join.p95Ms, join.maxMs].map { number($0, digits: 1) }.joined(separator: " / ")) ms (\(join.count) joins, \(join.failures) failed)")
         }
+        if let reconnect = report.reconnect {
+            row("reconnect grace", number(reconnect.graceSeconds, " s", digits: 0))
+            for drop in reconnect.drops {
+                let times = [drop.reconnectedMs, drop.firstPacketMs, drop.firstFrameMs].map { number($0, digits: 0) }.joined(separator: " / ")
+                row(
+                    "drop \(number(drop.seconds, " s", digits: 1))\(drop.belowGrace ? "" : " (past grace)")",
+                    "\(drop.outcome); reconnected / first packet / first frame \(times) ms after the return; "
+                        + "signals \(drop.signalsSent) sent, \(drop.signalsDelivered) delivered, \(drop.signalsDuplicated) twice; "
+                        + "events \(drop.eventsMissed) missed, \(drop.eventsReplayed) replayed, \(drop.eventsDuplicated) twice; "
+                        + "destroy events seen by others \(drop.destroyEventsSeenByOthers)")
+            }
+        }
         if let server = report.server {
             row("server CPU / RSS", "\(number(server.cpuPercent, " %")) of a core, \(number(server.rssStartMB, digits: 1)) → \(number(server.rssEndMB, " MB", digits: 1)) (peak \(number(server.rssPeakMB, " MB", digits: 1)))")
         } else {

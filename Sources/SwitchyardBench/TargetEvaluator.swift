@@ -18,6 +18,18 @@ enum TargetEvaluator {
             }
         case .join:
             check("join p95 (connect → first decoded frame)", "≤ 150 ms", report.join?.p95Ms, unit: " ms") { $0 <= 150 }
+        case .reconnect:
+            let drops = report.reconnect?.drops.filter(\.belowGrace) ?? []
+            let worst = { (value: (BenchReport.Drop) -> Double?) -> Double? in
+                drops.isEmpty || drops.contains { value($0) == nil } ? nil : drops.compactMap(value).max()
+            }
+            check("network back → reconnected (drops below the grace)", "≤ 1 s", worst { $0.reconnectedMs }.map { $0 / 1000 }, unit: " s") { $0 <= 1 }
+            check("network back → first decoded frame", "≤ 1.5 s", worst { $0.firstFrameMs }.map { $0 / 1000 }, unit: " s") { $0 <= 1.5 }
+            check("signals lost or duplicated", "0", worst { Double($0.signalsSent - $0.signalsDelivered + $0.signalsDuplicated) }, unit: "") { $0 == 0 }
+            check("events missed and not replayed, or replayed twice", "0", worst { Double($0.eventsMissed - $0.eventsReplayed + $0.eventsDuplicated) }, unit: "") {
+                $0 == 0
+            }
+            check("destroy events seen by others below the grace", "0", worst { Double($0.destroyEventsSeenByOthers) }, unit: "") { $0 == 0 }
         case .fallback:
             let fallback = report.fallback
             check("impairment → warning", "≤ 2 s", fallback?.warningAfterSeconds, unit: " s") { $0 <= 2 }

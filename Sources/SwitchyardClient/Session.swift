@@ -19,6 +19,8 @@ public final class Session: Sendable {
         var reconnection: ReconnectionGrant?
         /// The `seq` of the last event received.
         var lastEventSeq: UInt64 = 0
+        /// Until when a simulated outage keeps the server out of reach.
+        var networkDownUntil: ContinuousClock.Instant?
         var connection: ConnectionInfo?
         var capabilities: Capabilities?
         var connections: [String: ConnectionInfo] = [:]
@@ -56,6 +58,8 @@ public final class Session: Sendable {
     /// Where the session's connection to the server stands, as the reference platform's
     /// `sessionConnectionStatus`.
     public var connectionStatus: SessionConnectionStatus { state.withLock { $0.status } }
+    /// How long the server keeps this connection after a drop; nil when it keeps none.
+    public var reconnectionGrace: Duration? { state.withLock { $0.reconnection.map { .seconds($0.graceSeconds) } } }
     public var capabilities: Capabilities? { state.withLock { $0.capabilities } }
     public var streams: [StreamInfo] { state.withLock { Array($0.streams.values) } }
     public var connections: [ConnectionInfo] { state.withLock { Array($0.connections.values) } }
@@ -109,7 +113,10 @@ public final class Session: Sendable {
     }
 
     private func makeChannel() async throws(SessionError) -> SignalingChannel {
-        try await SignalingChannel(url: url, logger: options.logger) { [weak self] event, sequence in
+        if let downUntil = state.withLock({ $0.networkDownUntil }), ContinuousClock.now < downUntil {
+            throw .unreachable(url: url, reason: "the network is down (simulated outage)")
+        }
+        return try await SignalingChannel(url: url, logger: options.logger) { [weak self] event, sequence in
             self?.handle(event, sequence: sequence)
         }
     }
@@ -262,6 +269,24 @@ public final class Session: Sendable {
         state.withLock { $0.channel }?.drop()
     }
 
+    /// Takes the network away for `duration`, as a tunnel would: the WebSocket drops and cannot be
+    /// reopened, and every publisher's and subscriber's media is lost both ways; then the network
+    /// returns and the session reconnects by itself (for the bench and tests of reconnection).
+    public func simulateNetworkOutage(for duration: Duration) {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let outage = ImpairmentSchedule(steps: [
+            ImpairmentSchedule.Step(startSeconds: 0, impairment: NetworkImpairment(loss: 1)),
+            ImpairmentSchedule.Step(startSeconds: seconds, impairment: .clean),
+        ])
+        let (channel, publishers, subscribers) = state.withLock { state in
+            state.networkDownUntil = ContinuousClock.now + duration
+            return (state.channel, Array(state.publishers.values), Array(state.subscribers.values))
+        }
+        for publisher in publishers { publisher.impair(uplink: outage, downlink: outage) }
+        for subscriber in subscribers { subscriber.impair(downlink: outage, uplink: outage) }
+        channel?.drop()
+    }
+
     // MARK: Media endpoints
 
     private func makeEndpoint() throws(SessionError) -> MediaEndpoint {
@@ -408,8 +433,8 @@ public final class Session: Sendable {
         eventSink.finish()
     }
 
-    /// Tries `reconnect` with back-off (250 ms doubling to 1 s, so a network that returns is noticed
-    /// within a second) until it succeeds or the server refuses.
+    /// Tries `reconnect` with back-off (250 ms, then every 500 ms, so a network that returns is
+    /// noticed within half a second) until it succeeds or the server refuses.
     private func reconnect(with grant: ReconnectionGrant) async -> Bool {
         let deadline = ContinuousClock.now + options.reconnectTimeout
         var pause = Duration.milliseconds(250)
@@ -424,7 +449,7 @@ public final class Session: Sendable {
                 if case .refused = error { return false }
             }
             try? await Task.sleep(for: pause)
-            pause = min(pause * 2, .seconds(1))
+            pause = min(pause * 2, .milliseconds(500))
         }
         return false
     }

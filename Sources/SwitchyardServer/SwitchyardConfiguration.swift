@@ -96,7 +96,7 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
         try credentials.finish()
 
         var signalingReader = try root.object("signaling")
-        var signaling = SignalingConfiguration(
+        let signaling = SignalingConfiguration(
             maximumMessageBytes: try signalingReader.integer("maxMessageBytes", default: 65_536, in: 16_384...16_777_216),
             messagesPerSecond: try signalingReader.number("messagesPerSecond", default: 50, in: 0.1...100_000),
             messageBurst: try signalingReader.integer("messageBurst", default: 100, in: 1...100_000),
@@ -172,7 +172,6 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
             faultInjection: faultInjection,
             udpSegmentation: udpSegmentation)
         try mediaReader.finish()
-        signaling.faultInjection = faultInjection
 
         var logging = try root.object("logging")
         let levelName = try logging.string("level", default: "info")

@@ -35,7 +35,10 @@ public final class SwitchyardDaemon: Sendable {
         let tokens = await TokenAuthority(
             apiKey: configuration.apiKey, apiSecret: configuration.apiSecret,
             restTokenMaximumLifetime: Int64(configuration.restTokenMaximumLifetimeSeconds))
-        signaling = SignalingServer(media: media, tokens: tokens, configuration: configuration.signaling, logger: logger)
+        // One switch for every test aid: media.faultInjection.
+        var signalingConfiguration = configuration.signaling
+        signalingConfiguration.faultInjection = configuration.media.faultInjection
+        signaling = SignalingServer(media: media, tokens: tokens, configuration: signalingConfiguration, logger: logger)
         let limits = configuration.http
         let admission = HTTPConnectionAdmission(
             maximumConnections: limits.maximumConnections, maximumPerAddress: limits.maximumConnectionsPerAddress)

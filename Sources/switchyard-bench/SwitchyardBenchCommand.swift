@@ -53,6 +53,10 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var joins: Int?
     @Option(help: "Join: seconds between joins.")
     var joinInterval: Double?
+    @Option(help: "Reconnect: outage durations in seconds, one client each, e.g. \"1,5,30\".")
+    var drops: String?
+    @Option(help: "Reconnect: signals sent each way during each outage.")
+    var signalsPerDrop: Int?
     @Option(help: "Local daemon: media workers (0: one per core).")
     var workers: Int?
     @Option(help: "SRTP profile the clients offer.")
@@ -102,6 +106,14 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         }
         if let joins { options.joins = joins }
         if let joinInterval { options.joinIntervalSeconds = joinInterval }
+        if let drops {
+            let seconds = drops.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard !seconds.isEmpty, seconds.allSatisfy({ $0 != nil }) else {
+                throw ValidationError("--drops: \"\(drops)\" is not a comma-separated list of seconds, e.g. 1,5,30")
+            }
+            options.dropSeconds = seconds.compactMap { $0 }
+        }
+        if let signalsPerDrop { options.signalsPerDrop = signalsPerDrop }
         if let workers { options.workers = workers }
         if let srtpProfile { options.srtpProfile = srtpProfile }
         if let connectConcurrency { options.connectConcurrency = connectConcurrency }

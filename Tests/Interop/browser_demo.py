@@ -17,11 +17,17 @@ for B's page to show `.video-state` `off (quality)` and a `videoDisabled` log en
 `quality`, keeps the drop on --fault-seconds more (default 2), puts `{"dropShare": 0}`, and waits at
 most 20 s for `videoEnabled` and for frames decoding again.
 
+With --drop-websocket as well, the daemon then resets page A's WebSocket (PUT
+/v1/sessions/S/connections/ID/fault {"dropWebSocket": true}); A's page must show `sessionReconnecting`
+and `sessionReconnected` as the same connection with the same stream, and B must go on decoding A's
+video on the same subscriber without seeing `streamDestroyed`, `connectionDestroyed` or
+`subscriberDestroyed`. The report gets "reconnect" {reconnectedMs, framesAfterMs, eventsSeenByB}.
+
 Prints one JSON line: {"ok", "session", "streamId", "subscriberId", "joinToFirstFrameMs",
 "subscribeToFirstFrameMs", "framesDecoded", "framesPerSecond", "frameWidth", "frameHeight",
 "videoPacketsLost", "jitterSeconds", "totalSamplesReceived", "audioPacketsLost", "videoCodec", "audioCodec", "srtpCipher", "dtlsCipher", "tlsVersion",
 "dtlsRole", "candidatePair", "publisher" {srtpCipher, dtlsCipher, tlsVersion, dtlsRole, packetsSent...},
-"serverQuality", "fault" {...} when injected, "error" when not ok}. Times are milliseconds.
+"serverQuality", "fault" {...} when injected, "reconnect" {...} when dropped, "error" when not ok}. Times are milliseconds.
 Exit status 0, or 1 on a timeout or failure (with the pages' console logs on stderr).
 """
 import argparse
@@ -120,8 +126,12 @@ def demo_js(driver, expression: str):
 
 
 def put_fault(args, subscriber_id: str, share: float):
-    url = f"{args.base.rstrip('/')}/v1/sessions/{args.session}/subscribers/{subscriber_id}/fault"
-    request = urllib.request.Request(url, data=json.dumps({"dropShare": share}).encode(), method="PUT",
+    put_json(args, f"/v1/sessions/{args.session}/subscribers/{subscriber_id}/fault", {"dropShare": share})
+
+
+def put_json(args, path: str, body: dict):
+    url = f"{args.base.rstrip('/')}{path}"
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="PUT",
                                      headers={"Authorization": f"Bearer {args.rest_token}", "Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
@@ -233,6 +243,42 @@ def run(args, drivers: dict, out: dict):
         if args.screenshot:
             b.save_screenshot(os.path.join(args.screenshot, "b-video-back.png"))
 
+    if args.rest_token and args.drop_websocket:
+        drop_websocket(args, a, b, stream_id, subscriber_id, out)
+
+
+def drop_websocket(args, a, b, stream_id: str, subscriber_id: str, out: dict):
+    """The server resets A's WebSocket; A comes back as the same connection and B never notices."""
+    out["reconnect"] = reconnect = {}
+    connection_id = demo_js(a, "d.session.connection.connectionId")
+    mark_a, mark_b = len(log_since(a, 0)), len(log_since(b, 0))
+    frames_before = (inbound(b, subscriber_id).get("inbound", {}).get("video") or {}).get("framesDecoded", 0)
+    dropped_at = time.time() * 1000
+    put_json(args, f"/v1/sessions/{args.session}/connections/{connection_id}/fault", {"dropWebSocket": True})
+
+    def logged(driver, mark, name):
+        return next((e for e in log_since(driver, mark) if e["event"] == name), None)
+    wait_for("page A to show sessionReconnecting", 10, lambda: logged(a, mark_a, "sessionReconnecting"))
+    back = wait_for("page A to show sessionReconnected", 15, lambda: logged(a, mark_a, "sessionReconnected"))
+    reconnect["reconnectedMs"] = int(back["time"] - dropped_at)
+    if demo_js(a, "d.session.connection.connectionId") != connection_id:
+        raise Failure("page A came back as another connection")
+    if demo_js(a, "d.publisher && d.publisher.streamId") != stream_id or demo_js(a, "d.session.connectionStatus") != "connected":
+        raise Failure("page A lost its stream or is not connected after reconnecting")
+
+    def decoding_on():
+        video = inbound(b, subscriber_id).get("inbound", {}).get("video") or {}
+        return video.get("framesDecoded", 0) > frames_before + 30 and video
+    wait_for("B to go on decoding A's video on the same subscriber", 15, decoding_on, 0.25)
+    reconnect["framesAfterMs"] = int(time.time() * 1000 - dropped_at)
+    seen = [e["event"] for e in log_since(b, mark_b)]
+    reconnect["eventsSeenByB"] = seen
+    gone = [e for e in seen if e in ("streamDestroyed", "connectionDestroyed", "subscriberDestroyed")]
+    if gone:
+        raise Failure(f"page B saw {gone} although A came back within the grace period")
+    if subscriber_id not in (demo_js(b, "[...d.subscribers.keys()]") or []):
+        raise Failure("page B's subscriber to A's stream is gone")
+
 
 def console_logs(drivers: dict):
     for name, driver in drivers.items():
@@ -251,6 +297,7 @@ def main() -> int:
     parser.add_argument("--session", required=True)
     parser.add_argument("--rest-token", help="a REST token: also test fault injection and audio fallback")
     parser.add_argument("--fault-seconds", type=float, default=2.0, help="keep the drop on this long after videoDisabled")
+    parser.add_argument("--drop-websocket", action="store_true", help="with --rest-token: drop page A's WebSocket and check it reconnects")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds for joining and for media to flow")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")

@@ -138,8 +138,25 @@ import Testing
         expectDocumentedFields(soak.report, scenario: "soak")
     }
 
+    @Test func aClientThatLosesItsNetworkBrieflyComesBackWithNothingLostAndUnseenByTheOthers() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
+        let outcome = try run(["reconnect", "--drops", "0.5", "--signals-per-drop", "3", "--warmup", "0.5"])
+        #expect(outcome.status == 0, "\(outcome.errors)")
+        expectDocumentedFields(outcome.report, scenario: "reconnect")
+        let drop = try #require((value(outcome.report, "reconnect.drops") as? [[String: Any]])?.first)
+        #expect(drop["outcome"] as? String == "reconnected", "\(drop)")
+        #expect(drop["belowGrace"] as? Bool == true)
+        #expect((drop["reconnectedMs"] as? Double).map { $0 >= 0 } == true, "\(drop)")
+        #expect(drop["firstFrameMs"] as? Double != nil, "\(drop)")
+        #expect(drop["signalsDelivered"] as? Int == 3 && drop["signalsDuplicated"] as? Int == 0, "\(drop)")
+        #expect(drop["eventsReplayed"] as? Int == 3 && drop["eventsDuplicated"] as? Int == 0, "\(drop)")
+        #expect(drop["destroyEventsSeenByOthers"] as? Int == 0, "\(drop)")
+    }
+
     @Test(arguments: [
         (["fanout", "--clients", "0"], "--clients must be at least 1"),
+        (["reconnect", "--drops", "1,soon"], "--drops: \"1,soon\" is not a comma-separated list of seconds"),
+        (["reconnect", "--drops", "0"], "--drops must be seconds within (0, 600]"),
         (["teleport"], "unknown scenario \"teleport\""),
         (["fallback", "--schedule", "3:loss=0.3"], "schedule step \"3:loss=0.3\" is not <seconds>s:<impairment>"),
         (["fanout", "--srtp-profile", "NULL"], "--srtp-profile NULL is not one of"),

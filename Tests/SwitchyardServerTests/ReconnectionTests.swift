@@ -221,7 +221,7 @@ import Testing
     @Test func theFaultRouteDropsAWebSocketOnlyWhenFaultInjectionIsOn() async throws {
         let harness = try await DaemonHarness.start { configuration in
             configuration.signaling.reconnection.grace = .seconds(10)
-            configuration.signaling.faultInjection = true
+            configuration.media.faultInjection = true
         }
         let (alice, aliceConnect) = try await harness.connect(session: "fault", role: .publisher)
         let path = "/v1/sessions/fault/connections/\(aliceConnect.connection.connectionId)/fault"

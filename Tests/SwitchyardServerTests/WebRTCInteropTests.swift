@@ -32,13 +32,16 @@ import Testing
         }
     }
 
-    @Test func chromiumSeesAndHearsAnotherTabThenFallsBackToAudioUnderLossAndRecovers() async throws {
-        let daemon = try await DaemonHarness.start { $0.media.faultInjection = true }
+    @Test func chromiumSeesAndHearsAnotherTabFallsBackToAudioUnderLossRecoversAndSurvivesADroppedWebSocket() async throws {
+        let daemon = try await DaemonHarness.start { configuration in
+            configuration.media.faultInjection = true
+            configuration.signaling.reconnection.grace = .seconds(20)
+        }
         let browser = try InteropProcess(
             script: "browser_demo.py",
             arguments: [
                 "--base", "http://127.0.0.1:\(daemon.port)", "--session", "browser", "--rest-token", try await daemon.restToken(),
-                "--timeout", "40",
+                "--timeout", "40", "--drop-websocket",
             ])
         let outcome = await browser.finish(within: .seconds(150))
         let planeStatistics = await daemon.daemon.mediaStatistics()
@@ -51,8 +54,11 @@ import Testing
         #expect(fault["videoDisabledMs"] != nil, "the page showed video disabled for quality: \(fault)")
         #expect(fault["videoEnabledMs"] != nil, "the page showed video enabled again: \(fault)")
         #expect(planeStatistics.drops["faultInjected", default: 0] > 0)
+        let reconnect = report["reconnect"] as? [String: Any] ?? [:]
+        #expect(reconnect["reconnectedMs"] != nil, "the page came back on its own connection and the other tab saw nothing: \(reconnect)")
         print(
             "webrtc-interop chromium srtp=\(report["srtpCipher"] ?? "-") join_to_first_frame_ms=\(report["joinToFirstFrameMs"] ?? "-") "
-                + "disabled_ms=\(fault["videoDisabledMs"] ?? "-") enabled_ms=\(fault["videoEnabledMs"] ?? "-")")
+                + "disabled_ms=\(fault["videoDisabledMs"] ?? "-") enabled_ms=\(fault["videoEnabledMs"] ?? "-") "
+                + "reconnected_ms=\(reconnect["reconnectedMs"] ?? "-") frames_after_ms=\(reconnect["framesAfterMs"] ?? "-")")
     }
 }

@@ -15,7 +15,7 @@ const ICE_DISCONNECTED_GRACE_MS = 3000;
 /** How long a dropped session tries to come back, and the pauses between tries (doubling). */
 const RECONNECT_TIMEOUT_MS = 30000;
 const RECONNECT_FIRST_PAUSE_MS = 250;
-const RECONNECT_MAX_PAUSE_MS = 1000;
+const RECONNECT_MAX_PAUSE_MS = 500;
 const PC_CONFIG = { bundlePolicy: "max-bundle", rtcpMuxPolicy: "require" };
 
 /** Events about one subscriber (data has `subscriberId`): also dispatched on that {@link Subscriber}. */
