@@ -5,7 +5,9 @@ import Synchronization
 /// The events of one connection across the WebSockets it uses. Each event gets the connection's next
 /// sequence number (`seq`) and is kept in a log bounded in messages and bytes, so a client whose
 /// socket dropped can reconnect and receive what it missed, in order, none twice. While a socket is
-/// attached, each event also goes straight to its outbox.
+/// attached, each event also goes straight to its outbox, and the log keeps only what a socket that
+/// died unnoticed could have swallowed (`retainedWhileConnected`); so a connection holds little in
+/// steady state, and up to the limits only while it is away.
 final class ConnectionEvents: Sendable {
     /// Why a socket cannot take over from where the client says it stopped.
     enum ResumeFailure: Error, Equatable {
@@ -18,6 +20,7 @@ final class ConnectionEvents: Sendable {
     private struct Logged {
         var sequence: UInt64
         var text: String
+        var at: ContinuousClock.Instant
     }
 
     private struct State {
@@ -31,10 +34,12 @@ final class ConnectionEvents: Sendable {
 
     private let limits: ReconnectionSettings
     private let state: Mutex<State>
+    private let clock: @Sendable () -> ContinuousClock.Instant
 
     /// `limits` says how many of the latest events are kept for a reconnecting client.
-    init(limits: ReconnectionSettings, outbox: ClientOutbox) {
+    init(limits: ReconnectionSettings, outbox: ClientOutbox, clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.limits = limits
+        self.clock = clock
         state = Mutex(State(outbox: outbox))
     }
 
@@ -43,9 +48,15 @@ final class ConnectionEvents: Sendable {
         state.withLock { state in
             state.lastSent += 1
             let text = String(decoding: ServerMessage.event(event).encoded(eventSequence: state.lastSent), as: UTF8.self)
-            state.log.append(Logged(sequence: state.lastSent, text: text))
+            let now = clock()
+            state.log.append(Logged(sequence: state.lastSent, text: text, at: now))
             state.loggedBytes += text.utf8.count
-            while state.log.count > limits.replayMessages || state.loggedBytes > limits.replayBytes, let oldest = state.log.popFirst() {
+            let attached = state.outbox != nil
+            while let oldest = state.log.first,
+                state.log.count > limits.replayMessages || state.loggedBytes > limits.replayBytes
+                    || (attached && now - oldest.at > limits.retainedWhileConnected)
+            {
+                state.log.removeFirst()
                 state.loggedBytes -= oldest.text.utf8.count
             }
             state.firstKept = state.log.first?.sequence ?? state.lastSent + 1

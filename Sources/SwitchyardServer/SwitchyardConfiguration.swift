@@ -96,13 +96,14 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
         try credentials.finish()
 
         var signalingReader = try root.object("signaling")
+        let pingIntervalSeconds = try signalingReader.integer("pingIntervalSeconds", default: 15, in: 1...3600)
         let signaling = SignalingConfiguration(
             maximumMessageBytes: try signalingReader.integer("maxMessageBytes", default: 65_536, in: 16_384...16_777_216),
             messagesPerSecond: try signalingReader.number("messagesPerSecond", default: 50, in: 0.1...100_000),
             messageBurst: try signalingReader.integer("messageBurst", default: 100, in: 1...100_000),
             rateViolationsBeforeDisconnect: try signalingReader.integer("rateViolationsBeforeDisconnect", default: 50, in: 1...100_000),
             connectTimeout: .seconds(try signalingReader.integer("connectTimeoutSeconds", default: 10, in: 1...3600)),
-            pingInterval: .seconds(try signalingReader.integer("pingIntervalSeconds", default: 15, in: 1...3600)),
+            pingInterval: .seconds(pingIntervalSeconds),
             backlog: ClientOutbox.Limits(
                 messages: try signalingReader.integer("maxBacklogMessages", default: 4096, in: 16...1_000_000),
                 bytes: try signalingReader.integer("maxBacklogBytes", default: 4_194_304, in: 65_536...1_073_741_824)),
@@ -110,7 +111,9 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
                 grace: .seconds(try signalingReader.integer("reconnectGraceSeconds", default: 20, in: 0...3600)),
                 replayMessages: try signalingReader.integer("maxReplayMessages", default: 1024, in: 16...1_000_000),
                 replayBytes: try signalingReader.integer("maxReplayBytes", default: 1_048_576, in: 65_536...1_073_741_824),
-                rememberedSignalIds: try signalingReader.integer("rememberedSignalIds", default: 1024, in: 16...1_000_000)),
+                rememberedSignalIds: try signalingReader.integer("rememberedSignalIds", default: 1024, in: 16...1_000_000),
+                // A dead socket is closed once a ping goes unanswered (two intervals); a third for slack.
+                retainedWhileConnected: .seconds(3 * pingIntervalSeconds)),
             limits: SignalingLimits(
                 connectionsPerSession: try signalingReader.integer("maxConnectionsPerSession", default: 1000, in: 1...1_000_000),
                 streamsPerConnection: try signalingReader.integer("maxStreamsPerConnection", default: 4, in: 1...1000),

@@ -1,5 +1,6 @@
 import Foundation
 import SignalingProtocol
+import Synchronization
 import Testing
 
 @testable import Signaling
@@ -55,6 +56,32 @@ struct ConnectionEventsTests {
         #expect(events.attach(second, first: .reply(id: 1, .empty(.signal)), after: 0)?.identity == first.identity)
         #expect(!events.detach(first), "the replaced socket's end must not detach its successor")
         #expect(events.detach(second))
+    }
+
+    @Test func whileASocketIsAttachedOnlyTheRecentEventsAreKept() throws {
+        final class FakeClock: Sendable {
+            let start = ContinuousClock.now
+            let offset = Mutex(Duration.zero)
+            var now: ContinuousClock.Instant { start + offset.withLock { $0 } }
+        }
+        let clock = FakeClock()
+        let socket = ClientOutbox()
+        let events = ConnectionEvents(limits: ReconnectionSettings(retainedWhileConnected: .seconds(45)), outbox: socket, clock: { clock.now })
+        events.send(signal("old"))
+        clock.offset.withLock { $0 = .seconds(30) }
+        events.send(signal("recent"))
+        #expect(events.held.messages == 2)
+        clock.offset.withLock { $0 = .seconds(50) }
+        events.send(signal("now"))
+        #expect(events.held.messages == 2, "the event older than 45 s went")
+        #expect(throws: Never.self) { try events.canResume(after: 1) }
+        #expect(throws: ConnectionEvents.ResumeFailure.eventsNoLongerKept(lastSeen: 0, firstKept: 2)) { try events.canResume(after: 0) }
+
+        // Away, nothing is dropped for its age.
+        #expect(events.detach(socket))
+        clock.offset.withLock { $0 = .seconds(500) }
+        events.send(signal("while away"))
+        #expect(events.held.messages == 3)
     }
 
     @Test func theLogIsBoundedAndARequestForWhatFellOutIsRefused() {
