@@ -65,18 +65,7 @@ public final class Session: Sendable {
     public var connections: [ConnectionInfo] { state.withLock { Array($0.connections.values) } }
 
     private func open() async throws(SessionError) {
-        let channel = try await makeChannel()
-        let result: RequestResult
-        do {
-            result = try await channel.call(.connect(ConnectParameters(sessionId: sessionId, token: token)), timeout: options.requestTimeout)
-        } catch {
-            await channel.close()
-            throw error
-        }
-        guard case .connect(let connected) = result else {
-            await channel.close()
-            throw .unexpectedReply(method: "connect")
-        }
+        let (channel, connected) = try await openChannel(with: .connect(ConnectParameters(sessionId: sessionId, token: token)))
         state.withLock { state in
             state.connection = connected.connection
             state.capabilities = connected.capabilities
@@ -90,26 +79,34 @@ public final class Session: Sendable {
     /// Takes the connection back on a new WebSocket after a drop: the server sends what was missed
     /// after the reply, so the session's picture of the others stays the one events built.
     private func resume(with grant: ReconnectionGrant) async throws(SessionError) {
-        let channel = try await makeChannel()
         let (connectionId, lastEventSeq) = state.withLock { ($0.connection?.connectionId ?? "", $0.lastEventSeq) }
         let parameters = ReconnectParameters(
             sessionId: sessionId, connectionId: connectionId, reconnectSecret: grant.secret, lastEventSeq: lastEventSeq)
-        let result: RequestResult
-        do {
-            result = try await channel.call(.reconnect(parameters), timeout: options.requestTimeout)
-        } catch {
-            await channel.close()
-            throw error
-        }
-        guard case .reconnect(let reconnected) = result else {
-            await channel.close()
-            throw .unexpectedReply(method: "reconnect")
-        }
+        let (channel, reconnected) = try await openChannel(with: .reconnect(parameters))
         state.withLock { state in
             state.connection = reconnected.connection
             state.reconnection = reconnected.reconnection
         }
         attach(channel)
+    }
+
+    /// A new WebSocket whose first request, `connect` or `reconnect`, succeeded; closed again if not.
+    private func openChannel(with request: ClientRequest) async throws(SessionError) -> (SignalingChannel, ConnectResult) {
+        let channel = try await makeChannel()
+        let result: RequestResult
+        do {
+            result = try await channel.call(request, timeout: options.requestTimeout)
+        } catch {
+            await channel.close()
+            throw error
+        }
+        switch result {
+        case .connect(let connected), .reconnect(let connected):
+            return (channel, connected)
+        default:
+            await channel.close()
+            throw .unexpectedReply(method: request.method.rawValue)
+        }
     }
 
     private func makeChannel() async throws(SessionError) -> SignalingChannel {
