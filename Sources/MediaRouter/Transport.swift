@@ -22,6 +22,10 @@ final class Transport {
     unowned let worker: Worker
     weak var router: Router?
     var remote: IPv4Address?
+    /// A plain transport created without a remote address follows its client: the source of any
+    /// packet that authenticates becomes the remote, so a client whose address changed (Wi-Fi to 4G)
+    /// is reached again by its first packet from the new one.
+    let learnsRemote: Bool
     /// Media can flow: the remote address is known and, for WebRTC, the DTLS handshake gave the keys.
     var isConnected: Bool { remote != nil && outbound != nil }
     var inbound: SRTPSession?
@@ -61,6 +65,7 @@ final class Transport {
         self.worker = worker
         self.router = router
         self.remote = remote
+        learnsRemote = remote == nil && webRTC == nil
         self.inbound = inbound
         self.outbound = outbound
         self.webRTC = webRTC
@@ -112,7 +117,7 @@ final class Transport {
         let buffer = UnsafeMutableRawBufferPointer(start: slot.pointee.buffer, count: slot.pointee.capacity)
         if let webRTC {
             guard handleWebRTCDatagram(slot, buffer: buffer, link: webRTC, router: router, now: now) else { return }
-        } else if let remote, !remote.matches(slot) {
+        } else if let remote, !remote.matches(slot), !learnsRemote {
             router.drops.wrongSource += 1
             return
         }
@@ -134,7 +139,7 @@ final class Transport {
             router.countDrop(error)
             return
         }
-        if remote == nil, webRTC == nil, let source = IPv4Address(slot: slot.pointee) {
+        if learnsRemote, remote == nil || !remote!.matches(slot), let source = IPv4Address(slot: slot.pointee) {
             remote = source
             worker.events.yield(.transportConnected(id, remote: source.transportAddress))
         }

@@ -14,7 +14,7 @@ final class TrackedPublisher: Sendable {
             switch event {
             case .publisherVideoDisableWarning, .publisherVideoDisableWarningLifted: true
             case .publisherVideoDisabled(let reason), .publisherVideoEnabled(let reason): reason == .quality
-            case .streamDestroyed: false
+            case .streamDestroyed, .publisherDidDisconnect, .publisherDidReconnect: false
             }
         }
     }
@@ -26,6 +26,8 @@ final class TrackedPublisher: Sendable {
         case .publisherVideoDisabled(let reason): "publisherVideoDisabled(\(reason.rawValue))"
         case .publisherVideoEnabled(let reason): "publisherVideoEnabled(\(reason.rawValue))"
         case .streamDestroyed: "streamDestroyed"
+        case .publisherDidDisconnect: "publisherDisconnected"
+        case .publisherDidReconnect: "publisherReconnected"
         }
     }
 }

@@ -33,6 +33,7 @@ final class TrackedSubscriber: Sendable {
                 warned = false
             case .subscriberVideoEnabled(let reason): disabledFor.remove(reason.rawValue)
             case .subscriberDidDisconnectFromStream: disabledFor.insert("ended")
+            case .subscriberDidDisconnect, .subscriberDidReconnect: break
             }
         }
         if disabledFor.contains("quality") { return "off" }
@@ -44,7 +45,7 @@ final class TrackedSubscriber: Sendable {
         switch event {
         case .subscriberVideoDisableWarning, .subscriberVideoDisableWarningLifted: true
         case .subscriberVideoDisabled(let reason), .subscriberVideoEnabled(let reason): reason == .quality
-        case .subscriberDidDisconnectFromStream: false
+        case .subscriberDidDisconnectFromStream, .subscriberDidDisconnect, .subscriberDidReconnect: false
         }
     }
 
@@ -55,6 +56,8 @@ final class TrackedSubscriber: Sendable {
         case .subscriberVideoDisabled(let reason): "videoDisabled(\(reason.rawValue))"
         case .subscriberVideoEnabled(let reason): "videoEnabled(\(reason.rawValue))"
         case .subscriberDidDisconnectFromStream: "subscriberDidDisconnectFromStream"
+        case .subscriberDidDisconnect: "subscriberDisconnected"
+        case .subscriberDidReconnect: "subscriberReconnected"
         }
     }
 }

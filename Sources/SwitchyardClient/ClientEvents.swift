@@ -27,6 +27,11 @@ public enum SubscriberEvent: Equatable, Sendable {
     case subscriberVideoDisableWarningLifted
     /// The subscription ended because its stream did, or the session did.
     case subscriberDidDisconnectFromStream
+    /// No media for 2 s while some should arrive (this network, or the publisher's, broke); the
+    /// subscription stays (`subscriberDisconnected`).
+    case subscriberDidDisconnect
+    /// Media arrives again (`subscriberReconnected`).
+    case subscriberDidReconnect
 }
 
 /// What happens to one publisher, named after the reference platform's publisher delegate.
@@ -37,4 +42,9 @@ public enum PublisherEvent: Equatable, Sendable {
     case publisherVideoEnabled(reason: VideoDisableReason)
     /// The stream ended (unpublished, forced, or the session ended).
     case streamDestroyed(reason: StreamDestroyedReason?)
+    /// The router's reports show nothing received for 3 s while this publisher sends; the stream
+    /// stays (`publisherDisconnected`).
+    case publisherDidDisconnect
+    /// The router receives again (`publisherReconnected`).
+    case publisherDidReconnect
 }

@@ -75,6 +75,11 @@ public final class Publisher: Sendable {
         eventSink.yield(event)
     }
 
+    /// The router stopped or started receiving this publisher's media again.
+    func mediaPath(isUp: Bool) {
+        eventSink.yield(isUp ? .publisherDidReconnect : .publisherDidDisconnect)
+    }
+
     func ended(reason: StreamDestroyedReason?) {
         guard !hasEnded.exchange(true, ordering: .acquiringAndReleasing) else { return }
         session.stop(endpoint)

@@ -181,6 +181,7 @@ public final class Session: Sendable {
         guard case .publish(let result) = try await call(.publish(parameters)) else { throw .unexpectedReply(method: "publish") }
         try accept(result.transport, on: endpoint)
         let publisher = Publisher(session: self, stream: result.stream, endpoint: LoopBound(value: endpoint), media: LoopBound(value: handler))
+        handler.onPathChange = { [weak publisher] isUp in publisher?.mediaPath(isUp: isUp) }
         state.withLock { $0.publishers[result.stream.streamId] = publisher }
         start(endpoint, downlink: settings.downlinkImpairment, uplink: settings.uplinkImpairment)
         return publisher
@@ -201,12 +202,15 @@ public final class Session: Sendable {
         } catch {
             throw .media("\(error)")
         }
+        let expectsAudio = settings.subscribeToAudio && state.withLock { $0.streams[streamId]?.hasAudio ?? true }
         handler.isVideoExpected = result.videoEnabled && settings.subscribeToVideo
+        handler.isMediaExpected = handler.isVideoExpected || (expectsAudio && result.audio != nil)
         endpoint.handler = handler
         try accept(result.transport, on: endpoint)
         let subscriber = Subscriber(
-            session: self, result: result, subscribesToVideo: settings.subscribeToVideo, endpoint: LoopBound(value: endpoint),
-            media: LoopBound(value: handler))
+            session: self, result: result, subscribesToVideo: settings.subscribeToVideo, expectsAudio: expectsAudio,
+            endpoint: LoopBound(value: endpoint), media: LoopBound(value: handler))
+        handler.onPathChange = { [weak subscriber] isUp in subscriber?.mediaPath(isUp: isUp) }
         state.withLock { $0.subscribers[result.subscriberId] = subscriber }
         start(endpoint, downlink: settings.downlinkImpairment, uplink: settings.uplinkImpairment)
         return subscriber
@@ -368,7 +372,13 @@ public final class Session: Sendable {
             for subscriber in subscribers { subscriber.ended() }
             eventSink.yield(.streamDestroyed(destroyed.stream, reason: destroyed.reason))
         case .streamPropertyChanged(let change):
-            state.withLock { $0.streams[change.stream.streamId] = change.stream }
+            let watching = state.withLock { state in
+                state.streams[change.stream.streamId] = change.stream
+                return state.subscribers.values.filter { $0.streamId == change.stream.streamId }
+            }
+            if change.changedProperty == .hasAudio {
+                for subscriber in watching { subscriber.streamAudio(isExpected: change.stream.hasAudio) }
+            }
             eventSink.yield(.streamPropertyChanged(change))
         case .videoDisabled(let change):
             subscriber(change.subscriberId)?.deliver(.subscriberVideoDisabled(reason: change.reason))

@@ -11,12 +11,15 @@ public final class Subscriber: Sendable {
     private let session: Session
     private let endpoint: LoopBound<MediaEndpoint>
     private let media: LoopBound<SubscriberMedia>
-    private let videoState: Mutex<(disabledFor: Set<VideoDisableReason>, subscribesToVideo: Bool)>
+    private let videoState: Mutex<(disabledFor: Set<VideoDisableReason>, subscribesToVideo: Bool, audioExpected: Bool)>
     private let hasEnded = Atomic<Bool>(false)
     /// The local UDP port this subscriber's media uses.
     public let mediaPort: UInt16
 
-    init(session: Session, result: SubscribeResult, subscribesToVideo: Bool, endpoint: LoopBound<MediaEndpoint>, media: LoopBound<SubscriberMedia>) {
+    init(
+        session: Session, result: SubscribeResult, subscribesToVideo: Bool, expectsAudio: Bool, endpoint: LoopBound<MediaEndpoint>,
+        media: LoopBound<SubscriberMedia>
+    ) {
         self.session = session
         subscriberId = result.subscriberId
         streamId = result.streamId
@@ -25,7 +28,7 @@ public final class Subscriber: Sendable {
         self.media = media
         var disabled: Set<VideoDisableReason> = []
         if !result.videoEnabled, let reason = result.videoDisableReason { disabled.insert(reason) }
-        videoState = Mutex((disabled, subscribesToVideo))
+        videoState = Mutex((disabled, subscribesToVideo, expectsAudio && result.audio != nil))
         (events, eventSink) = AsyncStream.makeStream(of: SubscriberEvent.self, bufferingPolicy: .bufferingNewest(1024))
     }
 
@@ -42,6 +45,18 @@ public final class Subscriber: Sendable {
 
     public func setSubscribeToAudio(_ enabled: Bool) async throws(SessionError) {
         _ = try await session.call(.updateSubscriber(SubscriberUpdate(subscriberId: subscriberId, subscribeToAudio: enabled)))
+        streamAudio(isExpected: enabled)
+    }
+
+    /// Whether audio should arrive: this subscriber wants it and the publisher sends it.
+    func streamAudio(isExpected: Bool) {
+        videoState.withLock { $0.audioExpected = isExpected }
+        updateExpectation()
+    }
+
+    /// The media path broke (no media while some should arrive) or mended.
+    func mediaPath(isUp: Bool) {
+        eventSink.yield(isUp ? .subscriberDidReconnect : .subscriberDidDisconnect)
     }
 
     /// The network as this client measured it: packets, loss, jitter, frames, freezes.
@@ -119,9 +134,12 @@ public final class Subscriber: Sendable {
     }
 
     private func updateExpectation() {
-        let expected = isVideoExpected
+        let (video, audio) = videoState.withLock { ($0.disabledFor.isEmpty && $0.subscribesToVideo, $0.audioExpected) }
         let media = self.media
-        session.options.mediaLoop.perform { media.value.isVideoExpected = expected }
+        session.options.mediaLoop.perform {
+            media.value.isVideoExpected = video
+            media.value.isMediaExpected = video || audio
+        }
     }
 
     func ended() {

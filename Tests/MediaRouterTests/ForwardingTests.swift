@@ -155,18 +155,9 @@ import Testing
         try session.publisher.sendRTP(
             payloadType: 96, sequenceNumber: 10, timestamp: 1, ssrc: Self.videoSSRC,
             payload: VP8TestPayload.make(index: 99, keyFrame: false), tamper: true)
-        // Valid SRTP (the publisher's keys) from another address.
-        let impostor = try TestPeer()
-        impostor.routerPort = session.publisher.routerPort
-        var storage = [UInt8](repeating: 0, count: 1100)
-        let keys = session.publisher.keys
-        let length = try storage.withUnsafeMutableBytes { buffer in
-            let packet = try VP8TestPayload.make(index: 100, keyFrame: true).withUnsafeBytes { payload in
-                try RTPPacket(writingInto: buffer, payloadType: 96, sequenceNumber: 11, timestamp: 2, ssrc: Self.videoSSRC, payload: payload)
-            }
-            return try SRTPSession(keyMaterial: keys, direction: .outbound).protectRTP(buffer, length: packet.length)
-        }
-        impostor.sendRaw(Array(storage.prefix(length)))
+        // A packet from another address to a transport that was given its client's address.
+        let stranger = try TestPeer()
+        stranger.sendRaw([0x80, 96, 0, 9] + [UInt8](repeating: 7, count: 40), toPort: session.subscribers[0].routerPort)
         // Garbage, and an oversize datagram.
         session.publisher.sendRaw([0x00, 0x01, 0x02])
         session.publisher.sendRaw([UInt8](repeating: 0x80, count: 1600))
@@ -196,6 +187,38 @@ import Testing
         let reused = try await session.plane.createPlainTransport(
             router: router, options: PlainTransportOptions(clientSRTP: session.publisher.srtpParameters))
         #expect((41_500...41_599).contains(reused.localAddress.port))
+    }
+
+    /// A client that leaves out its address is followed when the address changes (a network handover):
+    /// the first packet that authenticates from the new address moves the transport there; packets
+    /// that do not authenticate move nothing. A transport given its client's address keeps it.
+    @Test func aLearnedAddressFollowsTheClientToItsNewAddressOnceAPacketAuthenticates() async throws {
+        let session = try await RoutedSession.make(subscriberCount: 1, portBase: 42_300, reportInterval: .milliseconds(100))
+        defer { session.plane.shutdown() }
+        try session.publish(from: 0, count: 3, keyFrameAt: [0])
+        #expect(session.subscribers[0].receiveRTP(count: 3).count == 3)
+
+        // The same client, keys and all, now sends from another address.
+        let moved = try TestPeer()
+        moved.routerPort = session.publisher.routerPort
+        try moved.useKeys(local: session.publisher.keys, remote: session.publisher.keys)
+        try moved.sendRTP(
+            payloadType: 96, sequenceNumber: 65_503, timestamp: 9000, ssrc: Self.videoSSRC, payload: VP8TestPayload.make(index: 3, keyFrame: false))
+        #expect(session.subscribers[0].receiveRTP(count: 1).count == 1, "media from the new address is forwarded")
+        // The router's receiver reports now go to the new address.
+        #expect(moved.receiveRaw() != nil)
+        // Someone without the keys, from a third address, moves nothing; nor does any packet to a
+        // transport that was given its client's address.
+        let stranger = try TestPeer()
+        stranger.routerPort = session.publisher.routerPort
+        stranger.sendRaw([0x80, 96, 0, 9] + [UInt8](repeating: 7, count: 40))
+        stranger.sendRaw([0x80, 96, 0, 9] + [UInt8](repeating: 7, count: 40), toPort: session.subscribers[0].routerPort)
+        try moved.sendRTP(
+            payloadType: 96, sequenceNumber: 65_504, timestamp: 12000, ssrc: Self.videoSSRC, payload: VP8TestPayload.make(index: 4, keyFrame: false))
+        #expect(session.subscribers[0].receiveRTP(count: 1).count == 1)
+        let drops = try await session.plane.statistics(router: session.router).drops
+        #expect(drops["wrongSource", default: 0] == 1)
+        #expect(drops["authentication", default: 0] == 1)
     }
 
     @Test func controlErrorsNameWhatIsWrong() async throws {

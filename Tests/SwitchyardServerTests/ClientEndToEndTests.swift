@@ -211,6 +211,41 @@ extension SessionError {
         try await harness.stop()
     }
 
+    /// A black hole for `seconds` from now, then a clean path.
+    private func outage(seconds: Double) throws -> ImpairmentSchedule {
+        try ImpairmentSchedule(parsing: "0s:loss=1;\(seconds)s:clean")
+    }
+
+    @Test func aMediaPathThatBreaksAloneIsReportedAndMendsWhileTheSessionStays() async throws {
+        let harness = try await DaemonHarness.start()
+        let loop = try MediaLoop()
+        let host = try await session(harness, "client-path", .moderator, loop: loop)
+        let guest = try await session(harness, "client-path", .publisher, loop: loop)
+        let publisher = try await guest.publish(PublisherSettings(media: Self.media))
+        let subscriber = try await host.subscribe(to: publisher.streamId)
+        try await Task.sleep(for: .seconds(1))
+
+        // The subscriber's downlink only.
+        subscriber.impair(downlink: try outage(seconds: 5))
+        #expect(await next(subscriber.events, timeout: .seconds(6)) { $0 == .subscriberDidDisconnect } != nil)
+        #expect(await next(subscriber.events, timeout: .seconds(6)) { $0 == .subscriberDidReconnect } != nil)
+
+        // The publisher's uplink only: the router's reports show it receives nothing, and the
+        // subscriber gets nothing either; both mend, and the stream never ends.
+        publisher.impair(uplink: try outage(seconds: 8))
+        #expect(await next(publisher.events, timeout: .seconds(8)) { $0 == .publisherDidDisconnect } != nil)
+        #expect(await next(subscriber.events, timeout: .seconds(2)) { $0 == .subscriberDidDisconnect } != nil)
+        #expect(await next(publisher.events, timeout: .seconds(10)) { $0 == .publisherDidReconnect } != nil)
+        #expect(await next(subscriber.events, timeout: .seconds(4)) { $0 == .subscriberDidReconnect } != nil)
+        #expect(guest.connectionStatus == .connected && host.connectionStatus == .connected)
+        #expect(host.streams.map(\.streamId) == [publisher.streamId])
+
+        await guest.disconnect()
+        await host.disconnect()
+        await loop.stop()
+        try await harness.stop()
+    }
+
     @Test func refusalsAndGarbageAreNamedAndHarmless() async throws {
         let harness = try await DaemonHarness.start()
         let loop = try MediaLoop()

@@ -10,7 +10,7 @@ import SwitchyardServer
 
 /// A daemon on an ephemeral HTTP port and its own media port range, for one test.
 final class DaemonHarness: Sendable {
-    /// Media ports for daemons under test, clear of the media-plane tests' 41000-42299.
+    /// Media ports for daemons under test, clear of the media-plane tests' 41000-42399.
     private static let nextPortBlock = Mutex<UInt16>(43_000)
 
     let daemon: SwitchyardDaemon

@@ -23,6 +23,12 @@ final class PublisherMedia: MediaHandler {
     private var nextReportAt: UInt64 = 0
     private var videoRing = SentPacketRing()
     private var statistics = PublisherMediaStatistics()
+    private var path = MediaPathWatch(silence: 3_000_000_000)
+    /// The highest sequence number the router reported receiving, per SSRC.
+    private var reportedHighest: [UInt32: UInt32] = [:]
+    /// Told `false` when the router's receiver reports stop showing progress for 3 s while this
+    /// publisher sends, `true` when they show it again. Called on the media loop.
+    var onPathChange: ((Bool) -> Void)?
 
     init(media: EncodedMedia, audio: OutgoingTrack?, video: OutgoingTrack?, reporterSSRC: UInt32) {
         self.media = media
@@ -65,6 +71,8 @@ final class PublisherMedia: MediaHandler {
         if now >= nextReportAt {
             sendSenderReports(now: now, endpoint: endpoint)
             nextReportAt = now + Self.senderReportInterval
+            let sending = (audio != nil && sendsAudio) || (video != nil && sendsVideo)
+            if path.check(now: now, expecting: sending) { onPathChange?(false) }
         }
     }
 
@@ -149,6 +157,12 @@ final class PublisherMedia: MediaHandler {
                         statistics.roundTripTimeSeconds = Double(roundTrip) / 65536
                     }
                     if block.ssrc == video?.ssrc { statistics.videoFractionLost = Double(block.fractionLost) / 256 }
+                    if block.ssrc == video?.ssrc || block.ssrc == audio?.ssrc,
+                        block.extendedHighestSequenceNumber > reportedHighest[block.ssrc, default: 0] || reportedHighest[block.ssrc] == nil
+                    {
+                        reportedHighest[block.ssrc] = block.extendedHighestSequenceNumber
+                        if path.progressed(now: now) { onPathChange?(true) }
+                    }
                 }
                 statistics.receiverReports += 1
             case .genericNACK(let nack) where nack.mediaSSRC == video?.ssrc:

@@ -31,6 +31,13 @@ final class SubscriberMedia: MediaHandler {
     private var receivingSince: UInt64?
     private var latency = LatencyHistogram()
     private var statistics = SubscriberMediaStatistics()
+    private var path = MediaPathWatch(silence: 2_000_000_000)
+    /// Whether any media should be arriving (audio, or video that is on); silence is a broken path
+    /// only then.
+    var isMediaExpected = true
+    /// Told `false` when the path breaks (no media for 2 s while some is expected), `true` when
+    /// media arrives again. Called on the media loop.
+    var onPathChange: ((Bool) -> Void)?
     /// False while the subscriber knows video is off (its choice, the publisher's, or quality), so
     /// the pause is not counted as a freeze.
     var isVideoExpected = true {
@@ -79,6 +86,8 @@ final class SubscriberMedia: MediaHandler {
         var packet = packet
         packet.removePadding()
         let payload = UnsafeRawBufferPointer(packet.payload)
+        // Media, not the router's padding probes: those show the path works, not that media flows.
+        if !payload.isEmpty, path.progressed(now: now) { onPathChange?(true) }
         if let sent = packet.absoluteSendTime(id: PublisherMedia.absoluteSendTimeID), !payload.isEmpty {
             let ticks = (AbsoluteSendTime(nanoseconds: now).value &- sent.value) & 0x00FF_FFFF
             latency.record(nanoseconds: AbsoluteSendTime(value: ticks).nanoseconds)
@@ -217,6 +226,7 @@ final class SubscriberMedia: MediaHandler {
         if now >= nextReportAt {
             nextReportAt = now + Self.reportInterval
             sendReport(now: now, endpoint: endpoint)
+            if path.check(now: now, expecting: isMediaExpected) { onPathChange?(false) }
         }
     }
 
