@@ -113,7 +113,7 @@ public final class Session: Sendable {
         if let downUntil = state.withLock({ $0.networkDownUntil }), ContinuousClock.now < downUntil {
             throw .unreachable(url: url, reason: "the network is down (simulated outage)")
         }
-        return try await SignalingChannel(url: url, logger: options.logger) { [weak self] event, sequence in
+        return try await SignalingChannel(url: url, pingInterval: options.pingInterval, logger: options.logger) { [weak self] event, sequence in
             self?.handle(event, sequence: sequence)
         }
     }

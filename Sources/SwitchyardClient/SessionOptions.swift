@@ -13,12 +13,15 @@ public struct SessionOptions: Sendable {
     public var reconnects: Bool
     /// How long reconnection attempts go on before the session gives up.
     public var reconnectTimeout: Duration
+    /// How often the client pings the server; a ping unanswered by the next one means the WebSocket
+    /// died silently (a half-open connection after a network change), and the session reconnects.
+    public var pingInterval: Duration
     public var logger: Logger
 
     public init(
         mediaLoop: MediaLoop, mediaAddress: String = "127.0.0.1", srtpProfile: SRTPProfile = .aeadAES128GCM,
         requestTimeout: Duration = .seconds(10), reconnects: Bool = true, reconnectTimeout: Duration = .seconds(30),
-        logger: Logger = Logger(label: "switchyard-client")
+        pingInterval: Duration = .seconds(10), logger: Logger = Logger(label: "switchyard-client")
     ) {
         self.mediaLoop = mediaLoop
         self.mediaAddress = mediaAddress
@@ -26,6 +29,7 @@ public struct SessionOptions: Sendable {
         self.requestTimeout = requestTimeout
         self.reconnects = reconnects
         self.reconnectTimeout = reconnectTimeout
+        self.pingInterval = pingInterval
         self.logger = logger
     }
 }

@@ -137,10 +137,42 @@ extension SessionError {
     }
 
     /// A session reaching the daemon through a relay the test can cut.
-    private func session(through proxy: SwitchableTCPProxy, _ harness: DaemonHarness, _ id: String, loop: MediaLoop, reconnectTimeout: Duration) async throws -> Session {
+    private func session(
+        through proxy: SwitchableTCPProxy, _ harness: DaemonHarness, _ id: String, loop: MediaLoop, reconnectTimeout: Duration,
+        pingInterval: Duration = .seconds(10)
+    ) async throws -> Session {
         try await Session.connect(
             url: "ws://127.0.0.1:\(proxy.port)/v1/ws", sessionId: id, token: try await harness.token(session: id, role: .publisher),
-            options: SessionOptions(mediaLoop: loop, reconnectTimeout: reconnectTimeout))
+            options: SessionOptions(mediaLoop: loop, reconnectTimeout: reconnectTimeout, pingInterval: pingInterval))
+    }
+
+    @Test func aWebSocketThatDiesSilentlyIsNoticedByItsPingsAndTakenOver() async throws {
+        let harness = try await DaemonHarness.start { $0.signaling.reconnection.grace = .seconds(10) }
+        let proxy = try SwitchableTCPProxy(to: harness.port)
+        defer { proxy.stop() }
+        let loop = try MediaLoop()
+        let host = try await session(harness, "client-silent", .moderator, loop: loop)
+        let guest = try await session(through: proxy, harness, "client-silent", loop: loop, reconnectTimeout: .seconds(10), pingInterval: .milliseconds(500))
+        let guestId = try #require(guest.connection?.connectionId)
+        #expect(await next(host.events) { if case .connectionCreated = $0 { true } else { false } } != nil)
+
+        // The old path swallows everything and closes nothing: only the client's pings can tell.
+        proxy.freeze()
+        #expect(await next(guest.events, timeout: .seconds(5)) { $0 == .sessionDidBeginReconnecting } != nil)
+        let back = await next(guest.events, timeout: .seconds(10)) { if case .sessionDidReconnect = $0 { true } else { false } }
+        guard case .sessionDidReconnect(let connection) = back else {
+            Issue.record("no sessionDidReconnect")
+            return
+        }
+        #expect(connection.connectionId == guestId, "the new socket took the connection over from the half-open one")
+        try await host.signal(type: "still", data: "here", to: guestId)
+        #expect(await next(guest.events) { $0 == .signalReceived(type: "still", data: "here", from: host.connection?.connectionId) } != nil)
+        #expect(!(await drain(host.events)).contains { if case .connectionDestroyed = $0 { true } else { false } })
+
+        await guest.disconnect()
+        await host.disconnect()
+        await loop.stop()
+        try await harness.stop()
     }
 
     @Test func aSessionWhoseNetworkDropsComesBackAsTheSameConnectionAndNobodyNotices() async throws {

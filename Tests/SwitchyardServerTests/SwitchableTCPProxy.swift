@@ -9,6 +9,8 @@ final class SwitchableTCPProxy: Sendable {
     private struct State {
         var isCut = false
         var isStopped = false
+        /// Relayed connections whose path went silent: their bytes are swallowed.
+        var frozen: Set<Int32> = []
         /// Both descriptors of each relayed connection.
         var relayed: [Int32: Int32] = [:]
     }
@@ -41,6 +43,12 @@ final class SwitchableTCPProxy: Sendable {
             return state.relayed.flatMap { [$0.key, $0.value] }
         }
         for descriptor in descriptors { Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
+    }
+
+    /// Every relayed connection's path goes silent (bytes are swallowed both ways, nothing is closed),
+    /// as when a network dies without a word; new connections are relayed as usual.
+    func freeze() {
+        state.withLock { $0.frozen.formUnion($0.relayed.keys) }
     }
 
     /// The network is back: new connections are relayed again.
@@ -98,6 +106,7 @@ final class SwitchableTCPProxy: Sendable {
             for (index, descriptor) in descriptors.enumerated() where descriptor.revents != 0 {
                 let count = read(descriptor.fd, &buffer, buffer.count)
                 guard count > 0 else { break relaying }
+                if state.withLock({ $0.frozen.contains(client) }) { continue }
                 let destination = index == 0 ? server : client
                 var written = 0
                 while written < count {
@@ -107,7 +116,10 @@ final class SwitchableTCPProxy: Sendable {
                 }
             }
         }
-        state.withLock { _ = $0.relayed.removeValue(forKey: client) }
+        state.withLock { state in
+            state.relayed.removeValue(forKey: client)
+            state.frozen.remove(client)
+        }
         Glibc.close(client)
         Glibc.close(server)
     }

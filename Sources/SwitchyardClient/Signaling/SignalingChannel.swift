@@ -40,14 +40,15 @@ final class SignalingChannel: Sendable {
     /// Opens the WebSocket at `url`. `onEvent` is called from the channel's reader; `closed`
     /// finishes when the socket does.
     init(
-        url: String, logger: Logger, onEvent: @escaping @Sendable (SessionEvent, UInt64?) -> Void
+        url: String, pingInterval: Duration, logger: Logger, onEvent: @escaping @Sendable (SessionEvent, UInt64?) -> Void
     ) async throws(SessionError) {
         let (ready, readyContinuation) = AsyncStream.makeStream(of: Bool.self)
         let state = self.shared
         let task = Task {
             defer { readyContinuation.finish() }
             return try await WebSocketClient.connect(
-                url: url, configuration: WebSocketClientConfiguration(maxFrameSize: 1 << 20), logger: logger
+                url: url, configuration: WebSocketClientConfiguration(maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: pingInterval)),
+                logger: logger
             ) { inbound, outbound, _ in
                 state.lock.withLock { $0.writer = outbound }
                 readyContinuation.yield(true)
