@@ -32,8 +32,8 @@ final class TrackedSubscriber: Sendable {
                 disabledFor.insert(reason.rawValue)
                 warned = false
             case .subscriberVideoEnabled(let reason): disabledFor.remove(reason.rawValue)
-            case .subscriberDidDisconnectFromStream: disabledFor.insert("ended")
-            case .subscriberDidDisconnect, .subscriberDidReconnect: break
+            case .subscriberDidEnd: disabledFor.insert("ended")
+            case .subscriberDidDisconnectFromStream, .subscriberDidReconnectToStream: break
             }
         }
         if disabledFor.contains("quality") { return "off" }
@@ -45,7 +45,7 @@ final class TrackedSubscriber: Sendable {
         switch event {
         case .subscriberVideoDisableWarning, .subscriberVideoDisableWarningLifted: true
         case .subscriberVideoDisabled(let reason), .subscriberVideoEnabled(let reason): reason == .quality
-        case .subscriberDidDisconnectFromStream, .subscriberDidDisconnect, .subscriberDidReconnect: false
+        case .subscriberDidEnd, .subscriberDidDisconnectFromStream, .subscriberDidReconnectToStream: false
         }
     }
 
@@ -55,9 +55,9 @@ final class TrackedSubscriber: Sendable {
         case .subscriberVideoDisableWarningLifted: "videoDisableWarningLifted"
         case .subscriberVideoDisabled(let reason): "videoDisabled(\(reason.rawValue))"
         case .subscriberVideoEnabled(let reason): "videoEnabled(\(reason.rawValue))"
-        case .subscriberDidDisconnectFromStream: "subscriberDidDisconnectFromStream"
-        case .subscriberDidDisconnect: "subscriberDisconnected"
-        case .subscriberDidReconnect: "subscriberReconnected"
+        case .subscriberDidEnd: "subscriberDidEnd"
+        case .subscriberDidDisconnectFromStream: "subscriberDisconnected"
+        case .subscriberDidReconnectToStream: "subscriberReconnected"
         }
     }
 }

@@ -26,12 +26,12 @@ public enum SubscriberEvent: Equatable, Sendable {
     case subscriberVideoDisableWarning
     case subscriberVideoDisableWarningLifted
     /// The subscription ended because its stream did, or the session did.
-    case subscriberDidDisconnectFromStream
+    case subscriberDidEnd
     /// No media for 2 s while some should arrive (this network, or the publisher's, broke); the
     /// subscription stays (`subscriberDisconnected`).
-    case subscriberDidDisconnect
+    case subscriberDidDisconnectFromStream
     /// Media arrives again (`subscriberReconnected`).
-    case subscriberDidReconnect
+    case subscriberDidReconnectToStream
 }
 
 /// What happens to one publisher, named after the reference platform's publisher delegate.

@@ -56,7 +56,7 @@ public final class Subscriber: Sendable {
 
     /// The media path broke (no media while some should arrive) or mended.
     func mediaPath(isUp: Bool) {
-        eventSink.yield(isUp ? .subscriberDidReconnect : .subscriberDidDisconnect)
+        eventSink.yield(isUp ? .subscriberDidReconnectToStream : .subscriberDidDisconnectFromStream)
     }
 
     /// The network as this client measured it: packets, loss, jitter, frames, freezes.
@@ -145,7 +145,7 @@ public final class Subscriber: Sendable {
     func ended() {
         guard !hasEnded.exchange(true, ordering: .acquiringAndReleasing) else { return }
         session.stop(endpoint)
-        eventSink.yield(.subscriberDidDisconnectFromStream)
+        eventSink.yield(.subscriberDidEnd)
         eventSink.finish()
     }
 }

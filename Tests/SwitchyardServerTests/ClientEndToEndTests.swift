@@ -259,16 +259,16 @@ extension SessionError {
 
         // The subscriber's downlink only.
         subscriber.impair(downlink: try outage(seconds: 5))
-        #expect(await next(subscriber.events, timeout: .seconds(6)) { $0 == .subscriberDidDisconnect } != nil)
-        #expect(await next(subscriber.events, timeout: .seconds(6)) { $0 == .subscriberDidReconnect } != nil)
+        #expect(await next(subscriber.events, timeout: .seconds(6)) { $0 == .subscriberDidDisconnectFromStream } != nil)
+        #expect(await next(subscriber.events, timeout: .seconds(6)) { $0 == .subscriberDidReconnectToStream } != nil)
 
         // The publisher's uplink only: the router's reports show it receives nothing, and the
         // subscriber gets nothing either; both mend, and the stream never ends.
         publisher.impair(uplink: try outage(seconds: 8))
         #expect(await next(publisher.events, timeout: .seconds(8)) { $0 == .publisherDidDisconnect } != nil)
-        #expect(await next(subscriber.events, timeout: .seconds(2)) { $0 == .subscriberDidDisconnect } != nil)
+        #expect(await next(subscriber.events, timeout: .seconds(2)) { $0 == .subscriberDidDisconnectFromStream } != nil)
         #expect(await next(publisher.events, timeout: .seconds(10)) { $0 == .publisherDidReconnect } != nil)
-        #expect(await next(subscriber.events, timeout: .seconds(4)) { $0 == .subscriberDidReconnect } != nil)
+        #expect(await next(subscriber.events, timeout: .seconds(4)) { $0 == .subscriberDidReconnectToStream } != nil)
         #expect(guest.connectionStatus == .connected && host.connectionStatus == .connected)
         #expect(host.streams.map(\.streamId) == [publisher.streamId])
 
