@@ -237,8 +237,10 @@ public final class Session: Sendable {
                 wasSent = true
                 _ = try await call(.signal(parameters))
                 return
-            } catch .connectionClosed {
-                guard state.withLock({ $0.reconnection != nil && !$0.isLeaving }), options.reconnects else { throw .connectionClosed }
+            } catch let error where error == .connectionClosed || error == .reconnecting {
+                // The socket went away with the signal in flight, or just before it left: send it
+                // again once back (the server delivers an id it has seen once).
+                guard state.withLock({ $0.reconnection != nil && !$0.isLeaving }), options.reconnects else { throw error }
                 guard await waitForReconnection(after: generation) else { throw .connectionClosed }
             }
         }
