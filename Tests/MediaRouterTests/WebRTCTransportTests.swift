@@ -214,7 +214,9 @@ import Testing
         try await plane.connectWebRTCTransport(transport.transportID, remote: peer.remoteParameters)
         peer.target(transport)
         #expect(try await onOwnThread { peer.check() } == .success(mappedPort: peer.peer.port))
-        #expect(try await onOwnThread { try peer.handshake() } != nil)
+        // Connected or still handshaking (a loaded machine can take longer than the 2 s of consent
+        // over the handshake, CI did), the transport must fail for consent once checks stop.
+        _ = try await onOwnThread { try peer.handshake() }
         while let event = await events.next() {
             if case .transportFailed(let failed, let reason) = event {
                 #expect(failed == transport.transportID)
