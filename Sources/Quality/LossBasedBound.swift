@@ -1,0 +1,58 @@
+import Foundation
+
+/// The loss-based ceiling on the estimate, from the share of packets the feedback reports lost.
+/// There is none until loss first passes 10 %; then the ceiling is cut by half the loss (10 % loss
+/// → −5 %) at most once per 300 ms, holds while loss stays between 2 % and 10 %, grows 8 % a second
+/// once loss is down to 2 %, and goes away when it has grown past the delay-based rate. Random loss
+/// below 10 % therefore never drags the estimate down; the delay-based part alone decides.
+public struct LossBasedBound: Equatable, Sendable {
+    static let lowLoss = 0.02
+    static let highLoss = 0.10
+    static let minimumPackets = 50
+    static let minimumIntervalNanoseconds: UInt64 = 500_000_000
+    static let cutIntervalNanoseconds: UInt64 = 300_000_000
+
+    /// The ceiling, nil while loss has not called for one.
+    public private(set) var bound: Double?
+    /// The share lost in the last judged interval.
+    public private(set) var lastLossFraction: Double = 0
+    private var received = 0
+    private var lost = 0
+    private var lastEvaluation: UInt64?
+    private var lastCut: UInt64?
+
+    public init() {}
+
+    public mutating func count(received: Bool) {
+        if received { self.received += 1 } else { lost += 1 }
+    }
+
+    /// Judges the packets counted since the last judgement, if there are enough; `estimate` is the
+    /// current estimate and `delayBased` the delay-based rate. Returns the ceiling.
+    public mutating func update(estimate: Double, delayBased: Double, now: UInt64) -> Double? {
+        let total = received + lost
+        guard total >= Self.minimumPackets else { return bound }
+        if let lastEvaluation, now &- lastEvaluation < Self.minimumIntervalNanoseconds { return bound }
+        let elapsedSeconds = lastEvaluation.map { min(Double(now &- $0) / 1e9, 1) } ?? 0
+        lastEvaluation = now
+        let fraction = Double(lost) / Double(total)
+        lastLossFraction = fraction
+        received = 0
+        lost = 0
+        if fraction > Self.highLoss {
+            if lastCut.map({ now &- $0 >= Self.cutIntervalNanoseconds }) ?? true {
+                lastCut = now
+                bound = min(bound ?? estimate, estimate) * (1 - 0.5 * fraction)
+            }
+        } else if fraction <= Self.lowLoss, let current = bound {
+            let grown = current * pow(1.08, elapsedSeconds) + 1000 * elapsedSeconds
+            bound = grown >= delayBased ? nil : grown
+        }
+        return bound
+    }
+
+    /// A probe showed the path carries `proven`.
+    public mutating func raise(to proven: Double) {
+        if let current = bound { bound = max(current, proven) }
+    }
+}

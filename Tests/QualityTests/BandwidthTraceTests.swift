@@ -1,0 +1,77 @@
+import Testing
+@testable import Quality
+
+/// The estimator against the recorded traces: a sender following it over a simulated bottleneck
+/// (`BandwidthTraceSimulation`), each trace with a fixed seed. The sender wants 2 Mbps; the clean
+/// link carries 2.5 Mbps.
+@Suite struct BandwidthTraceTests {
+    static let cleanCapacity = 2_500_000.0
+    static let wanted = 2_000_000.0
+    static let cap = 500_000.0
+
+    static func cleanRun() -> [BandwidthTraceSimulation.Sample] {
+        var simulation = BandwidthTraceSimulation(capacity: { _ in cleanCapacity }, wantedBitrate: wanted)
+        return simulation.run(seconds: 30)
+    }
+
+    @Test func onACleanLinkProbesReachWhatTheSenderWantsWithinTwoSeconds() {
+        let samples = Self.cleanRun()
+        #expect(samples.mean(1, 2) >= Self.wanted)
+        // Growth stops at 1.5 × the acknowledged rate + 10 kbps (probes add a little to what is acknowledged).
+        #expect(samples.between(2, 30).allSatisfy { $0 >= Self.wanted && $0 <= 1.02 * (1.5 * Self.wanted + 10_000) })
+    }
+
+    @Test(arguments: [300_000.0, 1_500_000.0])
+    func aCapOf500kbpsIsFoundWithinFiveSeconds(startBitrate: Double) {
+        var simulation = BandwidthTraceSimulation(capacity: { _ in Self.cap }, wantedBitrate: Self.wanted, startBitrate: startBitrate)
+        let samples = simulation.run(seconds: 30)
+        let average = samples.mean(5, 30)
+        #expect(abs(average - Self.cap) <= 0.15 * Self.cap, "mean \(average) from 5 s on")
+        // The sawtooth of delay-based control: a cut to 85 % of the acknowledged rate, a climb back.
+        for (offset, second) in samples.secondMeans(5, 30).enumerated() {
+            #expect(second >= 0.75 * Self.cap && second <= 1.1 * Self.cap, "second \(5 + offset): \(second)")
+        }
+    }
+
+    @Test func aCapThatDropsAndRecoversIsFollowedBothWays() {
+        let clean = Self.cleanRun().mean(10, 15)
+        var simulation = BandwidthTraceSimulation(
+            capacity: { $0 < 15 || $0 >= 30 ? Self.cleanCapacity : Self.cap }, wantedBitrate: Self.wanted)
+        let samples = simulation.run(seconds: 45)
+        #expect(abs(samples.mean(15, 15.2) - clean) < 0.05 * clean, "not yet cut")
+        let capped = samples.mean(20, 30)
+        #expect(abs(capped - Self.cap) <= 0.15 * Self.cap, "mean under the cap \(capped)")
+        #expect(samples.secondMeans(18, 30).allSatisfy { $0 <= 1.15 * Self.cap })
+        // Back to 85 % of the clean rate well within 10 s of the cap's removal.
+        let recovered = samples.first { $0.time >= 30 && $0.estimate >= 0.85 * clean }
+        #expect(recovered != nil && recovered!.time - 30 <= 5, "recovered at \(recovered?.time ?? -1)")
+        #expect(samples.mean(35, 45) >= 0.95 * clean)
+    }
+
+    @Test func twoPercentRandomLossCostsLessThanATenth() {
+        let clean = Self.cleanRun().mean(5, 30)
+        var simulation = BandwidthTraceSimulation(capacity: { _ in Self.cleanCapacity }, wantedBitrate: Self.wanted)
+        simulation.lossProbability = { _ in 0.02 }
+        let lossy = simulation.run(seconds: 30).mean(5, 30)
+        #expect(lossy >= 0.9 * clean, "\(lossy) against \(clean)")
+    }
+
+    @Test func tenPercentRandomLossBendsTheEstimateWithoutCollapsingIt() {
+        let clean = Self.cleanRun().mean(5, 30)
+        var simulation = BandwidthTraceSimulation(capacity: { _ in Self.cleanCapacity }, wantedBitrate: Self.wanted)
+        simulation.lossProbability = { _ in 0.10 }
+        let samples = simulation.run(seconds: 30)
+        let lossy = samples.mean(5, 30)
+        #expect(lossy >= 0.5 * clean && lossy <= 0.9 * clean, "\(lossy) against \(clean)")
+        #expect(samples.between(5, 30).allSatisfy { $0 >= 0.3 * clean })
+    }
+
+    @Test func jitterWithoutLossIsNotTakenForCongestion() {
+        let clean = Self.cleanRun().mean(5, 30)
+        var simulation = BandwidthTraceSimulation(capacity: { _ in Self.cleanCapacity }, wantedBitrate: Self.wanted)
+        simulation.jitterMilliseconds = 20
+        let samples = simulation.run(seconds: 30)
+        #expect(samples.mean(5, 30) >= 0.75 * clean, "\(samples.mean(5, 30)) against \(clean)")
+        #expect(samples.mean(15, 30) >= 0.95 * clean)
+    }
+}
