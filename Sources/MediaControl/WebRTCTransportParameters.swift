@@ -42,9 +42,14 @@ public struct WebRTCRemoteParameters: Equatable, Sendable {
     public var ice: ICEParameters
     /// The certificate the client's DTLS must present; the transport closes on a mismatch.
     public var fingerprint: CertificateFingerprint
+    /// The header extension id both sides agreed on for the transport-wide sequence number, when
+    /// they did: the router then numbers what it sends and estimates the client's downlink from its
+    /// transport-wide feedback.
+    public var transportWideSequenceID: UInt8?
 
-    public init(ice: ICEParameters, fingerprint: CertificateFingerprint) {
+    public init(ice: ICEParameters, fingerprint: CertificateFingerprint, transportWideSequenceID: UInt8? = nil) {
         self.ice = ice
         self.fingerprint = fingerprint
+        self.transportWideSequenceID = transportWideSequenceID
     }
 }

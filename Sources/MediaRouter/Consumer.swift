@@ -115,17 +115,19 @@ final class Consumer {
             copy.sequenceNumber = retransmissionSequenceNumber
             retransmissionSequenceNumber &+= 1
         }
+        transport.stampTransportSequence(&copy, now: now)
         if transport.sendRTP(slot: slot, length: copy.length) { retransmittedPackets &+= 1 }
     }
 
     @inline(__always)
     private func send(_ packet: RTPPacket, sequenceNumber: UInt16, timestamp: UInt32, now: UInt64) -> Bool {
         let slot = transport.worker.sendSlot()
-        guard let copy = packet.copy(into: slot.buffer) else {
+        guard var copy = packet.copy(into: slot.buffer) else {
             transport.worker.releaseLastSendSlot(slot.index)
             return false
         }
         rewrite(copy, sequenceNumber: sequenceNumber, timestamp: timestamp, now: now)
+        transport.stampTransportSequence(&copy, now: now)
         guard transport.sendRTP(slot: slot, length: copy.length) else { return false }
         bytesSent &+= UInt64(copy.length)
         return true
@@ -178,20 +180,49 @@ final class Consumer {
     /// subscriber's path while video is off for quality. The receiver's reports then cover it.
     func sendPadding(now: UInt64) {
         let (sequenceNumber, timestamp) = rewriter.nextPaddingPacket(now: now)
-        let slot = transport.worker.sendSlot()
-        let sendTime = sendTimeExtensionID.map { (id: $0, value: AbsoluteSendTime(nanoseconds: now)) }
-        let length = Self.writePadding(
-            into: slot.buffer, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp, ssrc: ssrc,
-            absoluteSendTime: sendTime)
-        if transport.sendRTP(slot: slot, length: length) {
+        if sendPaddingPacket(ssrc: ssrc, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp, now: now) {
             packetsSent &+= 1
-            probePacketsSent &+= 1
         }
     }
 
-    /// Bytes of one probe packet before SRTP: a 12-byte header, the abs-send-time extension block when
-    /// the consumer stamps one (8 bytes), and the most padding RFC 3550 allows.
-    var probePacketBytes: Int { 12 + (sendTimeExtensionID == nil ? 0 : 8) + 255 }
+    /// Sends one packet of a bandwidth probe: padding on the retransmission stream, as libwebrtc
+    /// probes, so the media's own sequence stays untouched while it flows. A consumer without a
+    /// retransmission stream cannot probe.
+    func sendProbePadding(now: UInt64, probeCluster: Int) {
+        guard let stream = retransmissionStream else { return }
+        let sequenceNumber = retransmissionSequenceNumber
+        retransmissionSequenceNumber &+= 1
+        _ = sendPaddingPacket(
+            ssrc: stream.ssrc, payloadType: stream.payloadType, sequenceNumber: sequenceNumber,
+            timestamp: rewriter.timestamp(at: now), now: now, probeCluster: probeCluster)
+    }
+
+    var canProbe: Bool { retransmissionStream != nil }
+
+    private func sendPaddingPacket(
+        ssrc: UInt32, payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, now: UInt64, probeCluster: Int? = nil
+    ) -> Bool {
+        let slot = transport.worker.sendSlot()
+        let sendTime = sendTimeExtensionID.map { (id: $0, value: AbsoluteSendTime(nanoseconds: now)) }
+        var length = Self.writePadding(
+            into: slot.buffer, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp, ssrc: ssrc,
+            absoluteSendTime: sendTime)
+        if transport.sendSideEstimation != nil, var packet = try? RTPPacket(parsing: slot.buffer, length: length) {
+            transport.stampTransportSequence(&packet, now: now, probeCluster: probeCluster)
+            length = packet.length
+        }
+        guard transport.sendRTP(slot: slot, length: length) else { return false }
+        probePacketsSent &+= 1
+        return true
+    }
+
+    /// Bytes of one probe packet before SRTP: a 12-byte header, the extension block with abs-send-time
+    /// and the transport-wide sequence number when the consumer stamps them (4 + 4 each), and the most
+    /// padding RFC 3550 allows.
+    var probePacketBytes: Int {
+        let elements = (sendTimeExtensionID == nil ? 0 : 4) + (transport.sendSideEstimation == nil ? 0 : 4)
+        return 12 + (elements == 0 ? 0 : 4 + elements) + 255
+    }
 
     /// Writes a padding-only RTP packet: P bit set, no payload, 255 bytes of padding whose last byte
     /// counts them, and, when given, a one-byte-form (RFC 8285) abs-send-time extension.

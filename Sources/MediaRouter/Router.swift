@@ -66,7 +66,11 @@ final class Router {
                 drops.malformed += 1
             case .receiverEstimatedMaximumBitrate(let estimate):
                 transport.downlink.recordReceiverEstimate(bitsPerSecond: Double(estimate.bitrate))
-            case .sourceDescription, .bye, .transportFeedback:
+            case .transportFeedback(let feedback):
+                guard transport.sendSideEstimation != nil else { continue }
+                let estimate = transport.sendSideEstimation!.received(feedback, now: now)
+                transport.downlink.recordSenderEstimate(bitsPerSecond: estimate)
+            case .sourceDescription, .bye:
                 continue
             }
         }
@@ -103,6 +107,7 @@ final class Router {
         for transport in transports.values {
             transport.tickQuality(now: now)
             transport.tickWebRTC(now: now)
+            transport.tickCongestionControl(now: now)
         }
         if now - lastSenderReportsAt >= reportInterval {
             lastSenderReportsAt = now

@@ -49,6 +49,8 @@ final class Transport {
     /// Quality from the client (from what arrives) and its audio-fallback policy.
     var uplink: LinkMonitor
     /// Bytes of probe padding owed since the last tick, while video is off for quality.
+    /// Transport-wide congestion control toward the client, when it was negotiated.
+    var sendSideEstimation: SendSideEstimation?
     var probeCredit = 0.0
     var lastProbeAt: UInt64?
 
@@ -188,6 +190,15 @@ final class Transport {
             router?.drops.sendFailed += 1
             return false
         }
+    }
+
+    /// Gives a packet about to be sent its transport-wide sequence number, when the client takes
+    /// transport-wide feedback, and remembers the send.
+    @inline(__always)
+    func stampTransportSequence(_ packet: inout RTPPacket, now: UInt64, probeCluster: Int? = nil) {
+        guard sendSideEstimation != nil, remote != nil, let outbound else { return }
+        _ = sendSideEstimation!.stamp(
+            &packet, wireOverhead: outbound.profile.rtpTrailerLength, now: now, probeCluster: probeCluster)
     }
 
     /// Builds an RTCP compound packet with `build`, protects it and queues it.

@@ -41,6 +41,10 @@ public struct LinkMonitor: Equatable, Sendable {
         estimator.recordReceiverEstimate(bitsPerSecond: bitsPerSecond)
     }
 
+    public mutating func recordSenderEstimate(bitsPerSecond: Double) {
+        estimator.recordSenderEstimate(bitsPerSecond: bitsPerSecond)
+    }
+
     /// The app turns the policy on or off. Returns true when video was off for quality and the
     /// caller must restore it, without telling anyone.
     public mutating func setEnabled(_ enabled: Bool) -> Bool {

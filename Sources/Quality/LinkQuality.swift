@@ -6,8 +6,8 @@
 ///
 /// clamped to 0...100, where `loss` is the smoothed fraction lost (5 % costs 20 points, 25 % all of
 /// them), delay costs 5 points per 100 ms of round trip plus twice the jitter beyond 300 ms, and the
-/// bandwidth penalty is `50 · (1 − available / needed)` when the receiver's own estimate (REMB) says
-/// less is available than the lowest video needs.
+/// bandwidth penalty is `50 · (1 − available / needed)` when the bandwidth estimate
+/// (`estimatedBitrate`) says less is available than the lowest video needs.
 public struct LinkQuality: Equatable, Sendable {
     /// Smoothed fraction of packets lost, 0...1.
     public var loss: Double
@@ -19,21 +19,29 @@ public struct LinkQuality: Equatable, Sendable {
     public var deliveredBitrate: Double?
     /// The receiver's own estimate of the bandwidth available (REMB), bits per second, when it sends one.
     public var receiverEstimatedBitrate: Double?
+    /// The router's send-side estimate from transport-wide feedback, bits per second, when the
+    /// receiver sends that feedback.
+    public var senderEstimatedBitrate: Double?
     /// The score, 0...100.
     public var score: Double
 
+    /// Below this loss, a REMB lower than what demonstrably arrives is not believed.
+    public static let cleanLoss = 0.02
+
     public init(
         loss: Double, jitterSeconds: Double, roundTripSeconds: Double?, deliveredBitrate: Double?,
-        receiverEstimatedBitrate: Double?, neededBitrate: Double
+        receiverEstimatedBitrate: Double?, senderEstimatedBitrate: Double? = nil, neededBitrate: Double
     ) {
         self.loss = loss
         self.jitterSeconds = jitterSeconds
         self.roundTripSeconds = roundTripSeconds
         self.deliveredBitrate = deliveredBitrate
         self.receiverEstimatedBitrate = receiverEstimatedBitrate
+        self.senderEstimatedBitrate = senderEstimatedBitrate
+        score = 0
         score = Self.score(
             loss: loss, jitterSeconds: jitterSeconds, roundTripSeconds: roundTripSeconds ?? 0,
-            availableBitrate: receiverEstimatedBitrate, neededBitrate: neededBitrate)
+            availableBitrate: estimatedBitrate, neededBitrate: neededBitrate)
     }
 
     /// The documented formula.
@@ -49,9 +57,20 @@ public struct LinkQuality: Equatable, Sendable {
         return min(100, max(0, 100 - lossPenalty - delayPenalty - bandwidthPenalty))
     }
 
-    /// An estimate of the bandwidth available toward the receiver: its own REMB when it sends one,
-    /// otherwise the rate that demonstrably got through (a lower bound).
+    /// The bandwidth estimate the score judges: the router's send-side estimate when the receiver
+    /// sends transport-wide feedback; otherwise its REMB, checked against the delivered rate: on a
+    /// clean link (loss under `cleanLoss`) a REMB below what demonstrably arrives is an overloaded
+    /// receiver's delay estimator, not the path, and the delivered rate stands instead.
+    public var estimatedBitrate: Double? {
+        if let senderEstimatedBitrate { return senderEstimatedBitrate }
+        guard let remb = receiverEstimatedBitrate else { return nil }
+        if let delivered = deliveredBitrate, loss < Self.cleanLoss, delivered > remb { return delivered }
+        return remb
+    }
+
+    /// An estimate of the bandwidth available toward the receiver: `estimatedBitrate` when there is
+    /// one, otherwise the rate that demonstrably got through (a lower bound).
     public var availableBitrate: Double? {
-        receiverEstimatedBitrate ?? deliveredBitrate
+        estimatedBitrate ?? deliveredBitrate
     }
 }

@@ -14,6 +14,7 @@ public struct LinkQualityEstimator: Equatable, Sendable {
     private(set) var roundTripSeconds: Double?
     private(set) var deliveredBitrate: Double?
     private(set) var receiverEstimatedBitrate: Double?
+    private(set) var senderEstimatedBitrate: Double?
     /// Samples recorded so far.
     public private(set) var sampleCount = 0
 
@@ -44,6 +45,12 @@ public struct LinkQualityEstimator: Equatable, Sendable {
         receiverEstimatedBitrate = Self.blend(receiverEstimatedBitrate, bitsPerSecond, weight: smoothing)
     }
 
+    /// Takes the router's send-side estimate from transport-wide feedback as it is: the estimator
+    /// filters already.
+    public mutating func recordSenderEstimate(bitsPerSecond: Double) {
+        senderEstimatedBitrate = bitsPerSecond
+    }
+
     /// Forgets the delivered rate, which describes a sending rate that has just changed (video off or
     /// back on) rather than the path.
     public mutating func resetDeliveredRate() {
@@ -54,7 +61,8 @@ public struct LinkQualityEstimator: Equatable, Sendable {
     public var quality: LinkQuality {
         LinkQuality(
             loss: loss ?? 0, jitterSeconds: jitterSeconds ?? 0, roundTripSeconds: roundTripSeconds,
-            deliveredBitrate: deliveredBitrate, receiverEstimatedBitrate: receiverEstimatedBitrate, neededBitrate: neededBitrate)
+            deliveredBitrate: deliveredBitrate, receiverEstimatedBitrate: receiverEstimatedBitrate,
+            senderEstimatedBitrate: senderEstimatedBitrate, neededBitrate: neededBitrate)
     }
 
     private static func blend(_ old: Double?, _ new: Double, weight: Double) -> Double {

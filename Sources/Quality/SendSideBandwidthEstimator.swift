@@ -13,7 +13,6 @@ public struct SendSideBandwidthEstimator: Equatable, Sendable {
     static let probeTimeoutNanoseconds: UInt64 = 1_000_000_000
     /// A probe that proved this share of its target is followed by a higher one at once.
     static let probeContinuationShare = 0.7
-    static let probeBytesPerPacket = 1200
 
     public let configuration: BandwidthEstimatorConfiguration
     private var grouping = PacketGrouping()
@@ -92,8 +91,9 @@ public struct SendSideBandwidthEstimator: Equatable, Sendable {
 
     /// The probe to send now, if one is due: when the router wants more than the estimate, delay is
     /// normal, and either the last probe proved most of its target or a while has passed since it.
-    /// Each probe tests twice the estimate (at most 1.25 × what the router wants).
-    public mutating func nextProbe(now: UInt64) -> ProbeCluster? {
+    /// Each probe tests twice the estimate (at most 1.25 × what the router wants) with packets of
+    /// `packetBytes`.
+    public mutating func nextProbe(now: UInt64, packetBytes: Int = 1200) -> ProbeCluster? {
         if let running = probe {
             guard now &- running.startedAt >= Self.probeTimeoutNanoseconds else { return nil }
             probe = nil
@@ -104,7 +104,7 @@ public struct SendSideBandwidthEstimator: Equatable, Sendable {
         else { return nil }
         if !chainProbes, let ended = lastProbeEnded, now &- ended < Self.probeIntervalNanoseconds { return nil }
         let target = min(2 * estimate, 1.25 * desired, configuration.maximumBitrate)
-        let cluster = ProbeCluster(id: nextProbeID, targetBitrate: target, packetBytes: Self.probeBytesPerPacket)
+        let cluster = ProbeCluster(id: nextProbeID, targetBitrate: target, packetBytes: packetBytes)
         nextProbeID = nextProbeID == Int.max ? 1 : nextProbeID + 1
         probe = ProbeMeasurement(cluster: cluster, startedAt: now)
         chainProbes = false

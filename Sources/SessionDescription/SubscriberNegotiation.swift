@@ -1,3 +1,5 @@
+import RTPWire
+
 /// Offers a subscriber the tracks it subscribed to, and checks the answer.
 ///
 /// The router makes the offer so that it controls payload types, SSRCs and mids; the subscriber only
@@ -58,6 +60,27 @@ public enum SubscriberNegotiation {
             of: tagged, in: answer, acceptedSetups: [.active],
             setupRefusal: "Switchyard offered actpass but can only be the DTLS server (passive), "
                 + "so the answer must say active")
+    }
+
+    /// The id the router numbers a subscriber's packets with (the transport-wide sequence number):
+    /// the publisher's own id for that extension when it has one, since its packets already carry an
+    /// element there that the router overwrites in place; otherwise the lowest one-byte id none of the
+    /// publisher's extensions uses, so the element the router adds collides with nothing.
+    public static func transportWideSequenceID(publisherExtensions: [HeaderExtension]) -> UInt8 {
+        if let own = publisherExtensions.first(where: { $0.uri == HeaderExtensionURI.transportWideSequenceNumber }) {
+            return own.id
+        }
+        let used = Set(publisherExtensions.map(\.id))
+        return (1...14).first { !used.contains($0) } ?? 14
+    }
+
+    /// The transport-wide sequence number id the subscriber's answer kept, when it kept the one the
+    /// offer had: the subscriber will then send transport-wide feedback.
+    public static func acceptedTransportWideSequenceID(in answer: SessionDescription, offer: SessionDescription) -> UInt8? {
+        let uri = HeaderExtensionURI.transportWideSequenceNumber
+        guard let offered = offer.media.lazy.compactMap({ $0.extmaps.first { $0.uri == uri } }).first else { return nil }
+        let kept = answer.media.contains { section in section.extmaps.contains { $0.uri == uri && $0.id == offered.id } }
+        return kept ? offered.id : nil
     }
 
     private static func section(for track: OutgoingTrack, local: LocalTransportDescription) -> MediaDescription {

@@ -52,19 +52,25 @@ extension SessionDirectory {
     ) -> SubscriberWebRTCState {
         var tracks: [OutgoingTrack] = []
         let cname = "switchyard-\(stream.info.streamId)"
+        let transportWide = HeaderExtension(
+            id: SubscriberNegotiation.transportWideSequenceID(
+                publisherExtensions: (stream.audio?.headerExtensions ?? []) + (stream.video?.headerExtensions ?? [])),
+            uri: HeaderExtensionURI.transportWideSequenceNumber)
         if let audio {
             tracks.append(
                 OutgoingTrack(
                     mid: "\(tracks.count)", kind: "audio", codecName: "opus", payloadType: audio.codec.payloadType, clockRate: 48_000,
                     channels: 2, ssrc: audio.ssrc, cname: cname, streamID: stream.info.streamId, trackID: "\(stream.info.streamId)-audio",
-                    headerExtensions: Self.forwardedExtensions(of: stream.audio), rtcpFeedback: [], fmtp: "minptime=10;useinbandfec=1"))
+                    headerExtensions: Self.forwardedExtensions(of: stream.audio) + [transportWide], rtcpFeedback: ["transport-cc"],
+                    fmtp: "minptime=10;useinbandfec=1"))
         }
         if let video {
             tracks.append(
                 OutgoingTrack(
                     mid: "\(tracks.count)", kind: "video", codecName: "VP8", payloadType: video.codec.payloadType, clockRate: 90_000,
                     channels: nil, ssrc: video.ssrc, cname: cname, streamID: stream.info.streamId, trackID: "\(stream.info.streamId)-video",
-                    headerExtensions: Self.forwardedExtensions(of: stream.video), rtcpFeedback: ["nack", "nack pli", "ccm fir", "goog-remb"],
+                    headerExtensions: Self.forwardedExtensions(of: stream.video) + [transportWide],
+                    rtcpFeedback: ["nack", "nack pli", "ccm fir", "goog-remb", "transport-cc"],
                     fmtp: nil, rtxPayloadType: video.rtxSSRC == nil ? nil : video.codec.rtxPayloadType, rtxSSRC: video.rtxSSRC))
         }
         let sessionID = Self.sdpSessionID()
@@ -85,7 +91,8 @@ extension SessionDirectory {
         } catch {
             throw .invalidParams("params.sdpAnswer", "\(error)")
         }
-        try await connect(subscriber.transportID, to: remote, from: "sdpAnswer")
+        let transportWide = SubscriberNegotiation.acceptedTransportWideSequenceID(in: parsed, offer: webRTC.offer)
+        try await connect(subscriber.transportID, to: remote, from: "sdpAnswer", transportWideSequenceID: transportWide)
     }
 
     /// ICE restart: a publisher brings a new offer and gets a new answer; a subscriber gets a new offer
@@ -183,10 +190,13 @@ extension SessionDirectory {
     }
 
     /// - Parameter sdpField: The request field the remote description came from, for errors.
-    private func connect(_ transportID: TransportID, to remote: RemoteTransportDescription, from sdpField: String) async throws(SignalingError) {
+    private func connect(
+        _ transportID: TransportID, to remote: RemoteTransportDescription, from sdpField: String, transportWideSequenceID: UInt8? = nil
+    ) async throws(SignalingError) {
         let parameters = WebRTCRemoteParameters(
             ice: ICEParameters(usernameFragment: remote.iceUsernameFragment, password: remote.icePassword),
-            fingerprint: CertificateFingerprint(algorithm: remote.fingerprint.algorithm, bytes: remote.fingerprint.bytes))
+            fingerprint: CertificateFingerprint(algorithm: remote.fingerprint.algorithm, bytes: remote.fingerprint.bytes),
+            transportWideSequenceID: transportWideSequenceID)
         do {
             try await media.connectWebRTCTransport(transportID, remote: parameters)
         } catch {
