@@ -207,7 +207,7 @@ final class Consumer {
         var length = Self.writePadding(
             into: slot.buffer, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp, ssrc: ssrc,
             absoluteSendTime: sendTime)
-        if transport.sendSideEstimation != nil, var packet = try? RTPPacket(parsing: slot.buffer, length: length) {
+        if transport.transportWideSequenceID != nil, var packet = try? RTPPacket(parsing: slot.buffer, length: length) {
             transport.stampTransportSequence(&packet, now: now, probeCluster: probeCluster)
             length = packet.length
         }
@@ -220,7 +220,7 @@ final class Consumer {
     /// and the transport-wide sequence number when the consumer stamps them (4 + 4 each), and the most
     /// padding RFC 3550 allows.
     var probePacketBytes: Int {
-        let elements = (sendTimeExtensionID == nil ? 0 : 4) + (transport.sendSideEstimation == nil ? 0 : 4)
+        let elements = (sendTimeExtensionID == nil ? 0 : 4) + (transport.transportWideSequenceID == nil ? 0 : 4)
         return 12 + (elements == 0 ? 0 : 4 + elements) + 255
     }
 

@@ -1,11 +1,18 @@
 import Quality
+import RTPWire
 
 extension Transport {
-    /// Timer work of transport-wide congestion control: what the producers behind this transport's
+    /// Timer work of transport-wide congestion control: the feedback report due to the publisher;
+    /// toward a subscriber, what the producers behind this transport's
     /// consumers send now (what the router would forward if the path allowed), the round trip, and
     /// the probe clusters the estimator asks for, sent as bursts of padding on a video consumer's
     /// retransmission stream.
     func tickCongestionControl(now: UInt64) {
+        if arrivalFeedback?.isReportDue(now: now) == true, let senderSSRC = producersBySSRC.values.first?.feedbackSSRC {
+            sendRTCP { writer throws(RTCPError) in
+                _ = try arrivalFeedback!.writeReport(senderSSRC: senderSSRC, now: now, into: &writer)
+            }
+        }
         guard sendSideEstimation != nil, isConnected else { return }
         var producerBytes: UInt64 = 0
         var prober: Consumer?

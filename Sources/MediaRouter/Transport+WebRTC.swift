@@ -118,9 +118,7 @@ extension Transport {
         guard let webRTC, !webRTC.failed else { return }
         webRTC.ice.setRemote(
             ICECredentials(usernameFragment: parameters.ice.usernameFragment, password: parameters.ice.password))
-        if let id = parameters.transportWideSequenceID, sendSideEstimation?.extensionID != id {
-            sendSideEstimation = SendSideEstimation(extensionID: id)
-        }
+        transportWideSequenceID = parameters.transportWideSequenceID
         let event = webRTC.dtls.expect(fingerprint: parameters.fingerprint.algorithm, parameters.fingerprint.bytes)
         handle(event, link: webRTC, now: now)
     }

@@ -49,8 +49,20 @@ final class Transport {
     /// Quality from the client (from what arrives) and its audio-fallback policy.
     var uplink: LinkMonitor
     /// Bytes of probe padding owed since the last tick, while video is off for quality.
-    /// Transport-wide congestion control toward the client, when it was negotiated.
+    /// The header extension id of the transport-wide sequence number, when the client negotiated it:
+    /// the router then numbers what it sends (`sendSideEstimation`, made on the first send) and
+    /// reports what it receives (`arrivalFeedback`, made on the first packet that carries it).
+    var transportWideSequenceID: UInt8? {
+        didSet {
+            guard transportWideSequenceID != oldValue else { return }
+            sendSideEstimation = nil
+            arrivalFeedback = nil
+        }
+    }
+    /// Transport-wide congestion control toward the client.
     var sendSideEstimation: SendSideEstimation?
+    /// Transport-wide feedback toward the client about what it sends.
+    var arrivalFeedback: ArrivalFeedbackRecorder?
     var probeCredit = 0.0
     var lastProbeAt: UInt64?
 
@@ -165,6 +177,10 @@ final class Transport {
             return
         }
         bytesReceived &+= UInt64(length)
+        if let id = transportWideSequenceID {
+            if arrivalFeedback == nil { arrivalFeedback = ArrivalFeedbackRecorder(extensionID: id) }
+            arrivalFeedback!.record(packet, now: now)
+        }
         producer.receive(packet, now: now)
     }
 
@@ -196,7 +212,8 @@ final class Transport {
     /// transport-wide feedback, and remembers the send.
     @inline(__always)
     func stampTransportSequence(_ packet: inout RTPPacket, now: UInt64, probeCluster: Int? = nil) {
-        guard sendSideEstimation != nil, remote != nil, let outbound else { return }
+        guard let id = transportWideSequenceID, remote != nil, let outbound else { return }
+        if sendSideEstimation == nil { sendSideEstimation = SendSideEstimation(extensionID: id) }
         _ = sendSideEstimation!.stamp(
             &packet, wireOverhead: outbound.profile.rtpTrailerLength, now: now, probeCluster: probeCluster)
     }

@@ -13,10 +13,10 @@ public enum PublisherNegotiation {
         HeaderExtensionURI.audioLevel,
     ]
 
-    /// The RTCP feedback the router accepts for the codec it chose. Not `transport-cc`: the router does
-    /// not send transport-wide feedback yet, and a sender that negotiated it would wait for it in vain
-    /// instead of using receiver reports.
-    public static let acceptedRTCPFeedback = ["nack", "nack pli", "ccm fir", "goog-remb"]
+    /// The RTCP feedback the router accepts for the codec it chose. With `transport-cc` and the
+    /// transport-wide sequence number extension, the router reports every packet's arrival, and the
+    /// publisher's own congestion control adapts its encoder to its uplink.
+    public static let acceptedRTCPFeedback = ["nack", "nack pli", "ccm fir", "goog-remb", "transport-cc"]
 
     /// The transport protocols of DTLS-SRTP over UDP (RFC 5764 section 8), the only ones the router speaks.
     private static let acceptedTransportProtocols = ["UDP/TLS/RTP/SAVPF", "UDP/TLS/RTP/SAVP"]

@@ -38,7 +38,9 @@ extension SessionDirectory {
                         "params.sdpOffer", "media section \(track.mid) is a second \(track.kind) track; a stream carries one audio and one video track")
                 }
             }
-            try await connect(local.transportID, to: negotiated.remote, from: "sdpOffer")
+            let transportWide = negotiated.tracks.lazy.flatMap(\.headerExtensions)
+                .first { $0.uri == HeaderExtensionURI.transportWideSequenceNumber && negotiated.tracks.contains { $0.rtcpFeedback.contains("transport-cc") } }
+            try await connect(local.transportID, to: negotiated.remote, from: "sdpOffer", transportWideSequenceID: transportWide?.id)
             return result
         } catch {
             await closeTransports([local.transportID])
