@@ -2,9 +2,12 @@ import Foundation
 
 /// The loss-based ceiling on the estimate, from the share of packets the feedback reports lost.
 /// There is none until loss first passes 10 %; then the ceiling is cut by half the loss (10 % loss
-/// → −5 %) at most once per 300 ms, holds while loss stays between 2 % and 10 %, grows 8 % a second
-/// once loss is down to 2 %, and goes away when it has grown past the delay-based rate. Random loss
-/// below 10 % therefore never drags the estimate down; the delay-based part alone decides.
+/// → −5 %) at most once per 300 ms, but not below 85 % of what the receiver acknowledged (a sender
+/// that cannot slow down, like a router forwarding one encoding through a policer, would otherwise
+/// drive it to the minimum while the path still carries the policer's rate). It holds while loss
+/// stays between 2 % and 10 %, grows 8 % a second once loss is down to 2 %, and goes away when it
+/// has grown past the delay-based rate. Random loss below 10 % therefore never drags the estimate
+/// down; the delay-based part alone decides.
 public struct LossBasedBound: Equatable, Sendable {
     static let lowLoss = 0.02
     static let highLoss = 0.10
@@ -29,7 +32,7 @@ public struct LossBasedBound: Equatable, Sendable {
 
     /// Judges the packets counted since the last judgement, if there are enough; `estimate` is the
     /// current estimate and `delayBased` the delay-based rate. Returns the ceiling.
-    public mutating func update(estimate: Double, delayBased: Double, now: UInt64) -> Double? {
+    public mutating func update(estimate: Double, delayBased: Double, acknowledged: Double?, now: UInt64) -> Double? {
         let total = received + lost
         guard total >= Self.minimumPackets else { return bound }
         if let lastEvaluation, now &- lastEvaluation < Self.minimumIntervalNanoseconds { return bound }
@@ -42,7 +45,8 @@ public struct LossBasedBound: Equatable, Sendable {
         if fraction > Self.highLoss {
             if lastCut.map({ now &- $0 >= Self.cutIntervalNanoseconds }) ?? true {
                 lastCut = now
-                bound = min(bound ?? estimate, estimate) * (1 - 0.5 * fraction)
+                let cut = min(bound ?? estimate, estimate) * (1 - 0.5 * fraction)
+                bound = max(cut, min(0.85 * (acknowledged ?? 0), estimate))
             }
         } else if fraction <= Self.lowLoss, let current = bound {
             let grown = current * pow(1.08, elapsedSeconds) + 1000 * elapsedSeconds

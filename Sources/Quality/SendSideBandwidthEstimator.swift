@@ -83,7 +83,7 @@ public struct SendSideBandwidthEstimator: Equatable, Sendable {
                 delayBased = rateController.bitrate
             }
         }
-        let ceiling = lossBound.update(estimate: estimate, delayBased: delayBased, now: now)
+        let ceiling = lossBound.update(estimate: estimate, delayBased: delayBased, acknowledged: acknowledged.bitrate, now: now)
         estimate = min(delayBased, ceiling ?? delayBased)
         estimate = min(max(estimate, configuration.minimumBitrate), configuration.maximumBitrate)
         return estimate

@@ -80,7 +80,7 @@ import Testing
         var bound = LossBasedBound()
         func judge(lost: Int, of total: Int, at milliseconds: UInt64, estimate: Double = 1_000_000) -> Double? {
             for index in 0..<total { bound.count(received: index >= lost) }
-            return bound.update(estimate: estimate, delayBased: 1_000_000, now: milliseconds * Self.millisecond)
+            return bound.update(estimate: estimate, delayBased: 1_000_000, acknowledged: nil, now: milliseconds * Self.millisecond)
         }
         #expect(judge(lost: 9, of: 100, at: 0) == nil)
         #expect(judge(lost: 20, of: 100, at: 600) == 900_000)

@@ -28,6 +28,8 @@ struct BandwidthTraceSimulation {
     var propagationMilliseconds = 25.0
     var queueLimitBytes = 60_000
     var feedbackInterval = 0.05
+    /// Whether the sender follows the estimate; a router forwarding one encoding does not.
+    var followsEstimate = true
     var estimator: SendSideBandwidthEstimator
     private var generator: SeededGenerator
     /// The receiver's clock runs this far from the sender's: only differences may matter.
@@ -81,7 +83,7 @@ struct BandwidthTraceSimulation {
             if let probe = estimator.nextProbe(now: now) {
                 for _ in 0..<probe.packetCount { transmit(packetBytes, cluster: probe.id, now: now, seconds: time) }
             }
-            budget += min(estimator.estimate, wantedBitrate) / 8 / 1000
+            budget += (followsEstimate ? min(estimator.estimate, wantedBitrate) : wantedBitrate) / 8 / 1000
             while budget >= Double(packetBytes) {
                 budget -= Double(packetBytes)
                 transmit(packetBytes, cluster: nil, now: now, seconds: time)

@@ -33,6 +33,17 @@ import Testing
         }
     }
 
+    @Test func aPolicerUnderOneFixedEncodingIsFoundWithoutTheEstimateCollapsing() {
+        // 1.2 Mbps forwarded as it comes into a 500 kbps policer (a queue of two packets): 58 % loss.
+        var simulation = BandwidthTraceSimulation(capacity: { _ in Self.cap }, wantedBitrate: 1_200_000, startBitrate: 1_000_000)
+        simulation.followsEstimate = false
+        simulation.queueLimitBytes = 2400
+        let samples = simulation.run(seconds: 20)
+        for (offset, second) in samples.secondMeans(5, 20).enumerated() {
+            #expect(second >= 0.7 * Self.cap && second <= 1.15 * Self.cap, "second \(5 + offset): \(second)")
+        }
+    }
+
     @Test func aCapThatDropsAndRecoversIsFollowedBothWays() {
         let clean = Self.cleanRun().mean(10, 15)
         var simulation = BandwidthTraceSimulation(
