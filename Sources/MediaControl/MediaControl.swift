@@ -24,8 +24,10 @@ public protocol MediaControl: Sendable {
     /// DTLS association and SRTP keys stay.
     func restartICE(_ transport: TransportID, remote: ICEParameters?) async throws(MediaControlError) -> ICEParameters
     /// A test aid, refused unless the configuration enables fault injection: drops `dropShare` (0–1)
-    /// of the RTP the router sends on a transport.
-    func setFaultInjection(transport: TransportID, dropShare: Double) async throws(MediaControlError)
+    /// of the RTP the transport carries, and caps it at `rateCapBitrate` bits per second as a policer
+    /// would (0 lifts the cap). Nil leaves a setting as it is. The transport carries RTP one way, so
+    /// the fault is on the subscriber's downlink or the publisher's uplink.
+    func setFaultInjection(transport: TransportID, dropShare: Double?, rateCapBitrate: Int?) async throws(MediaControlError)
     /// Closes a transport, its producers and its consumers.
     func closeTransport(_ transport: TransportID) async throws(MediaControlError)
 

@@ -11,4 +11,5 @@ public enum MediaParameter: Equatable, Sendable {
     case dtlsFingerprint
     /// The share of packets fault injection drops.
     case dropShare
+    case rateCapBitrate
 }

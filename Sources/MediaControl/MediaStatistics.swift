@@ -53,8 +53,11 @@ public struct LinkStatistics: Equatable, Sendable {
     public var roundTripTimeSeconds: Double?
     /// Smoothed rate that reached the receiver, bits per second.
     public var deliveredBitrate: Double?
-    /// The bandwidth available toward the receiver: its REMB when it sends one, else the delivered rate.
+    /// The bandwidth available toward the receiver (docs/bandwidth.md).
     public var availableBitrate: Double?
+    /// Where `availableBitrate` comes from: `transportFeedback` (the router's send-side estimate),
+    /// `receiverEstimate` (the receiver's REMB), or `delivered` (what demonstrably arrived).
+    public var availableBitrateSource: String?
     /// `videoOn`, `warned`, `videoOff` or `suspended`; nil when audio fallback is off for this side.
     public var audioFallbackState: String?
     /// Measurements taken so far; 0 means the values are defaults, not measurements.
@@ -62,7 +65,7 @@ public struct LinkStatistics: Equatable, Sendable {
 
     public init(
         score: Double, lossFraction: Double, jitterSeconds: Double, roundTripTimeSeconds: Double?, deliveredBitrate: Double?,
-        availableBitrate: Double?, audioFallbackState: String?, samples: Int
+        availableBitrate: Double?, availableBitrateSource: String? = nil, audioFallbackState: String?, samples: Int
     ) {
         self.score = score
         self.lossFraction = lossFraction
@@ -70,6 +73,7 @@ public struct LinkStatistics: Equatable, Sendable {
         self.roundTripTimeSeconds = roundTripTimeSeconds
         self.deliveredBitrate = deliveredBitrate
         self.availableBitrate = availableBitrate
+        self.availableBitrateSource = availableBitrateSource
         self.audioFallbackState = audioFallbackState
         self.samples = samples
     }

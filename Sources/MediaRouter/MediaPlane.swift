@@ -241,17 +241,27 @@ public final class MediaPlane: MediaControl {
         }
     }
 
-    public func setFaultInjection(transport transportID: TransportID, dropShare: Double) async throws(MediaControlError) {
+    public func setFaultInjection(
+        transport transportID: TransportID, dropShare: Double?, rateCapBitrate: Int?
+    ) async throws(MediaControlError) {
         guard configuration.faultInjection else {
             throw .invalidParameters(reason: "fault injection is off (media.faultInjection in the configuration)")
         }
-        guard (0...1).contains(dropShare) else {
+        if let dropShare, !(0...1).contains(dropShare) {
             throw .invalidParameter(.dropShare, problem: "must be between 0 and 1, not \(dropShare)")
+        }
+        if let rateCapBitrate, rateCapBitrate != 0, !FaultRateCap.allowedBitrates.contains(rateCapBitrate) {
+            throw .invalidParameter(
+                .rateCapBitrate,
+                problem: "must be 0 (no cap) or from \(FaultRateCap.allowedBitrates.lowerBound) to \(FaultRateCap.allowedBitrates.upperBound) bits per second, not \(rateCapBitrate)")
         }
         let (routerID, worker) = try locate(transportID)
         let found: Bool = await onThread(of: worker) {
             guard let transport = worker.routers[routerID]?.transports[transportID] else { return false }
-            transport.faultDropShare = dropShare
+            if let dropShare { transport.faultDropShare = dropShare }
+            if let rateCapBitrate {
+                transport.faultRateCap = rateCapBitrate == 0 ? nil : FaultRateCap(bitsPerSecond: rateCapBitrate, now: MediaClock.monotonicNow())
+            }
             return true
         }
         guard found else { throw .unknownTransport(transportID) }

@@ -163,7 +163,8 @@ extension Transport {
         return LinkStatistics(
             score: quality.score, lossFraction: quality.loss, jitterSeconds: quality.jitterSeconds,
             roundTripTimeSeconds: quality.roundTripSeconds, deliveredBitrate: quality.deliveredBitrate,
-            availableBitrate: quality.availableBitrate, audioFallbackState: monitor.fallbackState?.rawValue,
+            availableBitrate: quality.availableBitrate, availableBitrateSource: quality.availableBitrateSource,
+            audioFallbackState: monitor.fallbackState?.rawValue,
             samples: monitor.estimator.sampleCount)
     }
 }

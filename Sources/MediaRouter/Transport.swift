@@ -34,6 +34,8 @@ final class Transport {
     let webRTC: WebRTCLink?
     /// A test aid (`media.faultInjection`): the share of outgoing RTP dropped on purpose, spread evenly.
     var faultDropShare = 0.0
+    /// Fault injection: a policer on the RTP the transport carries.
+    var faultRateCap: FaultRateCap?
     private var faultDropCredit = 0.0
 
     /// Producers of this transport by the SSRCs they send with (their RTX SSRC included).
@@ -176,6 +178,10 @@ final class Transport {
             router.drops.unknownSSRC += 1
             return
         }
+        if faultRateCap != nil, !faultRateCap!.admits(bytes: length) {
+            router.drops.faultInjected += 1
+            return
+        }
         bytesReceived &+= UInt64(length)
         if let id = transportWideSequenceID {
             if arrivalFeedback == nil { arrivalFeedback = ArrivalFeedbackRecorder(extensionID: id) }
@@ -192,7 +198,7 @@ final class Transport {
             worker.releaseLastSendSlot(slot.index)
             return false
         }
-        if faultDropShare > 0, dropForFaultInjection() {
+        if faultDropShare > 0 && dropForFaultInjection() || faultRateCap != nil && !faultRateCap!.admits(bytes: length) {
             worker.releaseLastSendSlot(slot.index)
             router?.drops.faultInjected += 1
             return true

@@ -68,6 +68,14 @@ public struct LinkQuality: Equatable, Sendable {
         return remb
     }
 
+    /// Where `availableBitrate` comes from: `transportFeedback`, `receiverEstimate` or `delivered`;
+    /// nil while there is nothing to go on.
+    public var availableBitrateSource: String? {
+        if senderEstimatedBitrate != nil { return "transportFeedback" }
+        if let remb = receiverEstimatedBitrate, estimatedBitrate == remb { return "receiverEstimate" }
+        return deliveredBitrate == nil ? nil : "delivered"
+    }
+
     /// An estimate of the bandwidth available toward the receiver: `estimatedBitrate` when there is
     /// one, otherwise the rate that demonstrably got through (a lower bound).
     public var availableBitrate: Double? {

@@ -62,13 +62,23 @@ struct RESTRoutes: Sendable {
                 try await directory.publisherStatistics(sessionId: sessionId, streamId: streamId)
             }
         }
-        // A test aid, refused unless media.faultInjection is on: loss toward one subscriber.
+        // Test aids, refused unless media.faultInjection is on: loss and a rate cap toward one
+        // subscriber, or from one stream's publisher.
         router.put("/v1/sessions/:sessionId/subscribers/:subscriberId/fault") { request, context in
             let sessionId = context.parameters.get("sessionId") ?? ""
             let subscriberId = context.parameters.get("subscriberId") ?? ""
             return try await respond(to: request, status: .noContent) { body throws(SignalingError) in
                 let fault = try RESTBody.decode(RESTBody.Fault.self, from: body)
-                try await directory.setFaultInjection(sessionId: sessionId, subscriberId: subscriberId, dropShare: fault.dropShare)
+                try await directory.setFaultInjection(sessionId: sessionId, subscriberId: subscriberId, fault: fault)
+                return nil as EmptyResult?
+            }
+        }
+        router.put("/v1/sessions/:sessionId/streams/:streamId/fault") { request, context in
+            let sessionId = context.parameters.get("sessionId") ?? ""
+            let streamId = context.parameters.get("streamId") ?? ""
+            return try await respond(to: request, status: .noContent) { body throws(SignalingError) in
+                let fault = try RESTBody.decode(RESTBody.Fault.self, from: body)
+                try await directory.setFaultInjection(sessionId: sessionId, streamId: streamId, fault: fault)
                 return nil as EmptyResult?
             }
         }

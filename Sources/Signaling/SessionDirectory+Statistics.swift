@@ -89,6 +89,7 @@ extension SessionDirectory {
         LinkQualityReport(
             score: link.score, lossFraction: link.lossFraction, jitterSeconds: link.jitterSeconds,
             roundTripTimeSeconds: link.roundTripTimeSeconds, deliveredBitrate: link.deliveredBitrate,
-            availableBitrate: link.availableBitrate, audioFallbackState: link.audioFallbackState, samples: link.samples)
+            availableBitrate: link.availableBitrate, availableBitrateSource: link.availableBitrateSource,
+            audioFallbackState: link.audioFallbackState, samples: link.samples)
     }
 }

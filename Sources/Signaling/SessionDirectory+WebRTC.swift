@@ -170,13 +170,28 @@ extension SessionDirectory {
         }
     }
 
-    /// The fault-injection test aid: drops `dropShare` of what the router sends to one subscriber.
-    public func setFaultInjection(sessionId: String, subscriberId: String, dropShare: Double) async throws(SignalingError) {
-        guard let subscriber = sessions[sessionId]?.subscribers[subscriberId] else {
-            throw SignalingError(.notFound, "no subscriber \(subscriberId) in session \(sessionId)")
+    /// The fault-injection test aid on one subscriber's downlink or, with `streamId`, one stream's
+    /// uplink: drops `dropShare` of the RTP and caps its rate at `rateCapBitrate`.
+    public func setFaultInjection(
+        sessionId: String, subscriberId: String? = nil, streamId: String? = nil, fault: RESTBody.Fault
+    ) async throws(SignalingError) {
+        guard fault.dropShare != nil || fault.rateCapBitrate != nil else {
+            throw .invalidParams("body", "give dropShare, rateCapBitrate or both")
+        }
+        let transportID: TransportID
+        if let subscriberId {
+            guard let subscriber = sessions[sessionId]?.subscribers[subscriberId] else {
+                throw SignalingError(.notFound, "no subscriber \(subscriberId) in session \(sessionId)")
+            }
+            transportID = subscriber.transportID
+        } else {
+            guard let stream = sessions[sessionId]?.streams[streamId ?? ""] else {
+                throw SignalingError(.notFound, "no stream \(streamId ?? "") in session \(sessionId)")
+            }
+            transportID = stream.transportID
         }
         do {
-            try await media.setFaultInjection(transport: subscriber.transportID, dropShare: dropShare)
+            try await media.setFaultInjection(transport: transportID, dropShare: fault.dropShare, rateCapBitrate: fault.rateCapBitrate)
         } catch {
             throw Self.mediaError(error, at: "body")
         }

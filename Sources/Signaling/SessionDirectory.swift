@@ -253,6 +253,7 @@ public actor SessionDirectory {
                 case .remoteAddress: "transport.remote.host"
                 case .dtlsFingerprint: sdpField
                 case .dropShare: "dropShare"
+                case .rateCapBitrate: "rateCapBitrate"
                 }
             return .invalidParams("\(root).\(field)", problem)
         case .invalidParameters(let reason): return .invalidParams(root, reason)

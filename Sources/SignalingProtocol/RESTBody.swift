@@ -23,13 +23,15 @@ public enum RESTBody {
         }
     }
 
-    /// `PUT /v1/sessions/{sessionId}/subscribers/{subscriberId}/fault`: the share of the router's
-    /// packets toward that subscriber to drop.
+    /// `PUT .../subscribers/{subscriberId}/fault` and `PUT .../streams/{streamId}/fault`: the share of
+    /// the RTP on that media path to drop, and a cap on its rate; each optional, one required.
     public struct Fault: Codable, Equatable, Sendable {
-        public var dropShare: Double
+        public var dropShare: Double?
+        public var rateCapBitrate: Int?
 
-        public init(dropShare: Double) {
+        public init(dropShare: Double? = nil, rateCapBitrate: Int? = nil) {
             self.dropShare = dropShare
+            self.rateCapBitrate = rateCapBitrate
         }
     }
 

@@ -8,8 +8,11 @@ public struct LinkQualityReport: Codable, Equatable, Sendable {
     public var roundTripTimeSeconds: Double?
     /// Bits per second that reached the receiver (smoothed).
     public var deliveredBitrate: Double?
-    /// The bandwidth available toward the receiver: its REMB when it sends one, else the delivered rate.
+    /// The bandwidth available toward the receiver (docs/bandwidth.md).
     public var availableBitrate: Double?
+    /// Where `availableBitrate` comes from: `transportFeedback` (the router's send-side estimate),
+    /// `receiverEstimate` (the receiver's REMB), or `delivered` (what demonstrably arrived).
+    public var availableBitrateSource: String?
     /// `videoOn`, `warned`, `videoOff` or `suspended`; absent when audio fallback is off for this side.
     public var audioFallbackState: String?
     /// Measurements behind these values; 0 means none yet.
@@ -17,7 +20,7 @@ public struct LinkQualityReport: Codable, Equatable, Sendable {
 
     public init(
         score: Double, lossFraction: Double, jitterSeconds: Double, roundTripTimeSeconds: Double?, deliveredBitrate: Double?,
-        availableBitrate: Double?, audioFallbackState: String?, samples: Int
+        availableBitrate: Double?, availableBitrateSource: String? = nil, audioFallbackState: String?, samples: Int
     ) {
         self.score = score
         self.lossFraction = lossFraction
@@ -25,6 +28,7 @@ public struct LinkQualityReport: Codable, Equatable, Sendable {
         self.roundTripTimeSeconds = roundTripTimeSeconds
         self.deliveredBitrate = deliveredBitrate
         self.availableBitrate = availableBitrate
+        self.availableBitrateSource = availableBitrateSource
         self.audioFallbackState = audioFallbackState
         self.samples = samples
     }

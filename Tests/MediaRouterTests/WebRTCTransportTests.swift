@@ -292,14 +292,33 @@ import Testing
         let pair = try await Self.connectedPair(
             configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_290...46_299, faultInjection: true))
         defer { pair.plane.shutdown() }
-        try await pair.plane.setFaultInjection(transport: pair.subscriberTransport.transportID, dropShare: 0.5)
+        try await pair.plane.setFaultInjection(transport: pair.subscriberTransport.transportID, dropShare: 0.5, rateCapBitrate: nil)
         try Self.publish(pair, from: 0, count: 40)
         #expect(try await onOwnThread { pair.subscriber.peer.receiveRTP(count: 40).count } == 20)
         #expect(try await pair.plane.statistics(router: pair.router).drops["faultInjected"] == 20)
         let off = try MediaPlane(configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_300...46_301))
         defer { off.shutdown() }
         await #expect(throws: MediaControlError.invalidParameters(reason: "fault injection is off (media.faultInjection in the configuration)")) {
-            try await off.setFaultInjection(transport: pair.subscriberTransport.transportID, dropShare: 0.5)
+            try await off.setFaultInjection(transport: pair.subscriberTransport.transportID, dropShare: 0.5, rateCapBitrate: nil)
+        }
+    }
+
+    @Test func aRateCapPolicesWhatTheSubscriberGetsAndABadCapIsNamed() async throws {
+        let pair = try await Self.connectedPair(
+            configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_390...46_399, faultInjection: true))
+        defer { pair.plane.shutdown() }
+        // 8 kbps lets the 50 ms burst allowance (at least 1500 bytes) through and little more.
+        try await pair.plane.setFaultInjection(transport: pair.subscriberTransport.transportID, dropShare: nil, rateCapBitrate: 8_000)
+        try Self.publish(pair, from: 0, count: 40)
+        let delivered = try await onOwnThread { pair.subscriber.peer.receiveRTP(count: 40).count }
+        #expect(delivered >= 1 && delivered < 10)
+        #expect(try await pair.plane.statistics(router: pair.router).drops["faultInjected"] == UInt64(40 - delivered))
+        try await pair.plane.setFaultInjection(transport: pair.subscriberTransport.transportID, dropShare: nil, rateCapBitrate: 0)
+        try Self.publish(pair, from: 40, count: 40)
+        #expect(try await onOwnThread { pair.subscriber.peer.receiveRTP(count: 40).count } == 40, "0 lifts the cap")
+        await #expect(throws: MediaControlError.invalidParameter(
+            .rateCapBitrate, problem: "must be 0 (no cap) or from 8000 to 10000000000 bits per second, not 100")) {
+            try await pair.plane.setFaultInjection(transport: pair.subscriberTransport.transportID, dropShare: nil, rateCapBitrate: 100)
         }
     }
 
