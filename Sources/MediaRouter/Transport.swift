@@ -178,7 +178,7 @@ final class Transport {
             router.drops.unknownSSRC += 1
             return
         }
-        if faultRateCap != nil, !faultRateCap!.admits(bytes: length) {
+        if faultDropShare > 0 && dropForFaultInjection() || faultRateCap != nil && !faultRateCap!.admits(bytes: length) {
             router.drops.faultInjected += 1
             return
         }

@@ -246,6 +246,70 @@ def run(args, drivers: dict, out: dict):
     if args.rest_token and args.drop_websocket:
         drop_websocket(args, a, b, stream_id, subscriber_id, out)
 
+    if args.rest_token and args.bandwidth:
+        bandwidth(args, a, b, stream_id, subscriber_id, out)
+
+
+def bandwidth(args, a, b, stream_id: str, subscriber_id: str, out: dict):
+    """Rate caps on B's downlink and A's uplink, each held 8 s and lifted: the router's estimate of
+    B's downlink, made from B's transport-wide feedback, must come under the first and stay near it,
+    then climb back; A's encoder, fed the router's transport-wide feedback, must settle under the
+    second and climb back past it once it is lifted."""
+    out["bandwidth"] = report = {}
+    hold, settle = 8.0, 4.0
+
+    def server_quality():
+        return b.execute_async_script(SERVER_STATS_JS, subscriber_id) or {}
+
+    def from_feedback():
+        quality = server_quality()
+        return quality.get("availableBitrateSource") == "transportFeedback" and quality.get("availableBitrate") and quality
+    quality = wait_for("the router's estimate of B's downlink from transport-wide feedback", 15, from_feedback, 0.5)
+    delivered = quality.get("deliveredBitrate") or 0
+    report["downlinkEstimateBefore"] = int(quality["availableBitrate"])
+    report["downlinkDeliveredBefore"] = int(delivered)
+    cap = int(max(150_000, min(400_000, delivered * 0.5)))
+    report["downlinkCap"] = cap
+
+    def sender():
+        stats = a.execute_async_script(STATS_JS, "publisher", None) or {}
+        return (stats.get("outbound") or {}).get("video") or {}
+    uplink_cap = 250_000
+    report["uplinkCap"] = uplink_cap
+    report["uplinkTargetBefore"] = int(wait_for("A's encoder target", 10, lambda: sender().get("targetBitrate"), 0.5))
+
+    def capped(path: str, limit: int, sample, name: str, floor: float) -> list:
+        """Caps, samples every 0.5 s for `hold` seconds, lifts; returns [[seconds, value], ...]. The
+        value must come under 1.2 x the cap and stay between `floor` and 1.2 x the cap for the last
+        `settle` seconds."""
+        put_json(args, path, {"rateCapBitrate": limit})
+        started = time.monotonic()
+        timeline = []
+        while time.monotonic() - started < hold:
+            timeline.append([round(time.monotonic() - started, 1), int(sample() or 0)])
+            time.sleep(0.5)
+        put_json(args, path, {"rateCapBitrate": 0})
+        under = next((t for t, value in timeline if 0 < value <= 1.2 * limit), None)
+        report[f"{name}UnderCapMs"] = None if under is None else int(under * 1000)
+        late = [value for t, value in timeline if t >= hold - settle]
+        if under is None or not late or not all(floor * limit <= value <= 1.2 * limit for value in late):
+            raise Failure(f"{name} did not settle between {floor} and 1.2 x the {limit} bps cap: {timeline}")
+        return timeline
+
+    downlink = f"/v1/sessions/{args.session}/subscribers/{subscriber_id}/fault"
+    report["downlinkTimeline"] = capped(downlink, cap, lambda: server_quality().get("availableBitrate"), "downlink", 0.4)
+    lifted = time.monotonic()
+    wait_for("the downlink estimate to climb back past 1.5 x the cap", 20,
+             lambda: (server_quality().get("availableBitrate") or 0) >= 1.5 * cap, 0.5)
+    report["downlinkRecoveredMs"] = int((time.monotonic() - lifted) * 1000)
+
+    uplink = f"/v1/sessions/{args.session}/streams/{stream_id}/fault"
+    # A policer drops instead of queueing, and Chromium's loss-based control answers the drops by
+    # going well under the cap (seen: 0.13-0.3 x): what is checked is that it goes under and climbs back.
+    report["uplinkTimeline"] = capped(uplink, uplink_cap, lambda: sender().get("targetBitrate"), "uplink", 0.05)
+    lifted = time.monotonic()
+    wait_for("A's encoder target to climb back past the cap", 25, lambda: (sender().get("targetBitrate") or 0) >= uplink_cap, 0.5)
+    report["uplinkRecoveredMs"] = int((time.monotonic() - lifted) * 1000)
 
 def drop_websocket(args, a, b, stream_id: str, subscriber_id: str, out: dict):
     """The server resets A's WebSocket; A comes back as the same connection and B never notices."""
@@ -298,6 +362,8 @@ def main() -> int:
     parser.add_argument("--rest-token", help="a REST token: also test fault injection and audio fallback")
     parser.add_argument("--fault-seconds", type=float, default=2.0, help="keep the drop on this long after videoDisabled")
     parser.add_argument("--drop-websocket", action="store_true", help="with --rest-token: drop page A's WebSocket and check it reconnects")
+    parser.add_argument("--bandwidth", action="store_true",
+                        help="with --rest-token: cap B's downlink and A's uplink and check the estimate and A's encoder follow")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds for joining and for media to flow")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")

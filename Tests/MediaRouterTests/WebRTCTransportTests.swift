@@ -322,6 +322,19 @@ import Testing
         }
     }
 
+    @Test func aFaultOnThePublishersTransportDropsWhatArrivesFromIt() async throws {
+        let pair = try await Self.connectedPair(
+            configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_400...46_409, faultInjection: true))
+        defer { pair.plane.shutdown() }
+        try await pair.plane.setFaultInjection(transport: pair.publisherTransport.transportID, dropShare: 0.5, rateCapBitrate: nil)
+        try Self.publish(pair, from: 0, count: 40)
+        #expect(try await onOwnThread { pair.subscriber.peer.receiveRTP(count: 40).count } == 20)
+        #expect(try await pair.plane.statistics(router: pair.router).drops["faultInjected"] == 20)
+        try await pair.plane.setFaultInjection(transport: pair.publisherTransport.transportID, dropShare: 0, rateCapBitrate: nil)
+        try Self.publish(pair, from: 40, count: 40)
+        #expect(try await onOwnThread { pair.subscriber.peer.receiveRTP(count: 40).count } == 40, "0 ends it")
+    }
+
     @Test func anICERestartKeepsMediaFlowingWithTheNewCredentials() async throws {
         let pair = try await Self.connectedPair(configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_310...46_319))
         defer { pair.plane.shutdown() }

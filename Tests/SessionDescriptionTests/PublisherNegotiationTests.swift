@@ -36,6 +36,7 @@ private let routerCandidateLines = [
             + ["m=audio 40000 UDP/TLS/RTP/SAVPF 111", "c=IN IP4 203.0.113.10", "a=mid:0"] + routerTransportLines
             + [
                 "a=rtcp-rsize", "a=recvonly", "a=rtpmap:111 opus/48000/2", "a=fmtp:111 minptime=10;useinbandfec=1",
+                "a=rtcp-fb:111 transport-cc",
                 "a=extmap:1 urn:ietf:params:rtp-hdrext:ssrc-audio-level",
                 "a=extmap:2 http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time",
                 "a=extmap:3 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01",
@@ -44,7 +45,7 @@ private let routerCandidateLines = [
             + ["m=video 40000 UDP/TLS/RTP/SAVPF 96 97", "c=IN IP4 203.0.113.10", "a=mid:1"] + routerTransportLines
             + [
                 "a=rtcp-rsize", "a=recvonly", "a=rtpmap:96 VP8/90000",
-                "a=rtcp-fb:96 goog-remb", "a=rtcp-fb:96 ccm fir", "a=rtcp-fb:96 nack",
+                "a=rtcp-fb:96 goog-remb", "a=rtcp-fb:96 transport-cc", "a=rtcp-fb:96 ccm fir", "a=rtcp-fb:96 nack",
                 "a=rtcp-fb:96 nack pli",
                 "a=rtpmap:97 rtx/90000", "a=fmtp:97 apt=96",
                 "a=extmap:2 http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time",
@@ -89,7 +90,7 @@ private let routerCandidateLines = [
                         HeaderExtension(id: 3, uri: HeaderExtensionURI.transportWideSequenceNumber),
                         HeaderExtension(id: 4, uri: HeaderExtensionURI.mid),
                     ],
-                    rtcpFeedback: [], rids: []),
+                    rtcpFeedback: ["transport-cc"], rids: []),
                 NegotiatedTrack(
                     mid: "1", kind: "video", codecName: "vp8", payloadType: 96, clockRate: 90000, rtxPayloadType: 97,
                     ssrc: 1_613_396_447, rtxSSRC: 2_617_432_384, cname: "qZ2fYnAmCD1R4rVk", streamID: stream,
@@ -101,7 +102,7 @@ private let routerCandidateLines = [
                         HeaderExtension(id: 10, uri: HeaderExtensionURI.rtpStreamID),
                         HeaderExtension(id: 11, uri: HeaderExtensionURI.repairedRTPStreamID),
                     ],
-                    rtcpFeedback: ["goog-remb", "ccm fir", "nack", "nack pli"], rids: []),
+                    rtcpFeedback: ["goog-remb", "transport-cc", "ccm fir", "nack", "nack pli"], rids: []),
             ])
     }
 

@@ -41,7 +41,7 @@ import Testing
             script: "browser_demo.py",
             arguments: [
                 "--base", "http://127.0.0.1:\(daemon.port)", "--session", "browser", "--rest-token", try await daemon.restToken(),
-                "--timeout", "40", "--drop-websocket",
+                "--timeout", "40", "--drop-websocket", "--bandwidth",
             ])
         let outcome = await browser.finish(within: .seconds(150))
         let planeStatistics = await daemon.daemon.mediaStatistics()
@@ -56,6 +56,10 @@ import Testing
         #expect(planeStatistics.drops["faultInjected", default: 0] > 0)
         let reconnect = report["reconnect"] as? [String: Any] ?? [:]
         #expect(reconnect["reconnectedMs"] != nil, "the page came back on its own connection and the other tab saw nothing: \(reconnect)")
+        let bandwidth = report["bandwidth"] as? [String: Any] ?? [:]
+        #expect(bandwidth["downlinkRecoveredMs"] != nil, "the estimate followed the downlink cap and came back: \(bandwidth)")
+        #expect(bandwidth["uplinkRecoveredMs"] != nil, "the publisher's encoder settled under the uplink cap and came back: \(bandwidth)")
+        print("webrtc-interop chromium bandwidth \(bandwidth)")
         print(
             "webrtc-interop chromium srtp=\(report["srtpCipher"] ?? "-") join_to_first_frame_ms=\(report["joinToFirstFrameMs"] ?? "-") "
                 + "disabled_ms=\(fault["videoDisabledMs"] ?? "-") enabled_ms=\(fault["videoEnabledMs"] ?? "-") "
