@@ -12,4 +12,6 @@ public enum MediaParameter: Equatable, Sendable {
     /// The share of packets fault injection drops.
     case dropShare
     case rateCapBitrate
+    /// The transport-wide sequence number's header extension id of a plain transport.
+    case transportWideSequenceID
 }

@@ -32,11 +32,19 @@ public struct PlainTransportOptions: Equatable, Sendable {
     public var clientSRTP: SRTPParameters
     /// The profile the router should protect with; nil for the client's profile.
     public var routerProfile: String?
+    /// The one-byte header extension id (1-14) of the transport-wide sequence number, when the client
+    /// takes part in transport-wide congestion control: the router numbers what it sends with it and
+    /// estimates the client's downlink from its feedback, and reports what arrives with it.
+    public var transportWideSequenceID: UInt8?
 
-    public init(remoteAddress: TransportAddress? = nil, clientSRTP: SRTPParameters, routerProfile: String? = nil) {
+    public init(
+        remoteAddress: TransportAddress? = nil, clientSRTP: SRTPParameters, routerProfile: String? = nil,
+        transportWideSequenceID: UInt8? = nil
+    ) {
         self.remoteAddress = remoteAddress
         self.clientSRTP = clientSRTP
         self.routerProfile = routerProfile
+        self.transportWideSequenceID = transportWideSequenceID
     }
 }
 

@@ -139,6 +139,9 @@ public final class MediaPlane: MediaControl {
             }
             remote = parsed
         }
+        if let id = options.transportWideSequenceID, !(1...14).contains(id) {
+            throw .invalidParameter(.transportWideSequenceID, problem: "must be a one-byte header extension id (1-14), not \(id)")
+        }
         let routerKeys = SRTPKeyMaterial.random(profile: routerProfile)
         let configuration = configuration
         let (id, port) = try await addTransport(to: routerID, on: worker) { id, startPort, router throws(MediaControlError) in
@@ -151,8 +154,10 @@ public final class MediaPlane: MediaControl {
             } catch {
                 throw .invalidParameters(reason: "SRTP: \(error)")
             }
-            return Transport(
+            let transport = Transport(
                 id: id, socket: socket, worker: worker, router: router, remote: remote, inbound: inbound, outbound: outbound)
+            transport.transportWideSequenceID = options.transportWideSequenceID
+            return transport
         }
         advancePortSearch(past: port)
         return PlainTransportParameters(

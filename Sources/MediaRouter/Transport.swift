@@ -64,7 +64,7 @@ final class Transport {
     /// Transport-wide congestion control toward the client.
     var sendSideEstimation: SendSideEstimation?
     /// Transport-wide feedback toward the client about what it sends.
-    var arrivalFeedback: ArrivalFeedbackRecorder?
+    var arrivalFeedback: TransportFeedbackRecorder?
     var probeCredit = 0.0
     var lastProbeAt: UInt64?
 
@@ -184,7 +184,7 @@ final class Transport {
         }
         bytesReceived &+= UInt64(length)
         if let id = transportWideSequenceID {
-            if arrivalFeedback == nil { arrivalFeedback = ArrivalFeedbackRecorder(extensionID: id) }
+            if arrivalFeedback == nil { arrivalFeedback = TransportFeedbackRecorder(extensionID: id) }
             arrivalFeedback!.record(packet, now: now)
         }
         producer.receive(packet, now: now)

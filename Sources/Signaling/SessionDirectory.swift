@@ -202,7 +202,8 @@ public actor SessionDirectory {
         let routerID = try await router(of: sessionId)
         let options = PlainTransportOptions(
             remoteAddress: offer.remote.map { TransportAddress(host: $0.host, port: $0.port) },
-            clientSRTP: SRTPParameters(profile: offer.srtp.profile, keyParameter: offer.srtp.key))
+            clientSRTP: SRTPParameters(profile: offer.srtp.profile, keyParameter: offer.srtp.key),
+            transportWideSequenceID: offer.transportWideSequenceExtensionId)
         do {
             return try await media.createPlainTransport(router: routerID, options: options)
         } catch {
@@ -254,6 +255,7 @@ public actor SessionDirectory {
                 case .dtlsFingerprint: sdpField
                 case .dropShare: "dropShare"
                 case .rateCapBitrate: "rateCapBitrate"
+                case .transportWideSequenceID: "transport.transportWideSequenceExtensionId"
                 }
             return .invalidParams("\(root).\(field)", problem)
         case .invalidParameters(let reason): return .invalidParams(root, reason)

@@ -39,10 +39,25 @@ public struct TransportOffer: Codable, Equatable, Sendable {
     public var remote: EndpointAddress?
     /// How the client protects what it sends to the router.
     public var srtp: SRTPKeying
+    /// The one-byte header extension id (1-14) with which the client takes part in transport-wide
+    /// congestion control; omitted when it does not.
+    public var transportWideSequenceExtensionId: UInt8?
 
-    public init(remote: EndpointAddress? = nil, srtp: SRTPKeying) {
+    public init(remote: EndpointAddress? = nil, srtp: SRTPKeying, transportWideSequenceExtensionId: UInt8? = nil) {
         self.remote = remote
         self.srtp = srtp
+        self.transportWideSequenceExtensionId = transportWideSequenceExtensionId
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case remote, srtp, transportWideSequenceExtensionId
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        remote = try container.decodeIfPresent(EndpointAddress.self, forKey: .remote)
+        srtp = try container.decode(SRTPKeying.self, forKey: .srtp)
+        transportWideSequenceExtensionId = try container.decodeIntegerIfPresent(UInt8.self, forKey: .transportWideSequenceExtensionId)
     }
 }
 

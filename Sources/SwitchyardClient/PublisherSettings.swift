@@ -42,15 +42,19 @@ public struct SubscriberSettings: Sendable {
     /// What this subscriber's network does to the router's packets, and to its own RTCP.
     public var downlinkImpairment: ImpairmentSchedule
     public var uplinkImpairment: ImpairmentSchedule
+    /// What the subscriber tells the router about its downlink.
+    public var feedback: BandwidthFeedback
 
     public init(
         subscribeToAudio: Bool = true, subscribeToVideo: Bool = true, decodes: Bool = false,
-        downlinkImpairment: ImpairmentSchedule = .clean, uplinkImpairment: ImpairmentSchedule = .clean
+        downlinkImpairment: ImpairmentSchedule = .clean, uplinkImpairment: ImpairmentSchedule = .clean,
+        feedback: BandwidthFeedback = .receiverEstimate
     ) {
         self.subscribeToAudio = subscribeToAudio
         self.subscribeToVideo = subscribeToVideo
         self.decodes = decodes
         self.downlinkImpairment = downlinkImpairment
         self.uplinkImpairment = uplinkImpairment
+        self.feedback = feedback
     }
 }

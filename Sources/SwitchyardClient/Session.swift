@@ -192,13 +192,13 @@ public final class Session: Sendable {
         let endpoint = try makeEndpoint()
         let parameters = SubscribeParameters(
             streamId: streamId, subscribeToAudio: settings.subscribeToAudio, subscribeToVideo: settings.subscribeToVideo,
-            transport: offer(for: endpoint))
+            transport: offer(for: endpoint, feedback: settings.feedback))
         guard case .subscribe(let result) = try await call(.subscribe(parameters)) else { throw .unexpectedReply(method: "subscribe") }
         let handler: SubscriberMedia
         do {
             handler = try SubscriberMedia(
                 audioSSRC: result.audio?.ssrc, videoSSRC: result.video?.ssrc, reporterSSRC: UInt32.random(in: 1...UInt32.max),
-                decodes: settings.decodes)
+                decodes: settings.decodes, feedback: settings.feedback)
         } catch {
             throw .media("\(error)")
         }
@@ -300,10 +300,11 @@ public final class Session: Sendable {
         }
     }
 
-    private func offer(for endpoint: MediaEndpoint) -> TransportOffer {
+    private func offer(for endpoint: MediaEndpoint, feedback: BandwidthFeedback = .receiverEstimate) -> TransportOffer {
         TransportOffer(
             remote: EndpointAddress(host: options.mediaAddress, port: endpoint.port),
-            srtp: SRTPKeying(profile: endpoint.keys.profile.rawValue, key: endpoint.keys.sdesKeyParameter))
+            srtp: SRTPKeying(profile: endpoint.keys.profile.rawValue, key: endpoint.keys.sdesKeyParameter),
+            transportWideSequenceExtensionId: feedback == .transportWide ? BandwidthFeedback.transportWideSequenceID : nil)
     }
 
     private func accept(_ answer: TransportAnswer?, on endpoint: MediaEndpoint) throws(SessionError) {

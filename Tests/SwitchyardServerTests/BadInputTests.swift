@@ -136,6 +136,16 @@ import Testing
                 remote: EndpointAddress(host: "example.com", port: 5000),
                 srtp: SRTPKeying(profile: "AEAD_AES_128_GCM", key: "inline:" + String(repeating: "A", count: 38) + "==")))
         #expect(try await client.refusal(.publish(badAddress)) == .invalidParams("params.transport.remote.host", "\"example.com\" is not an IPv4 address"))
+        for id: UInt8 in [0, 15] {
+            let badExtension = PublishParameters(
+                audio: TrackDescription(codec: .opus, payloadType: 111, ssrc: 1),
+                transport: TransportOffer(
+                    srtp: SRTPKeying(profile: "AEAD_AES_128_GCM", key: "inline:" + String(repeating: "A", count: 38) + "=="),
+                    transportWideSequenceExtensionId: id))
+            #expect(
+                try await client.refusal(.publish(badExtension)) == .invalidParams(
+                    "params.transport.transportWideSequenceExtensionId", "must be a one-byte header extension id (1-14), not \(id)"))
+        }
         let videoAsAudio = PublishParameters(
             audio: TrackDescription(codec: .vp8, payloadType: 96, ssrc: 1),
             transport: TransportOffer(srtp: SRTPKeying(profile: "AEAD_AES_128_GCM", key: "inline:AAAA")))

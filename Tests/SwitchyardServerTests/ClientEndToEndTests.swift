@@ -95,6 +95,33 @@ extension SessionError {
         try await harness.stop()
     }
 
+    @Test func aSubscriberThatSendsTransportWideFeedbackGetsTheRoutersSendSideEstimate() async throws {
+        let harness = try await DaemonHarness.start()
+        let loop = try MediaLoop()
+        let alice = try await session(harness, "client-twcc", .publisher, loop: loop)
+        let bob = try await session(harness, "client-twcc", .subscriber, loop: loop)
+        let publisher = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))
+        let withFeedback = try await bob.subscribe(to: publisher.streamId, settings: SubscriberSettings(feedback: .transportWide))
+        let withREMB = try await bob.subscribe(to: publisher.streamId)
+        try await Task.sleep(for: .seconds(2.5))
+
+        let received = await withFeedback.statistics()
+        #expect(received.transportFeedbackSent >= 10, "one every 50 ms while packets arrive")
+        #expect(received.estimatedBitrate == nil, "no REMB beside transport-wide feedback")
+        #expect(received.video.packetsLost == 0 && received.framesReceived >= 45)
+        let quality = try #require(try await withFeedback.serverStatistics().quality)
+        #expect(quality.availableBitrateSource == "transportFeedback")
+        #expect(quality.availableBitrate ?? 0 >= 200_000, "a clean loopback carries the 300 kbps stream: \(quality)")
+        let other = try #require(try await withREMB.serverStatistics().quality)
+        #expect(other.availableBitrateSource == "receiverEstimate")
+        #expect(await withREMB.statistics().transportFeedbackSent == 0)
+
+        await bob.disconnect()
+        await alice.disconnect()
+        await loop.stop()
+        try await harness.stop()
+    }
+
     @Test func everySessionSubscriberAndPublisherEventArrives() async throws {
         let harness = try await DaemonHarness.start()
         let loop = try MediaLoop()

@@ -1,7 +1,8 @@
 import RTPWire
 
 /// What a subscriber does with the router's media, like a real receiver: RFC 3550 statistics per
-/// stream, a receiver report every `reportInterval` with a REMB from a simple receive-rate estimate,
+/// stream, a receiver report every `reportInterval` with a REMB from a simple receive-rate estimate
+/// (or, when it asked for transport-wide congestion control, transport-wide feedback every 50 ms),
 /// NACKs for video gaps, a PLI while it cannot decode, VP8 frames reassembled (and decoded with
 /// libvpx, Opus with libopus, when asked), and the latency of every packet from its abs-send-time.
 final class SubscriberMedia: MediaHandler {
@@ -32,6 +33,7 @@ final class SubscriberMedia: MediaHandler {
     private var latency = LatencyHistogram()
     private var statistics = SubscriberMediaStatistics()
     private var path = MediaPathWatch(silence: 2_000_000_000)
+    private var transportFeedback: TransportFeedbackRecorder?
     /// Whether any media should be arriving (audio, or video that is on); silence is a broken path
     /// only then.
     var isMediaExpected = true
@@ -51,10 +53,13 @@ final class SubscriberMedia: MediaHandler {
         }
     }
 
-    init(audioSSRC: UInt32?, videoSSRC: UInt32?, reporterSSRC: UInt32, decodes: Bool) throws(CodecError) {
+    init(
+        audioSSRC: UInt32?, videoSSRC: UInt32?, reporterSSRC: UInt32, decodes: Bool, feedback: BandwidthFeedback = .receiverEstimate
+    ) throws(CodecError) {
         self.audioSSRC = audioSSRC
         self.videoSSRC = videoSSRC
         self.reporterSSRC = reporterSSRC
+        if feedback == .transportWide { transportFeedback = TransportFeedbackRecorder(extensionID: BandwidthFeedback.transportWideSequenceID) }
         if decodes {
             videoDecoder = try VP8Decoder()
             audioDecoder = try OpusDecoder()
@@ -83,6 +88,7 @@ final class SubscriberMedia: MediaHandler {
         if receivingSince == nil { receivingSince = now }
         // Padding counts towards the rate estimate: probing the path is what it is for.
         bytesSinceReport += UInt64(packet.length)
+        transportFeedback?.record(packet, now: now)
         var packet = packet
         packet.removePadding()
         let payload = UnsafeRawBufferPointer(packet.payload)
@@ -223,6 +229,14 @@ final class SubscriberMedia: MediaHandler {
             collectFrames(now: now, endpoint: endpoint)
             sendNacks(now: now, endpoint: endpoint)
         }
+        if transportFeedback?.isReportDue(now: now) == true {
+            let reporterSSRC = reporterSSRC
+            endpoint.sendRTCP(now: now) { (writer: inout RTCPWriter) throws(RTCPError) in
+                if try transportFeedback!.writeReport(senderSSRC: reporterSSRC, now: now, into: &writer) {
+                    statistics.transportFeedbackSent += 1
+                }
+            }
+        }
         if now >= nextReportAt {
             nextReportAt = now + Self.reportInterval
             sendReport(now: now, endpoint: endpoint)
@@ -250,7 +264,7 @@ final class SubscriberMedia: MediaHandler {
             blocks.append(block)
             videoFractionLost = Double(block.fractionLost) / 256
         }
-        let estimate = remb(now: now, fractionLost: videoFractionLost)
+        let estimate = transportFeedback == nil ? remb(now: now, fractionLost: videoFractionLost) : nil
         let mediaSSRCs = [videoSSRC, audioSSRC].compactMap { $0 }
         endpoint.sendRTCP(now: now) { (writer: inout RTCPWriter) throws(RTCPError) in
             try RTCPReceiverReport.write(senderSSRC: reporterSSRC, reportBlocks: blocks, into: &writer)
@@ -321,6 +335,8 @@ public struct SubscriberMediaStatistics: Equatable, Sendable {
     public var senderReportsReceived: UInt64 = 0
     /// The last REMB value sent, in bits per second.
     public var estimatedBitrate: UInt64?
+    /// Transport-wide feedback messages sent (subscribers that asked for transport-wide feedback).
+    public var transportFeedbackSent: UInt64 = 0
     public var isWaitingForKeyFrame = false
     public var unknownSSRCPackets: UInt64 = 0
     public var malformedRTCP: UInt64 = 0

@@ -1,27 +1,26 @@
-import RTPWire
-
-/// Transport-wide feedback toward one publisher: when each packet carrying the transport-wide
-/// sequence number arrived, reported every `interval` in the format browsers expect
-/// (draft-holmer-rmcat-transport-wide-cc-extensions-01), so the publisher's own congestion control
-/// sees its uplink and the router and adapts its encoder to them.
+/// The receiving side of transport-wide congestion control: when each packet carrying the
+/// transport-wide sequence number arrived, reported every `intervalNanoseconds` in the format browsers
+/// expect (draft-holmer-rmcat-transport-wide-cc-extensions-01), so the sender's congestion control
+/// sees the path. The router keeps one per publisher transport; `SwitchyardClient` one per subscriber
+/// that asked for transport-wide feedback.
 ///
 /// Arrival times live in a fixed ring by sequence number and the deltas in a buffer kept between
-/// reports: recording an arrival allocates nothing. Confined to its worker's thread.
-struct ArrivalFeedbackRecorder {
+/// reports: recording an arrival allocates nothing. Not thread-safe: its owner's thread only.
+public struct TransportFeedbackRecorder: Sendable {
     /// Packets remembered: a report covers at most this many.
-    static let capacity = 1024
+    public static let capacity = 1024
     /// How often a report goes out while packets arrive; libwebrtc's receivers send one every 50 to
     /// 250 ms.
-    static let intervalNanoseconds: UInt64 = 50_000_000
+    public static let intervalNanoseconds: UInt64 = 50_000_000
     /// Most packets one report describes, so it fits one datagram.
-    static let maximumPacketsPerReport = 400
+    public static let maximumPacketsPerReport = 400
 
-    private struct Arrival {
+    private struct Arrival: Sendable {
         var sequence: Int64 = -1
         var time: UInt64 = 0
     }
 
-    let extensionID: UInt8
+    public let extensionID: UInt8
     private var arrivals = [Arrival](repeating: Arrival(), count: Self.capacity)
     private var deltas: [Int16?] = []
     /// The unwrapped sequence number of the newest packet, and of the first one not yet reported.
@@ -30,17 +29,16 @@ struct ArrivalFeedbackRecorder {
     private var lastReportAt: UInt64 = 0
     private var reportCount: UInt8 = 0
     /// The media SSRC the reports name (any of the publisher's: the feedback covers the transport).
-    private(set) var mediaSSRC: UInt32 = 0
-    private(set) var reportsSent: UInt64 = 0
+    public private(set) var mediaSSRC: UInt32 = 0
+    public private(set) var reportsSent: UInt64 = 0
 
-    init(extensionID: UInt8) {
+    public init(extensionID: UInt8) {
         self.extensionID = extensionID
         deltas.reserveCapacity(Self.maximumPacketsPerReport)
     }
 
     /// Records a packet's arrival, if it carries the extension.
-    @inline(__always)
-    mutating func record(_ packet: RTPPacket, now: UInt64) {
+    public mutating func record(_ packet: RTPPacket, now: UInt64) {
         guard let sequenceNumber = packet.transportSequenceNumber(id: extensionID) else { return }
         mediaSSRC = packet.ssrc
         let sequence: Int64
@@ -56,14 +54,14 @@ struct ArrivalFeedbackRecorder {
         arrivals[Int(sequence & Int64(Self.capacity - 1))] = Arrival(sequence: sequence, time: now)
     }
 
-    func isReportDue(now: UInt64) -> Bool {
+    public func isReportDue(now: UInt64) -> Bool {
         guard let newest else { return false }
         return newest >= nextToReport && now &- lastReportAt >= Self.intervalNanoseconds
     }
 
     /// Writes the report that is due, if one is: every packet from the last report's end to the
     /// newest, each received with its arrival or lost. Returns false when nothing is due.
-    mutating func writeReport(
+    public mutating func writeReport(
         senderSSRC: UInt32, now: UInt64, into writer: inout RTCPWriter
     ) throws(RTCPError) -> Bool {
         guard isReportDue(now: now), let newest else { return false }

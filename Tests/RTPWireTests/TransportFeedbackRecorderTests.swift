@@ -1,14 +1,14 @@
-import RTPWire
 import Testing
 
-@testable import MediaRouter
+@testable import RTPWire
 
-/// The transport-wide feedback the router sends a publisher about what arrived.
-@Suite struct ArrivalFeedbackRecorderTests {
+/// Transport-wide feedback about what arrived: what the router sends a publisher, and a
+/// `SwitchyardClient` subscriber the router.
+@Suite struct TransportFeedbackRecorderTests {
     static let millisecond: UInt64 = 1_000_000
 
     /// Records packets numbered `numbers` at `times` (milliseconds).
-    static func record(_ recorder: inout ArrivalFeedbackRecorder, _ arrivals: [(UInt16, Double)]) throws {
+    static func record(_ recorder: inout TransportFeedbackRecorder, _ arrivals: [(UInt16, Double)]) throws {
         var storage = [UInt8](repeating: 0, count: 256)
         try storage.withUnsafeMutableBytes { buffer in
             for (number, milliseconds) in arrivals {
@@ -23,7 +23,7 @@ import Testing
     }
 
     /// The report due at `now`, parsed back: base, and per packet its sequence number and arrival in µs.
-    static func report(_ recorder: inout ArrivalFeedbackRecorder, now: UInt64) throws -> (base: UInt16, results: [(UInt16, Int64?)])? {
+    static func report(_ recorder: inout TransportFeedbackRecorder, now: UInt64) throws -> (base: UInt16, results: [(UInt16, Int64?)])? {
         var storage = [UInt8](repeating: 0, count: 1400)
         return try storage.withUnsafeMutableBytes { buffer -> (UInt16, [(UInt16, Int64?)])? in
             var writer = RTCPWriter(into: buffer)
@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test func everyPacketIsReportedOnceWithItsArrivalAndTheGapsAsLost() throws {
-        var recorder = ArrivalFeedbackRecorder(extensionID: 3)
+        var recorder = TransportFeedbackRecorder(extensionID: 3)
         // 65534 … 3 across the wrap; 65535 and 1 lost; 2 arrives before 0 (reordered).
         try Self.record(&recorder, [(65534, 1000), (0, 1012.3), (2, 1010), (3, 1020.6)])
         let first = try #require(try Self.report(&recorder, now: 1100 * Self.millisecond))
@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test func aReportWaitsItsIntervalAndLeavesATrailingGapForLater() throws {
-        var recorder = ArrivalFeedbackRecorder(extensionID: 3)
+        var recorder = TransportFeedbackRecorder(extensionID: 3)
         try Self.record(&recorder, [(10, 0), (11, 1)])
         _ = try #require(try Self.report(&recorder, now: 60 * Self.millisecond))
         try Self.record(&recorder, [(12, 61)])
@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test func anArrivalTooFarFromTheLastForSixteenBitsStartsTheNextReport() throws {
-        var recorder = ArrivalFeedbackRecorder(extensionID: 3)
+        var recorder = TransportFeedbackRecorder(extensionID: 3)
         // 9 s later does not fit a 16-bit delta of 250 µs ticks (8.19 s).
         try Self.record(&recorder, [(1, 0), (2, 9_000)])
         let first = try #require(try Self.report(&recorder, now: 9_100 * Self.millisecond))
