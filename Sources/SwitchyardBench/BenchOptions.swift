@@ -45,6 +45,9 @@ public struct BenchOptions: Codable, Sendable {
     /// Threads that run the clients' media (each an epoll loop); one is enough for about 1000
     /// subscribers of a 500 kbps stream.
     public var mediaThreads: Int
+    /// What the subscribers send about their downlinks: REMB, or transport-wide feedback from which
+    /// the router estimates on its side.
+    public var feedback: String
 
     public init(scenario: BenchScenario) {
         self.scenario = scenario
@@ -52,17 +55,23 @@ public struct BenchOptions: Codable, Sendable {
         serverPID = nil
         apiKey = "switchyard-development"
         apiSecret = "switchyard-development-secret-do-not-use-in-production"
-        clients = scenario == .room ? 4 : scenario == .fallback ? 4 : 20
-        durationSeconds = scenario == .fallback ? 22 : scenario == .soak ? 60 : 10
+        clients = scenario == .room ? 4 : scenario == .fallback ? 4 : scenario == .bandwidth ? 1 : 20
+        durationSeconds = scenario == .fallback ? 22 : scenario == .soak ? 60 : scenario == .bandwidth ? 30 : 10
         warmupSeconds = 2
-        videoBitrate = scenario == .audioOnly ? 0 : 500_000
+        videoBitrate = scenario == .audioOnly ? 0 : scenario == .bandwidth ? 1_000_000 : 500_000
         audioBitrate = 32_000
         width = 640
         height = 360
         frameRate = 30
         decoders = 1
-        impairedSubscribers = scenario == .fallback ? 2 : 0
-        schedule = scenario == .fallback ? (try? ImpairmentSchedule(parsing: "3s:loss=0.3;11s:clean")) ?? .clean : .clean
+        impairedSubscribers = scenario == .fallback ? 2 : scenario == .bandwidth ? 1 : 0
+        schedule =
+            switch scenario {
+            case .fallback: (try? ImpairmentSchedule(parsing: "3s:loss=0.3;11s:clean")) ?? .clean
+            case .bandwidth: (try? ImpairmentSchedule(parsing: "0s:rate=2mbps;10s:rate=300kbps;20s:rate=2mbps")) ?? .clean
+            default: .clean
+            }
+        feedback = scenario == .bandwidth ? BandwidthFeedback.transportWide.rawValue : BandwidthFeedback.receiverEstimate.rawValue
         publisherSchedule = .clean
         joins = 15
         joinIntervalSeconds = 1.1
@@ -86,7 +95,13 @@ public struct BenchOptions: Codable, Sendable {
         if frameRate < 1 || frameRate > 60 { return "--fps must be within 1...60" }
         if decoders < 0 { return "--decoders cannot be negative" }
         if impairedSubscribers < 0 || impairedSubscribers > clients { return "--impaired must be within 0...--clients" }
-        if scenario == .fallback, videoBitrate == 0 { return "fallback needs video" }
+        if scenario == .fallback || scenario == .bandwidth, videoBitrate == 0 { return "\(scenario.rawValue) needs video" }
+        if BandwidthFeedback(rawValue: feedback) == nil {
+            return "--feedback must be one of \(BandwidthFeedback.allCases.map(\.rawValue).joined(separator: ", "))"
+        }
+        if scenario == .bandwidth, !schedule.steps.contains(where: { $0.impairment.bandwidth > 0 }) {
+            return "bandwidth needs a --schedule with a rate cap, e.g. 0s:rate=2mbps;10s:rate=300kbps;20s:rate=2mbps"
+        }
         if scenario == .fallback, measuresPublisherSide, impairedSubscribers > 0 {
             return "--publisher-schedule measures the publisher side; impair no subscriber (--impaired 0)"
         }
@@ -101,6 +116,12 @@ public struct BenchOptions: Codable, Sendable {
         if mediaThreads < 1 || mediaThreads > 64 { return "--media-threads must be within 1...64" }
         return nil
     }
+
+    /// The subscribers' feedback, checked by `problem`.
+    var subscriberFeedback: BandwidthFeedback { BandwidthFeedback(rawValue: feedback) ?? .receiverEstimate }
+
+    /// Whether the run follows impaired subscribers' downlinks through a schedule.
+    var impairsSubscribers: Bool { scenario == .fallback || scenario == .bandwidth }
 
     /// Whether a fallback run impairs the publisher instead of subscribers.
     var measuresPublisherSide: Bool { publisherSchedule.firstDegradation != nil }

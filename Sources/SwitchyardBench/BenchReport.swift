@@ -187,6 +187,35 @@ public struct BenchReport: Codable, Sendable {
         public var lossPercent: Double
         /// on, warned, off (quality), or paused (another reason).
         public var state: String
+        /// The router's estimate of this subscriber's downlink (`availableBitrate`), impaired
+        /// subscribers of the fallback and bandwidth scenarios only.
+        public var estimateKbps: Double?
+        /// The rate cap the impairment imposed then, when it imposed one.
+        public var capacityKbps: Double?
+    }
+
+    /// How the router's estimate of an impaired subscriber's downlink followed each step of its
+    /// capacity (bandwidth scenario).
+    public struct BandwidthStep: Codable, Sendable {
+        public var startSeconds: Double
+        public var endSeconds: Double
+        public var capacityKbps: Double
+        /// What the estimate should come to: the cap, or what the router sends when that is less.
+        public var targetKbps: Double
+        /// From the step's start until the estimate first came down to 1.15 × a cap that binds, or up
+        /// to 85 % of the target when the cap does not bind; nil when it never did.
+        public var convergedAfterSeconds: Double?
+        /// After convergence, until the step's end: the estimate's mean, lowest and highest as
+        /// shares of the target (overshoot is `highest − 1`).
+        public var meanShare: Double?
+        public var lowestShare: Double?
+        public var highestShare: Double?
+    }
+
+    public struct Bandwidth: Codable, Sendable {
+        public var subscriber: String
+        public var feedback: String
+        public var steps: [BandwidthStep] = []
     }
 
     public struct TimelineSeries: Codable, Sendable {
@@ -224,6 +253,7 @@ public struct BenchReport: Codable, Sendable {
     /// bench could not keep up.
     public var benchMediaThread: MediaThread?
     public var fallback: Fallback?
+    public var bandwidth: Bandwidth?
     public var soak: Soak?
     public var timeline: [TimelineSeries] = []
     public var targets: [TargetCheck] = []

@@ -81,7 +81,7 @@ public final class BenchRun: @unchecked Sendable {
         if let metrics { report.daemon.srtpBuild = await Self.srtpBuild(metrics) }
         do {
             switch options.scenario {
-            case .fanout, .audioOnly, .soak, .fallback: try await runFanout()
+            case .fanout, .audioOnly, .soak, .fallback, .bandwidth: try await runFanout()
             case .room: try await runRoom()
             case .join: try await runJoins()
             case .reconnect: try await runReconnects()
@@ -168,9 +168,11 @@ public final class BenchRun: @unchecked Sendable {
         progress("publishing")
         let publisherSession = try await connect(session: sessionId, role: .publisher)
         let publisherSide = options.scenario == .fallback && options.measuresPublisherSide
+        // The bandwidth scenario watches the estimate alone: video stays on whatever the score says.
+        let subscriberFallback: Bool? = publisherSide || options.scenario == .bandwidth ? false : nil
         let publisher = try await publisherSession.publish(
             PublisherSettings(
-                name: "bench", media: media, subscriberAudioFallbackEnabled: publisherSide ? false : nil,
+                name: "bench", media: media, subscriberAudioFallbackEnabled: subscriberFallback,
                 publisherAudioFallbackEnabled: publisherSide ? true : nil))
         report.clients.publishers = 1
         progress("connecting \(options.clients) subscribers (\(options.connectConcurrency) at a time)")
@@ -178,12 +180,12 @@ public final class BenchRun: @unchecked Sendable {
         let connected: [(Subscriber, Int)] = await concurrently(options.clients) { [self] index in
             let session = try await connect(session: sessionId, role: .subscriber)
             let subscriber = try await session.subscribe(
-                to: publisher.streamId, settings: SubscriberSettings(decodes: index < options.decoders))
+                to: publisher.streamId, settings: SubscriberSettings(decodes: index < options.decoders, feedback: options.subscriberFeedback))
             return (subscriber, index)
         }
         let tracked = connected.map { subscriber, index in
             TrackedSubscriber(
-                label: "s\(index + 1)", subscriber: subscriber, isImpaired: options.scenario == .fallback && index < options.impairedSubscribers)
+                label: "s\(index + 1)", subscriber: subscriber, isImpaired: options.impairsSubscribers && index < options.impairedSubscribers)
         }
         report.clients.subscribers = tracked.count
         try await Measurement(run: self, publishers: [publisher], subscribers: tracked, watchedPublisher: TrackedPublisher(publisher: publisher))
@@ -202,10 +204,11 @@ public final class BenchRun: @unchecked Sendable {
         progress("each subscribing to the \(participants.count - 1) others")
         let pairs = participants.indices.flatMap { viewer in participants.indices.filter { $0 != viewer }.map { (viewer, $0) } }
         let decoders = options.decoders
+        let feedback = options.subscriberFeedback
         let tracked: [TrackedSubscriber] = await concurrently(pairs.count) { index in
             let (viewer, source) = pairs[index]
             let subscriber = try await participants[viewer].0.subscribe(
-                to: participants[source].1.streamId, settings: SubscriberSettings(decodes: index < decoders))
+                to: participants[source].1.streamId, settings: SubscriberSettings(decodes: index < decoders, feedback: feedback))
             return TrackedSubscriber(label: "p\(viewer + 1)←p\(source + 1)", subscriber: subscriber, isImpaired: false)
         }
         report.clients.subscribers = tracked.count

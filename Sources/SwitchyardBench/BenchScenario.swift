@@ -15,4 +15,6 @@ public enum BenchScenario: String, CaseIterable, Codable, Sendable {
     /// A client loses its network (WebSocket and media) for each of a list of durations and comes
     /// back; what it takes to return, and what the others see.
     case reconnect
+    /// Steps of a subscriber's downlink capacity; how the router's estimate follows them.
+    case bandwidth
 }

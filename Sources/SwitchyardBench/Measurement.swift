@@ -44,8 +44,15 @@ struct Measurement {
             try await Task.sleep(for: .nanoseconds(Int64(Self.timelineInterval)))
             let now = MonotonicClock.now()
             let current = await Sample.take(tracked)
+            let elapsed = Double(now - start) / 1e9
+            let capacity = options.schedule.impairment(atSeconds: elapsed).bandwidth
             for index in tracked.indices {
-                series[index].points.append(current[index].point(since: previous[index], start: start, state: tracked[index].state(at: now)))
+                var point = current[index].point(since: previous[index], start: start, state: tracked[index].state(at: now))
+                if options.impairsSubscribers, tracked[index].isImpaired {
+                    point.estimateKbps = try? await tracked[index].subscriber.serverStatistics().quality?.availableBitrate.map { $0 / 1000 }
+                    point.capacityKbps = capacity > 0 ? Double(capacity) / 1000 : nil
+                }
+                series[index].points.append(point)
             }
             previous = current
             if let pid = run.serverPID, let sample = ProcessUsageSample.read(pid: pid, at: now) {
@@ -137,6 +144,11 @@ struct Measurement {
                 fallback.subscribers[index].serverQualityAtEnd = try? await subscriber.subscriber.serverStatistics().quality
             }
             report.fallback = fallback
+        }
+        if options.scenario == .bandwidth, let watched = series.first(where: \.impaired) {
+            let sending = Double(options.videoBitrate + options.audioBitrate) / 1000
+            report.bandwidth = BandwidthAnalysis(schedule: options.schedule, sendingKbps: sending, measuredSeconds: seconds)
+                .analyse(watched, feedback: options.feedback)
         }
         if options.scenario == .soak {
             let errors = final.reduce(UInt64(0)) { $0 + $1.media.decodeErrors + $1.endpoint.datagramsRefused }

@@ -69,6 +69,15 @@ public enum ReportTable {
                 row("  \(subscriber.subscriber)", subscriber.events.map { String(format: "%.2fs %@", $0.seconds, $0.event) }.joined(separator: ", "))
             }
         }
+        if let bandwidth = report.bandwidth {
+            row("bandwidth steps (\(bandwidth.subscriber), \(bandwidth.feedback))", "converged after; estimate mean / lowest / highest as shares of the target")
+            for step in bandwidth.steps {
+                let shares = [step.meanShare, step.lowestShare, step.highestShare].map { number($0, digits: 2) }.joined(separator: " / ")
+                row(
+                    "  \(number(step.startSeconds, " s", digits: 0))–\(number(step.endSeconds, " s", digits: 0)) cap \(number(step.capacityKbps, " kbps", digits: 0))",
+                    "target \(number(step.targetKbps, " kbps", digits: 0)): \(number(step.convergedAfterSeconds, " s", digits: 2)); \(shares)")
+            }
+        }
         if let soak = report.soak {
             row("server RSS over the soak", "\(soak.rssSamplesMB.map { String(format: "%.1f", $0) }.joined(separator: " ")) MB (growth \(number(soak.rssGrowthMB, " MB", digits: 1)))")
             row("errors", "\(soak.errors)")

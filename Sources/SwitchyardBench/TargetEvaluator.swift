@@ -30,6 +30,13 @@ enum TargetEvaluator {
                 $0 == 0
             }
             check("destroy events seen by others below the grace", "0", worst { Double($0.destroyEventsSeenByOthers) }, unit: "") { $0 == 0 }
+        case .bandwidth:
+            for step in report.bandwidth?.steps ?? [] {
+                // A cap that binds is to be found within 5 s; the climb back after one, within 10 s.
+                let binds = step.targetKbps >= step.capacityKbps
+                let name = "estimate converged to \(Int(step.targetKbps)) kbps after the step at \(Int(step.startSeconds)) s"
+                check(name, binds ? "≤ 5 s" : "≤ 10 s", step.convergedAfterSeconds, unit: " s") { $0 <= (binds ? 5 : 10) }
+            }
         case .fallback:
             let fallback = report.fallback
             check("impairment → warning", "≤ 2 s", fallback?.warningAfterSeconds, unit: " s") { $0 <= 2 }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Draws the run's timeline: one lane per watched subscriber with its received bitrate, the loss
-/// its network imposed, and its video state (on, warned, off for quality, paused) as a band.
+/// its network imposed, and its video state (on, warned, off for quality, paused) as a band; for an
+/// impaired subscriber also the router's estimate of its downlink and the rate cap imposed.
 public enum TimelineSVG {
     static let laneHeight = 90.0
     static let left = 140.0
@@ -10,14 +11,17 @@ public enum TimelineSVG {
     public static func render(_ report: BenchReport) -> String {
         let series = report.timeline
         let duration = max(report.measuredSeconds, series.flatMap(\.points).map(\.seconds).max() ?? 1)
-        let maximumKbps = max(100, series.flatMap(\.points).map(\.kbps).max() ?? 100)
+        let values: [Double] = series.flatMap(\.points).flatMap { point -> [Double] in
+            [point.kbps, point.estimateKbps ?? 0, point.capacityKbps ?? 0]
+        }
+        let maximumKbps: Double = max(100, values.max() ?? 100)
         let height = 60 + Double(series.count) * laneHeight + 40
         func x(_ seconds: Double) -> Double { left + plotWidth * seconds / duration }
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(left + plotWidth + 40))" height="\(Int(height))" font-family="sans-serif" font-size="11">
             <rect width="100%" height="100%" fill="white"/>
             <text x="\(left)" y="20" font-size="14">switchyard-bench \(report.scenario.rawValue): received kbps (line, 0–\(Int(maximumKbps))), imposed loss (grey), video state (band)</text>
-            <text x="\(left)" y="38">band: green on · amber warned · red off (quality) · blue paused (other reason)</text>
+            <text x="\(left)" y="38">band: green on · amber warned · red off (quality) · blue paused (other reason); impaired lanes: router's estimate (orange), imposed rate cap (dashed)</text>
 
             """
         for (lane, entry) in series.enumerated() {
@@ -36,6 +40,15 @@ public enum TimelineSVG {
             }
             let line = entry.points.map { "\(format(x($0.seconds))),\(format(top + plotHeight - plotHeight * min($0.kbps, maximumKbps) / maximumKbps))" }
             svg += "<polyline fill=\"none\" stroke=\"#1f4e9c\" stroke-width=\"1.5\" points=\"\(line.joined(separator: " "))\"/>\n"
+            func y(_ kbps: Double) -> String { format(top + plotHeight - plotHeight * min(kbps, maximumKbps) / maximumKbps) }
+            let estimate = entry.points.compactMap { point in point.estimateKbps.map { "\(format(x(point.seconds))),\(y($0))" } }
+            if !estimate.isEmpty {
+                svg += "<polyline fill=\"none\" stroke=\"#e07b00\" stroke-width=\"1.5\" points=\"\(estimate.joined(separator: " "))\"/>\n"
+            }
+            let capacity = entry.points.compactMap { point in point.capacityKbps.map { "\(format(x(point.seconds))),\(y($0))" } }
+            if !capacity.isEmpty {
+                svg += "<polyline fill=\"none\" stroke=\"#555\" stroke-dasharray=\"4 3\" points=\"\(capacity.joined(separator: " "))\"/>\n"
+            }
         }
         let axis = 60 + Double(series.count) * laneHeight
         let step = duration > 60 ? 10.0 : duration > 20 ? 5.0 : 1.0

@@ -12,7 +12,7 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         abstract: "Load-test a Switchyard daemon with simulated clients sending real Opus and VP8.",
         discussion: "Without --server it starts a local daemon (the switchyard binary beside this one, or --daemon) and stops it afterwards.")
 
-    @Argument(help: "fanout, room, audio-only, join, fallback or soak.")
+    @Argument(help: "fanout, room, audio-only, join, fallback, soak, reconnect or bandwidth.")
     var scenario: String
 
     @Option(help: "The daemon's WebSocket URL (ws://host:port/v1/ws); omit to start a local daemon.")
@@ -65,6 +65,8 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var connectConcurrency: Int?
     @Option(help: "Threads running the clients' media (epoll loops); one serves about 1000 subscribers.")
     var mediaThreads: Int?
+    @Option(help: "What subscribers send about their downlinks: remb or transport-cc.")
+    var feedback: String?
     @Option(help: "Write the report as JSON to this file.")
     var json: String?
     @Option(help: "Draw the timeline as SVG to this file.")
@@ -118,6 +120,7 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         if let srtpProfile { options.srtpProfile = srtpProfile }
         if let connectConcurrency { options.connectConcurrency = connectConcurrency }
         if let mediaThreads { options.mediaThreads = mediaThreads }
+        if let feedback { options.feedback = feedback }
         if let problem = options.problem { throw ValidationError(problem) }
 
         // A socket per simulated client, UDP and TCP: a thousand clients need more than the usual 1024.

@@ -153,7 +153,26 @@ import Testing
         #expect(drop["destroyEventsSeenByOthers"] as? Int == 0, "\(drop)")
     }
 
+    @Test func bandwidthFollowsTheRoutersEstimateThroughEachStepOfTheCap() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
+        let outcome = try run([
+            "bandwidth", "--schedule", "0s:rate=2mbps;3s:rate=300kbps", "--duration", "7", "--warmup", "1", "--video-bitrate", "800000",
+            "--width", "640", "--height", "360",
+        ])
+        #expect(outcome.status == 0, "\(outcome.errors)")
+        expectDocumentedFields(outcome.report, scenario: "bandwidth")
+        let steps = try #require(value(outcome.report, "bandwidth.steps") as? [[String: Any]])
+        #expect(steps.map { $0["capacityKbps"] as? Double } == [2000, 300])
+        #expect(value(outcome.report, "bandwidth.feedback") as? String == "transport-cc")
+        // A 832 kbps stream into a 300 kbps cap: the estimate must come down to the cap.
+        #expect(steps.last?["convergedAfterSeconds"] as? Double != nil, "\(steps)")
+        let points = try #require((value(outcome.report, "timeline") as? [[String: Any]])?.first?["points"] as? [[String: Any]])
+        #expect(points.contains { $0["estimateKbps"] as? Double != nil } && points.contains { $0["capacityKbps"] as? Double == 300 })
+    }
+
     @Test(arguments: [
+        (["bandwidth", "--feedback", "pigeon"], "--feedback must be one of remb, transport-cc"),
+        (["bandwidth", "--schedule", "1s:loss=0.1"], "bandwidth needs a --schedule with a rate cap"),
         (["fanout", "--clients", "0"], "--clients must be at least 1"),
         (["reconnect", "--drops", "1,soon"], "--drops: \"1,soon\" is not a comma-separated list of seconds"),
         (["reconnect", "--drops", "0"], "--drops must be seconds within (0, 600]"),
