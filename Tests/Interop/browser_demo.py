@@ -278,10 +278,10 @@ def bandwidth(args, a, b, stream_id: str, subscriber_id: str, out: dict):
     report["uplinkCap"] = uplink_cap
     report["uplinkTargetBefore"] = int(wait_for("A's encoder target", 10, lambda: sender().get("targetBitrate"), 0.5))
 
-    def capped(path: str, limit: int, sample, name: str, floor: float) -> list:
+    def capped(path: str, limit: int, sample, name: str, floor: float | None) -> list:
         """Caps, samples every 0.5 s for `hold` seconds, lifts; returns [[seconds, value], ...]. The
-        value must come under 1.2 x the cap and stay between `floor` and 1.2 x the cap for the last
-        `settle` seconds."""
+        value must come under 1.2 x the cap and, given a `floor`, stay between `floor` and 1.2 x the
+        cap for the last `settle` seconds."""
         put_json(args, path, {"rateCapBitrate": limit})
         started = time.monotonic()
         timeline = []
@@ -292,12 +292,16 @@ def bandwidth(args, a, b, stream_id: str, subscriber_id: str, out: dict):
         under = next((t for t, value in timeline if 0 < value <= 1.2 * limit), None)
         report[f"{name}UnderCapMs"] = None if under is None else int(under * 1000)
         late = [value for t, value in timeline if t >= hold - settle]
-        if under is None or not late or not all(floor * limit <= value <= 1.2 * limit for value in late):
+        if under is None:
+            raise Failure(f"{name} never came under 1.2 x the {limit} bps cap: {timeline}")
+        if floor is not None and (not late or not all(floor * limit <= value <= 1.2 * limit for value in late)):
             raise Failure(f"{name} did not settle between {floor} and 1.2 x the {limit} bps cap: {timeline}")
         return timeline
 
     downlink = f"/v1/sessions/{args.session}/subscribers/{subscriber_id}/fault"
-    report["downlinkTimeline"] = capped(downlink, cap, lambda: server_quality().get("availableBitrate"), "downlink", 0.4)
+    # Not held to the cap afterwards: the audio-fallback policy soon turns B's video off under the
+    # cap's loss, and with only audio and probes flowing the estimate rises again, rightly.
+    report["downlinkTimeline"] = capped(downlink, cap, lambda: server_quality().get("availableBitrate"), "downlink", None)
     lifted = time.monotonic()
     wait_for("the downlink estimate to climb back past 1.5 x the cap", 20,
              lambda: (server_quality().get("availableBitrate") or 0) >= 1.5 * cap, 0.5)
