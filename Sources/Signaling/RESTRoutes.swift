@@ -64,22 +64,18 @@ struct RESTRoutes: Sendable {
         }
         // Test aids, refused unless media.faultInjection is on: loss and a rate cap toward one
         // subscriber, or from one stream's publisher.
-        router.put("/v1/sessions/:sessionId/subscribers/:subscriberId/fault") { request, context in
-            let sessionId = context.parameters.get("sessionId") ?? ""
-            let subscriberId = context.parameters.get("subscriberId") ?? ""
-            return try await respond(to: request, status: .noContent) { body throws(SignalingError) in
-                let fault = try RESTBody.decode(RESTBody.Fault.self, from: body)
-                try await directory.setFaultInjection(sessionId: sessionId, subscriberId: subscriberId, fault: fault)
-                return nil as EmptyResult?
-            }
-        }
-        router.put("/v1/sessions/:sessionId/streams/:streamId/fault") { request, context in
-            let sessionId = context.parameters.get("sessionId") ?? ""
-            let streamId = context.parameters.get("streamId") ?? ""
-            return try await respond(to: request, status: .noContent) { body throws(SignalingError) in
-                let fault = try RESTBody.decode(RESTBody.Fault.self, from: body)
-                try await directory.setFaultInjection(sessionId: sessionId, streamId: streamId, fault: fault)
-                return nil as EmptyResult?
+        // Each path's parameter keeps the name the other routes give that position.
+        for (collection, parameter) in [("subscribers", "subscriberId"), ("streams", "streamId")] {
+            router.put("/v1/sessions/:sessionId/\(collection)/:\(parameter)/fault") { request, context in
+                let sessionId = context.parameters.get("sessionId") ?? ""
+                let id = context.parameters.get(parameter) ?? ""
+                return try await respond(to: request, status: .noContent) { body throws(SignalingError) in
+                    let fault = try RESTBody.decode(RESTBody.Fault.self, from: body)
+                    try await directory.setFaultInjection(
+                        sessionId: sessionId, subscriberId: collection == "subscribers" ? id : nil,
+                        streamId: collection == "streams" ? id : nil, fault: fault)
+                    return nil as EmptyResult?
+                }
             }
         }
         // A test aid, refused unless media.faultInjection is on: a network drop under one connection.

@@ -15,8 +15,14 @@ import Testing
             "PUT", "/v1/sessions/faults/streams/st_none/fault", token: token, body: #"{"rateCapBitrate": "fast"}"#)
         #expect(wrongType.status == 400)
         #expect(String(decoding: wrongType.body, as: UTF8.self).contains("body.rateCapBitrate"))
-        for path in ["/v1/sessions/faults/subscribers/sb_none/fault", "/v1/sessions/faults/streams/st_none/fault"] {
-            #expect(try await harness.http("PUT", path, token: token, body: #"{"rateCapBitrate": 300000}"#).status == 404, "\(path)")
+        // The route's own 404, naming what it did not find, not the router's for an unknown path.
+        for (path, missing) in [
+            ("/v1/sessions/faults/subscribers/sb_none/fault", "no subscriber sb_none in session faults"),
+            ("/v1/sessions/faults/streams/st_none/fault", "no stream st_none in session faults"),
+        ] {
+            let response = try await harness.http("PUT", path, token: token, body: #"{"rateCapBitrate": 300000}"#)
+            #expect(response.status == 404, "\(path)")
+            #expect(String(decoding: response.body, as: UTF8.self).contains(missing), "\(path)")
         }
         try await harness.stop()
     }
