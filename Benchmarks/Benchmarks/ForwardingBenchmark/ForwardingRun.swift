@@ -64,9 +64,12 @@ enum Forwarding {
         var forwardedPerCPUSecond: Double
     }
 
-    /// Runs one case, with or without segmented sends (UDP GSO), and returns its two output lines.
+    /// Runs one case, with or without segmented sends (UDP GSO), and with or without transport-wide
+    /// numbering toward the subscribers (what a subscriber that sends transport-wide feedback costs
+    /// per forwarded packet), and returns its two output lines.
     static func run(
-        _ forwardingCase: ForwardingCase, udpSegmentation: Bool, timing: RunTiming, libsrtp: LibsrtpCost
+        _ forwardingCase: ForwardingCase, udpSegmentation: Bool, transportWide: Bool = false, timing: RunTiming,
+        libsrtp: LibsrtpCost
     ) async throws -> Outcome {
         let profile = forwardingCase.profile
         let plane = try MediaPlane(
@@ -94,7 +97,7 @@ enum Forwarding {
                 options: PlainTransportOptions(
                     remoteAddress: TransportAddress(host: "127.0.0.1", port: port),
                     clientSRTP: SRTPParameters(profile: profile.rawValue, keyParameter: keys.sdesKeyParameter),
-                    routerProfile: profile.rawValue))
+                    routerProfile: profile.rawValue, transportWideSequenceID: transportWide ? 5 : nil))
             _ = try await plane.consume(transport: transport.transportID, producer: producer, pauseReasons: [])
         }
 
@@ -161,7 +164,7 @@ enum Forwarding {
             .map { "\($0.key):\($0.value)" }.joined(separator: ",")
 
         var lines: [String] = []
-        let name = udpSegmentation ? "forward" : "forward_without_segmentation"
+        let name = transportWide ? "forward_transport_wide" : udpSegmentation ? "forward" : "forward_without_segmentation"
         lines.append(
             "\(name) \(profile.rawValue) subscribers=\(subscriberCount) forwarded_pps_per_cpu_second=\(Int(perCPUSecond.rounded()))")
         lines.append(

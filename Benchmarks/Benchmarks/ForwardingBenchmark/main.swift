@@ -6,8 +6,10 @@ import SRTP
 // rate of 1200-byte VP8 packets, fanned out to 20 subscribers over real UDP with real SRTP, for each
 // profile; then the resident memory one consumer costs.
 //
-// Each profile runs twice: with segmented sends (UDP GSO, the daemon's default; the `forward` line) and
-// without (`forward_without_segmentation`). With --c-reference <path>, the minimal C forwarder built
+// Each profile runs three times: with segmented sends (UDP GSO, the daemon's default; the `forward`
+// line), without (`forward_without_segmentation`), and segmented with every packet to the subscribers
+// given a transport-wide sequence number and its send recorded (`forward_transport_wide`, compared with
+// the first in `compare_transport_wide`). With --c-reference <path>, the minimal C forwarder built
 // against the same libsrtp2 runs right after, for a ratio measured in the same sitting.
 //
 // Options: --window <seconds> (default 5), --skip-memory, --only <profile name>, --c-reference <path>.
@@ -72,6 +74,11 @@ for forwardingCase in cases {
     for line in segmented.lines { print(line) }
     let unsegmented = try await Forwarding.run(forwardingCase, udpSegmentation: false, timing: timing, libsrtp: libsrtp)
     for line in unsegmented.lines { print(line) }
+    let numbered = try await Forwarding.run(forwardingCase, udpSegmentation: true, transportWide: true, timing: timing, libsrtp: libsrtp)
+    for line in numbered.lines { print(line) }
+    print(
+        "compare_transport_wide \(forwardingCase.profile.rawValue)"
+            + " ratio=\(formatted(numbered.forwardedPerCPUSecond / segmented.forwardedPerCPUSecond, decimals: 3))")
     if let cReferencePath {
         let reference = try CReference.run(path: cReferencePath, profile: forwardingCase.profile, timing: timing)
         print(
