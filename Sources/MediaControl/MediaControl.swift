@@ -35,10 +35,13 @@ public protocol MediaControl: Sendable {
     func produce(transport: TransportID, options: ProducerOptions) async throws(MediaControlError) -> ProducerID
     func closeProducer(_ producer: ProducerID) async throws(MediaControlError)
 
-    /// Starts forwarding a producer to a subscriber's transport, paused for `pauseReasons` if any.
+    /// Starts forwarding a producer to a subscriber's transport, paused for `pauseReasons` if any; of a
+    /// simulcast producer, the layers `preference` allows.
     func consume(
-        transport: TransportID, producer: ProducerID, pauseReasons: Set<ConsumerPauseReason>
+        transport: TransportID, producer: ProducerID, pauseReasons: Set<ConsumerPauseReason>, preference: VideoLayerPreference
     ) async throws(MediaControlError) -> ConsumerParameters
+    /// Changes which layers of a simulcast producer the consumer may receive; ignored for one encoding.
+    func setLayerPreference(_ consumer: ConsumerID, _ preference: VideoLayerPreference) async throws(MediaControlError)
     func closeConsumer(_ consumer: ConsumerID) async throws(MediaControlError)
 
     /// Adds a reason for the consumer not to forward.
@@ -57,4 +60,13 @@ public protocol MediaControl: Sendable {
 
     /// Object counts and traffic totals of the whole media plane.
     func planeStatistics() async -> MediaPlaneStatistics
+}
+
+extension MediaControl {
+    /// Starts forwarding with no layer preference.
+    public func consume(
+        transport: TransportID, producer: ProducerID, pauseReasons: Set<ConsumerPauseReason>
+    ) async throws(MediaControlError) -> ConsumerParameters {
+        try await consume(transport: transport, producer: producer, pauseReasons: pauseReasons, preference: .unconstrained)
+    }
 }

@@ -16,4 +16,6 @@ public enum MediaEvent: Equatable, Sendable {
     /// The audio-fallback policy of a transport moved; for `.publisher`, the media plane has already
     /// stopped (or restarted) the video for every subscriber of the transport's video producers.
     case audioFallback(TransportID, side: AudioFallbackSide, AudioFallbackTransition)
+    /// A simulcast consumer started forwarding another layer (spatial or temporal), or its target moved.
+    case consumerLayerChanged(ConsumerID, VideoLayerState)
 }

@@ -18,6 +18,8 @@ public struct ConsumerStatistics: Equatable, Sendable {
     public var probePacketsSent: UInt64 = 0
     public var keyFrameRequestsReceived: UInt64 = 0
     public var pauseReasons: Set<ConsumerPauseReason> = []
+    /// For a simulcast stream: the layer forwarded, the target and why.
+    public var layer: VideoLayerState?
 
     public init(consumerID: ConsumerID, kind: MediaKind) {
         self.consumerID = consumerID
@@ -36,6 +38,8 @@ public struct ProducerStatistics: Equatable, Sendable {
     public var jitterSeconds: Double = 0
     public var nacksSent: UInt64 = 0
     public var keyFrameRequestsSent: UInt64 = 0
+    /// For a simulcast track, each encoding's measured bits per second, lowest first.
+    public var layerBitrates: [Double] = []
 
     public init(producerID: ProducerID, kind: MediaKind) {
         self.producerID = producerID

@@ -9,12 +9,28 @@ public struct ProducerOptions: Equatable, Sendable {
     /// router stamps its padding probes with it, so a subscriber's bandwidth estimator (which reads
     /// only packets that carry it) counts the probes.
     public var absoluteSendTimeID: UInt8?
+    /// A simulcast video track's encodings, lowest first; empty for one encoding. When given, the
+    /// first layer's SSRCs are `ssrc` and `rtxSSRC`.
+    public var layers: [VideoLayer]
 
     public init(codec: CodecParameters, ssrc: UInt32, rtxSSRC: UInt32? = nil, absoluteSendTimeID: UInt8? = nil) {
         self.codec = codec
         self.ssrc = ssrc
         self.rtxSSRC = rtxSSRC
         self.absoluteSendTimeID = absoluteSendTimeID
+        layers = []
+    }
+
+    /// A simulcast track of `layers` (lowest first, at least one).
+    public init(codec: CodecParameters, layers: [VideoLayer], absoluteSendTimeID: UInt8? = nil) {
+        precondition(!layers.isEmpty, "a simulcast track needs at least one layer")
+        self.init(codec: codec, ssrc: layers[0].ssrc, rtxSSRC: layers[0].rtxSSRC, absoluteSendTimeID: absoluteSendTimeID)
+        self.layers = layers
+    }
+
+    /// Every SSRC the track arrives with: each encoding's and its retransmission stream's.
+    public var allSSRCs: [UInt32] {
+        layers.isEmpty ? [ssrc] + (rtxSSRC.map { [$0] } ?? []) : layers.flatMap { [$0.ssrc] + ($0.rtxSSRC.map { [$0] } ?? []) }
     }
 
     public var kind: MediaKind { codec.kind }

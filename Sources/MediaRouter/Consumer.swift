@@ -24,6 +24,17 @@ final class Consumer {
     /// could not use the delta frames before it.
     private(set) var waitingForKeyFrame: Bool
     private var rewriter: ConsumerSequenceRewriter
+    /// Of a simulcast producer: which layer flows and which one is next (nil for one encoding).
+    /// Consumer+Layers drives it.
+    var layerSelector: SimulcastLayerSelector?
+    var layerPreference: VideoLayerPreference
+    /// Of a simulcast producer: the highest temporal layer forwarded, and the one to move to at the
+    /// next picture that allows it.
+    private(set) var temporalLayer = Int.max
+    var targetTemporalLayer = Int.max
+    private var pictureRewriter = VP8PictureRewriter()
+    /// The last layer state announced, so only changes become events.
+    var announcedLayerState: VideoLayerState?
     private(set) var packetsSent: UInt64 = 0
     private(set) var payloadBytesSent: UInt64 = 0
     private(set) var bytesSent: UInt64 = 0
@@ -38,7 +49,7 @@ final class Consumer {
 
     init(
         id: ConsumerID, producer: Producer, transport: Transport, pauseReasons: Set<ConsumerPauseReason>,
-        now: UInt64
+        preference: VideoLayerPreference = .unconstrained, now: UInt64
     ) {
         self.id = id
         self.producer = producer
@@ -57,36 +68,78 @@ final class Consumer {
         self.pauseReasons = pauseReasons
         waitingForKeyFrame = producer.kind == .video
         rewriter = ConsumerSequenceRewriter(clockRate: producer.options.codec.clockRate)
+        layerPreference = preference
+        if producer.isLayered {
+            rewriter.keepHistory()
+            // Start low: the lowest layer costs least to get going, and the budget moves it up.
+            layerSelector = SimulcastLayerSelector(initialLayer: 0)
+        }
         // A WebRTC consumer can forward nothing before its transport's DTLS keys exist; it asks when
         // they do (Transport+WebRTC), so the key frame is not spent before it could be sent.
         if pauseReasons.isEmpty, waitingForKeyFrame, transport.outbound != nil {
-            producer.requestKeyFrame(now: now, forNewReceiver: true)
+            producer.requestKeyFrame(encoding: targetEncoding, now: now, forNewReceiver: true)
         }
     }
+
+    /// The encoding the consumer waits for or moves to (0 for one encoding).
+    var targetEncoding: Int { layerSelector?.target ?? 0 }
+    /// The encoding being forwarded.
+    var currentEncoding: Int { layerSelector?.current ?? layerSelector?.target ?? 0 }
 
     var kind: MediaKind { producer.kind }
     var isForwarding: Bool { pauseReasons.isEmpty }
 
     /// Forwards one producer packet: copy into a worker send slot, rewrite, protect, queue.
     @inline(__always)
-    func forward(_ packet: RTPPacket, isKeyFrame: Bool, now: UInt64) {
+    func forward(_ packet: RTPPacket, frame: VideoFrameInfo, now: UInt64) {
         guard pauseReasons.isEmpty else { return }
-        if waitingForKeyFrame {
-            guard isKeyFrame else { return }
+        if layerSelector != nil {
+            guard admitsLayered(packet, frame: frame, now: now) else { return }
+        } else if waitingForKeyFrame {
+            guard frame.isKeyFrame else { return }
             waitingForKeyFrame = false
         }
         guard let mapped = rewriter.rewrite(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, now: now)
         else { return }
-        if send(packet, sequenceNumber: mapped.sequenceNumber, timestamp: mapped.timestamp, now: now) {
+        if send(packet, sequenceNumber: mapped.sequenceNumber, timestamp: mapped.timestamp, descriptor: frame.descriptor, now: now) {
             packetsSent &+= 1
             payloadBytesSent &+= UInt64(packet.payloadLength)
         }
     }
 
+    /// Whether a packet of a simulcast producer goes to this subscriber: its layer is the one flowing
+    /// (moving to the target on the target's key frame, or starting on any key frame at or below it),
+    /// and its temporal layer is not above the subscriber's.
+    @inline(__always)
+    private func admitsLayered(_ packet: RTPPacket, frame: VideoFrameInfo, now: UInt64) -> Bool {
+        if frame.encoding != layerSelector!.current {
+            guard frame.isKeyFrame, layerSelector!.keyFrameArrived(layer: frame.encoding) else { return false }
+            waitingForKeyFrame = false
+            rewriter.resync()
+            pictureRewriter.startRun()
+            temporalLayer = targetTemporalLayer
+            announceLayerState()
+        }
+        guard let descriptor = frame.descriptor, let temporal = descriptor.temporalLayerID else { return true }
+        if descriptor.isStartOfFrame, temporalLayer != targetTemporalLayer {
+            // Down at any picture; up only where the picture depends on the base layer alone.
+            if targetTemporalLayer < temporalLayer || temporal == 0 || descriptor.isLayerSync {
+                temporalLayer = targetTemporalLayer
+                announceLayerState()
+            }
+        }
+        guard Int(temporal) <= temporalLayer else {
+            rewriter.drop(sequenceNumber: packet.sequenceNumber)
+            pictureRewriter.dropPicture(descriptor)
+            return false
+        }
+        return true
+    }
+
     /// Resends a packet a subscriber NACKed, from the producer's retransmission ring: as an RFC 4588
     /// packet on the retransmission stream when the consumer has one.
     func retransmit(consumerSequenceNumber: UInt16, now: UInt64) {
-        guard pauseReasons.isEmpty, let buffer = producer.retransmissions,
+        guard pauseReasons.isEmpty, let buffer = producer.encodings[currentEncoding].retransmissions,
             let producerSequenceNumber = rewriter.producerSequenceNumber(forConsumer: consumerSequenceNumber),
             let stored = buffer.packet(sequenceNumber: producerSequenceNumber, now: now)
         else { return }
@@ -102,6 +155,9 @@ final class Consumer {
         }
         let timestamp = rewriter.consumerTimestamp(forProducer: copy.timestamp)
         rewrite(copy, sequenceNumber: consumerSequenceNumber, timestamp: timestamp, now: now)
+        if layerSelector != nil, let descriptor = try? VP8PayloadDescriptor(parsing: copy.payload) {
+            pictureRewriter.rewrite(descriptor, in: copy.payload)
+        }
         if let stream = retransmissionStream {
             do throws(RTPPacketError) {
                 try copy.insertLeadingPayloadBytes(2)
@@ -120,13 +176,16 @@ final class Consumer {
     }
 
     @inline(__always)
-    private func send(_ packet: RTPPacket, sequenceNumber: UInt16, timestamp: UInt32, now: UInt64) -> Bool {
+    private func send(
+        _ packet: RTPPacket, sequenceNumber: UInt16, timestamp: UInt32, descriptor: VP8PayloadDescriptor?, now: UInt64
+    ) -> Bool {
         let slot = transport.worker.sendSlot()
         guard var copy = packet.copy(into: slot.buffer) else {
             transport.worker.releaseLastSendSlot(slot.index)
             return false
         }
         rewrite(copy, sequenceNumber: sequenceNumber, timestamp: timestamp, now: now)
+        if layerSelector != nil, let descriptor { pictureRewriter.rewrite(descriptor, in: copy.payload) }
         transport.stampTransportSequence(&copy, now: now)
         guard transport.sendRTP(slot: slot, length: copy.length) else { return false }
         bytesSent &+= UInt64(copy.length)
@@ -171,8 +230,12 @@ final class Consumer {
         rewriter.resync()
         if kind == .video {
             waitingForKeyFrame = true
+            if layerSelector != nil {
+                layerSelector!.stopForwarding()
+                announceLayerState()
+            }
             guard transport.outbound != nil else { return }
-            producer.requestKeyFrame(now: now, forNewReceiver: asNewReceiver)
+            producer.requestKeyFrame(encoding: targetEncoding, now: now, forNewReceiver: asNewReceiver)
         }
     }
 
@@ -251,11 +314,11 @@ final class Consumer {
         return end
     }
 
-    /// The subscriber's PLI or FIR.
+    /// The subscriber's PLI or FIR: a key frame of the layer it receives (the target's while it waits).
     func keyFrameRequested(now: UInt64) {
         keyFrameRequestsReceived &+= 1
         guard pauseReasons.isEmpty else { return }
-        producer.requestKeyFrame(now: now)
+        producer.requestKeyFrame(encoding: waitingForKeyFrame ? targetEncoding : currentEncoding, now: now)
     }
 
     func nackReceived() {
@@ -309,6 +372,7 @@ final class Consumer {
         result.probePacketsSent = probePacketsSent
         result.keyFrameRequestsReceived = keyFrameRequestsReceived
         result.pauseReasons = pauseReasons
+        result.layer = layerState
         if let block = lastReportBlock {
             result.packetsLost = Int64(block.cumulativeLost)
             result.fractionLost = block.fractionLost

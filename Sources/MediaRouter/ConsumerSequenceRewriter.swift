@@ -45,6 +45,12 @@ struct ConsumerSequenceRewriter: Sendable {
     private var producerSequence = SequenceNumberUnwrapper()
     /// The unwrapped producer sequence number that started the current run.
     private var runStart: Int64 = 0
+    /// The outgoing sequence number that started the current run.
+    private var runFirstOutgoing: UInt16 = 0
+    /// The producer sequence number of each recent outgoing one, by outgoing number modulo its size;
+    /// kept once packets are dropped within a run (`drop`), when the offset alone no longer maps a
+    /// subscriber's NACK back. Preallocated by `keepHistory()`, so the packet path does not allocate.
+    private var history: [UInt16] = []
 
     /// Creates a rewriter whose first outgoing packet has `initialSequenceNumber` and whose
     /// timestamps are the producer's plus `timestampOffset` until the first resync.
@@ -77,6 +83,29 @@ struct ConsumerSequenceRewriter: Sendable {
         isAwaitingResync = true
     }
 
+    /// Outgoing numbers remembered for NACKs once packets are dropped within runs.
+    static let historySize = 1024
+
+    /// Makes room for the NACK history `drop` needs; call once, before forwarding.
+    mutating func keepHistory() {
+        if history.isEmpty { history = Array(repeating: 0, count: Self.historySize) }
+    }
+
+    /// Leaves a producer packet out of the consumer's stream without a gap (a temporal layer the
+    /// subscriber does not receive): the packets after it move down one number. Only the newest
+    /// packet can be dropped this way; an older one is already behind packets that were numbered.
+    /// Returns false when the packet could not be left out seamlessly.
+    @discardableResult
+    mutating func drop(sequenceNumber: UInt16) -> Bool {
+        guard !isAwaitingResync, !history.isEmpty else { return false }
+        let unwrapped = producerSequence.peek(sequenceNumber)
+        guard let newest = producerSequence.lastUnwrapped, unwrapped > newest else { return false }
+        skippedCount &+= UInt64(unwrapped - newest - 1)
+        _ = producerSequence.unwrap(sequenceNumber)
+        sequenceNumberOffset &-= 1
+        return true
+    }
+
     /// The sequence number and timestamp of a padding-only packet sent at `now` while nothing is
     /// forwarded (probing a paused consumer's path): the next sequence number, so the receiver sees
     /// no gap, and the timestamp of `now` extrapolated from the newest forwarded packet. A receiver
@@ -102,6 +131,7 @@ struct ConsumerSequenceRewriter: Sendable {
             return nil
         }
         let outgoing = (sequenceNumber &+ sequenceNumberOffset, timestamp &+ timestampOffset)
+        remember(outgoing.0, producer: sequenceNumber)
         // Only the newest packet moves the "last" values: a reordered one must not pull them back,
         // or the next resync would reuse sequence numbers and sender reports would run behind.
         let newest = producerSequence.lastUnwrapped ?? .min
@@ -122,7 +152,15 @@ struct ConsumerSequenceRewriter: Sendable {
     func producerSequenceNumber(forConsumer sequenceNumber: UInt16) -> UInt16? {
         // Until a new run starts, the previous run's mapping is still the one the subscriber saw.
         guard let newest = producerSequence.lastUnwrapped else { return nil }
-        let producer = sequenceNumber &- sequenceNumberOffset
+        let producer: UInt16
+        if history.isEmpty {
+            producer = sequenceNumber &- sequenceNumberOffset
+        } else {
+            // Only numbers of the current run, and recent enough to be in the history, map back.
+            let age = lastSequenceNumber &- sequenceNumber
+            guard age < Self.historySize, age <= lastSequenceNumber &- runFirstOutgoing else { return nil }
+            producer = history[Int(sequenceNumber) % Self.historySize]
+        }
         let unwrapped = producerSequence.peek(producer)
         guard unwrapped >= runStart, unwrapped <= newest else { return nil }
         return producer
@@ -156,6 +194,8 @@ struct ConsumerSequenceRewriter: Sendable {
             outgoingTimestamp = timestamp &+ timestampOffset
         }
         sequenceNumberOffset = outgoingSequenceNumber &- sequenceNumber
+        remember(outgoingSequenceNumber, producer: sequenceNumber)
+        runFirstOutgoing = outgoingSequenceNumber
         producerSequence = SequenceNumberUnwrapper()
         runStart = producerSequence.unwrap(sequenceNumber)
         isAwaitingResync = false
@@ -163,6 +203,12 @@ struct ConsumerSequenceRewriter: Sendable {
         lastTimestamp = outgoingTimestamp
         lastForwardedAt = now
         return (outgoingSequenceNumber, outgoingTimestamp)
+    }
+
+    @inline(__always)
+    private mutating func remember(_ outgoing: UInt16, producer: UInt16) {
+        guard !history.isEmpty else { return }
+        history[Int(outgoing) % Self.historySize] = producer
     }
 
     /// Clock-rate ticks in the wall time from `start` to `end`, rounded to the nearest tick and

@@ -338,7 +338,8 @@ public final class MediaPlane: MediaControl {
             guard let router = worker.routers[routerID], let transport = router.transports[transportID] else {
                 return .failure(.unknownTransport(transportID))
             }
-            for ssrc in [options.ssrc] + (options.rtxSSRC.map { [$0] } ?? []) where transport.producersBySSRC[ssrc] != nil {
+            var seen: Set<UInt32> = []
+            for ssrc in options.allSSRCs where transport.producersBySSRC[ssrc] != nil || !seen.insert(ssrc).inserted {
                 return .failure(.ssrcInUse(ssrc))
             }
             let producer = Producer(id: id, options: options, transport: transport, configuration: configuration)
@@ -366,7 +367,8 @@ public final class MediaPlane: MediaControl {
     }
 
     public func consume(
-        transport transportID: TransportID, producer producerID: ProducerID, pauseReasons: Set<ConsumerPauseReason>
+        transport transportID: TransportID, producer producerID: ProducerID, pauseReasons: Set<ConsumerPauseReason>,
+        preference: VideoLayerPreference
     ) async throws(MediaControlError) -> ConsumerParameters {
         let (routerID, worker) = try locate(transportID)
         let producerRouter = try locate(producerID).0
@@ -381,12 +383,13 @@ public final class MediaPlane: MediaControl {
                 return .failure(.unknownTransport(transportID))
             }
             guard let producer = router.producers[producerID] else { return .failure(.unknownProducer(producerID)) }
+            let now = MediaClock.monotonicNow()
             let consumer = Consumer(
-                id: id, producer: producer, transport: transport, pauseReasons: pauseReasons,
-                now: MediaClock.monotonicNow())
+                id: id, producer: producer, transport: transport, pauseReasons: pauseReasons, preference: preference, now: now)
             router.consumers[id] = consumer
             transport.register(consumer)
             producer.add(consumer)
+            if consumer.layerSelector != nil { transport.allocateLayers(now: now) }
             worker.flush()
             var codec = producer.options.codec
             codec.rtxPayloadType = consumer.retransmissionStream?.payloadType
@@ -411,6 +414,14 @@ public final class MediaPlane: MediaControl {
             Self.removeConsumer(consumer, from: router)
         }
         _ = registry.withLock { $0.consumers.removeValue(forKey: consumerID) }
+    }
+
+    public func setLayerPreference(_ consumerID: ConsumerID, _ preference: VideoLayerPreference) async throws(MediaControlError) {
+        try await withConsumer(consumerID) { consumer in
+            guard consumer.layerSelector != nil else { return }
+            consumer.layerPreference = preference
+            consumer.transport.allocateLayers(now: MediaClock.monotonicNow())
+        }
     }
 
     public func pauseConsumer(_ consumerID: ConsumerID, reason: ConsumerPauseReason) async throws(MediaControlError) {

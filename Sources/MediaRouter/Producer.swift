@@ -2,8 +2,9 @@ import MediaControl
 import Quality
 import RTPWire
 
-/// One published track arriving on a transport. It keeps what recovery needs (receiver statistics, a
-/// retransmission ring, NACK and key-frame request state) and hands each packet to its consumers.
+/// One published track arriving on a transport, in one encoding or several (simulcast layers, each
+/// a `ProducerEncoding` with its own recovery state). It hands each packet to its consumers, which
+/// pick the encoding they forward.
 ///
 /// Confined to its worker's thread.
 final class Producer {
@@ -12,30 +13,21 @@ final class Producer {
     unowned let transport: Transport
     /// The SSRC the router uses as the sender of RTCP feedback to the publisher.
     let feedbackSSRC: UInt32
+    /// The track's encodings, lowest layer first; one unless the track is simulcast.
+    let encodings: [ProducerEncoding]
 
     /// The consumers to forward to: an immutable snapshot, replaced whenever the set changes, so the
     /// packet path iterates without copying or locking.
     private(set) var consumers: [Consumer] = []
 
-    private(set) var statistics: ReceiverStatistics
-    private var nackGenerator: NackGenerator?
     /// Sequence numbers collected for one NACK packet; preallocated so the timer path does not allocate.
     private let nackScratch: UnsafeMutablePointer<UInt16>
     static let nacksPerTick = 64
-    private var keyFrameRequests: KeyFrameRequestThrottle
-    let retransmissions: RetransmissionBuffer?
-    private(set) var packetsReceived: UInt64 = 0
-    private(set) var bytesReceived: UInt64 = 0
     private(set) var nacksSent: UInt64 = 0
     private(set) var keyFrameRequestsSent: UInt64 = 0
     private var lastPacketAt: UInt64?
     /// The publisher's audio-fallback policy has the video off: nothing reaches the consumers.
     var isSuspendedForUplinkQuality = false
-    /// Expected and lost counts at the last uplink sample.
-    private var expectedAtLastSample: Int64 = 0
-    private var lostAtLastSample: Int64 = 0
-    /// Packets that filled a gap the router had NACKed, since the last uplink sample.
-    private var repairedSinceSample = 0
     private var isIdle = false
     var lastReportAt: UInt64 = 0
 
@@ -44,14 +36,15 @@ final class Producer {
         self.options = options
         self.transport = transport
         feedbackSSRC = UInt32.random(in: 1...UInt32.max)
-        statistics = ReceiverStatistics(clockRate: options.codec.clockRate)
         nackScratch = .allocate(capacity: Self.nacksPerTick)
-        keyFrameRequests = KeyFrameRequestThrottle(interval: UInt64(configuration.keyFrameRequestInterval.nanoseconds))
-        if options.kind == .video {
-            nackGenerator = NackGenerator()
-            retransmissions = RetransmissionBuffer(capacity: configuration.retransmissionBufferPackets)
+        if options.layers.isEmpty {
+            encodings = [
+                ProducerEncoding(index: 0, ssrc: options.ssrc, rtxSSRC: options.rtxSSRC, layer: nil, options: options, configuration: configuration)
+            ]
         } else {
-            retransmissions = nil
+            encodings = options.layers.enumerated().map { index, layer in
+                ProducerEncoding(index: index, ssrc: layer.ssrc, rtxSSRC: layer.rtxSSRC, layer: layer, options: options, configuration: configuration)
+            }
         }
     }
 
@@ -60,8 +53,11 @@ final class Producer {
     }
 
     var ssrc: UInt32 { options.ssrc }
-    var rtxSSRC: UInt32? { options.rtxSSRC }
+    /// Bytes received over every encoding.
+    var bytesReceived: UInt64 { encodings.reduce(0) { $0 &+ $1.bytesReceived } }
     var kind: MediaKind { options.kind }
+    /// Whether the track is simulcast: its consumers choose a layer.
+    var isLayered: Bool { !options.layers.isEmpty }
 
     func add(_ consumer: Consumer) {
         consumers = consumers + [consumer]
@@ -71,52 +67,61 @@ final class Producer {
         consumers = consumers.filter { $0 !== consumer }
     }
 
+    /// The encoding a packet with `ssrc` (media or RTX) belongs to.
+    @inline(__always)
+    func encoding(forSSRC ssrc: UInt32) -> ProducerEncoding? {
+        for encoding in encodings where encoding.ssrc == ssrc || encoding.rtxSSRC == ssrc { return encoding }
+        return nil
+    }
+
     /// Handles one packet from the publisher: bookkeeping, then every consumer.
     func receive(_ incoming: RTPPacket, now: UInt64) {
         var packet = incoming
-        if packet.ssrc != options.ssrc {
-            guard unwrapRetransmission(&packet) else { return }
+        guard let encoding = encoding(forSSRC: packet.ssrc) else { return }
+        if packet.ssrc != encoding.ssrc {
+            guard unwrapRetransmission(&packet, into: encoding) else { return }
         }
-        let sequenceNumber = packet.sequenceNumber
-        if nackGenerator?.isMissing(sequenceNumber) == true { repairedSinceSample += 1 }
-        _ = statistics.record(sequenceNumber: sequenceNumber, rtpTimestamp: packet.timestamp, arrivalNanoseconds: now)
-        nackGenerator?.received(sequenceNumber: sequenceNumber, now: now)
-        packetsReceived &+= 1
-        bytesReceived &+= UInt64(packet.length)
+        let descriptor = kind == .video ? Self.vp8Descriptor(packet) : nil
+        encoding.record(packet, temporalLayer: descriptor?.temporalLayerID, now: now)
         lastPacketAt = now
         if isIdle {
             isIdle = false
             transport.worker.events.yield(.producerActive(id))
         }
-        let isKeyFrame = kind == .video && Self.isVP8KeyFrame(packet)
-        if isKeyFrame { keyFrameRequests.keyFrameReceived(now: now) }
-        retransmissions?.store(UnsafeRawBufferPointer(packet.bytes), sequenceNumber: sequenceNumber, now: now)
+        let isKeyFrame = descriptor?.isKeyFrame == true
+        if isKeyFrame { encoding.keyFrameRequests.keyFrameReceived(now: now) }
         guard !isSuspendedForUplinkQuality else { return }
+        let frame = VideoFrameInfo(encoding: encoding.index, descriptor: descriptor, isKeyFrame: isKeyFrame)
         for consumer in consumers {
-            consumer.forward(packet, isKeyFrame: isKeyFrame, now: now)
+            consumer.forward(packet, frame: frame, now: now)
         }
     }
 
-    /// Asks the publisher for a key frame, folded with other requests into one per throttle window
-    /// (a shorter one when the request is a new receiver's first: `KeyFrameRequestThrottle`).
-    func requestKeyFrame(now: UInt64, forNewReceiver: Bool = false) {
+    /// Asks the publisher for a key frame of `encoding`, folded with other requests into one per
+    /// throttle window (a shorter one when the request is a new receiver's first:
+    /// `KeyFrameRequestThrottle`).
+    func requestKeyFrame(encoding index: Int = 0, now: UInt64, forNewReceiver: Bool = false) {
         // Until the publisher's address is known nothing can reach it, and its first frame will be a
         // key frame anyway; counting the request as sent would hold back the next real one.
-        guard transport.isConnected else { return }
-        if keyFrameRequests.request(now: now, forNewReceiver: forNewReceiver) { sendPictureLossIndication() }
+        guard transport.isConnected, encodings.indices.contains(index) else { return }
+        let encoding = encodings[index]
+        if encoding.keyFrameRequests.request(now: now, forNewReceiver: forNewReceiver) { sendPictureLossIndication(encoding) }
     }
 
-    /// Timer work: NACKs for gaps, deferred key-frame requests, idleness, receiver reports.
+    /// Timer work: NACKs for gaps, deferred key-frame requests, idleness, rates, receiver reports.
     func tick(now: UInt64, reportInterval: UInt64, idleTimeout: UInt64) {
-        if nackGenerator != nil { sendNacks(now: now) }
-        if keyFrameRequests.due(now: now) { sendPictureLossIndication() }
+        for encoding in encodings {
+            if encoding.nackGenerator != nil { sendNacks(encoding, now: now) }
+            if encoding.keyFrameRequests.due(now: now) { sendPictureLossIndication(encoding) }
+            encoding.updateRate(now: now)
+        }
         if !isIdle, let lastPacketAt, now - lastPacketAt >= idleTimeout {
             isIdle = true
             transport.worker.events.yield(.producerIdle(id))
         }
         if now - lastReportAt >= reportInterval {
             lastReportAt = now
-            sendReceiverReport(now: now)
+            for encoding in encodings { sendReceiverReport(encoding, now: now) }
         }
     }
 
@@ -126,29 +131,23 @@ final class Producer {
     /// its uplink (a WebRTC receiver sees the same, since retransmissions come on the RTX stream).
     /// The receiver reports to the publisher keep RFC 3550's count.
     func takeUplinkInterval() -> ReportInterval {
-        let expected = statistics.packetsExpected
-        let lost = statistics.cumulativeLost
-        let repaired = repairedSinceSample
-        defer {
-            expectedAtLastSample = expected
-            lostAtLastSample = lost
-            repairedSinceSample = 0
-        }
-        return ReportInterval(expectedDelta: Int(expected - expectedAtLastSample), lostDelta: Int(lost - lostAtLastSample) + repaired)
+        encodings.reduce(ReportInterval(packetsExpected: 0, packetsLost: 0)) { $0 + $1.takeUplinkInterval() }
     }
 
-    var jitterSeconds: Double { statistics.jitter / Double(options.codec.clockRate) }
-
-    /// Records the publisher's sender report, for LSR / DLSR in our receiver reports.
-    func receivedSenderReport(ntpTimestamp: UInt64, now: UInt64) {
-        statistics.recordSenderReport(ntpTimestamp: ntpTimestamp, arrivalNanoseconds: now)
+    var jitterSeconds: Double {
+        encodings.reduce(0) { max($0, $1.statistics.jitter) } / Double(options.codec.clockRate)
     }
 
-    private func sendNacks(now: UInt64) {
+    /// Records the publisher's sender report about `ssrc`, for LSR / DLSR in our receiver reports.
+    func receivedSenderReport(ssrc: UInt32, ntpTimestamp: UInt64, now: UInt64) {
+        encoding(forSSRC: ssrc)?.receivedSenderReport(ntpTimestamp: ntpTimestamp, now: now)
+    }
+
+    private func sendNacks(_ encoding: ProducerEncoding, now: UInt64) {
         var count = 0
         let capacity = Self.nacksPerTick
         let lost = nackScratch
-        nackGenerator?.collect(now: now, roundTripTime: nil) { sequenceNumber in
+        encoding.nackGenerator?.collect(now: now, roundTripTime: nil) { sequenceNumber in
             guard count < capacity else { return }
             lost[count] = sequenceNumber
             count += 1
@@ -156,7 +155,7 @@ final class Producer {
         guard count > 0 else { return }
         nacksSent &+= 1
         let senderSSRC = feedbackSSRC
-        let mediaSSRC = options.ssrc
+        let mediaSSRC = encoding.ssrc
         transport.sendRTCP { writer throws(RTCPError) in
             try RTCPReceiverReport.write(senderSSRC: senderSSRC, reportBlocks: EmptyCollection(), into: &writer)
             try RTCPGenericNACK.write(
@@ -165,19 +164,19 @@ final class Producer {
         }
     }
 
-    private func sendPictureLossIndication() {
+    private func sendPictureLossIndication(_ encoding: ProducerEncoding) {
         keyFrameRequestsSent &+= 1
         transport.worker.events.yield(.keyFrameNeeded(id))
         let senderSSRC = feedbackSSRC
-        let mediaSSRC = options.ssrc
+        let mediaSSRC = encoding.ssrc
         transport.sendRTCP { writer throws(RTCPError) in
             try RTCPReceiverReport.write(senderSSRC: senderSSRC, reportBlocks: EmptyCollection(), into: &writer)
             try RTCPPictureLossIndication.write(senderSSRC: senderSSRC, mediaSSRC: mediaSSRC, into: &writer)
         }
     }
 
-    private func sendReceiverReport(now: UInt64) {
-        guard let block = statistics.makeReportBlock(ssrc: options.ssrc, nowNanoseconds: now) else { return }
+    private func sendReceiverReport(_ encoding: ProducerEncoding, now: UInt64) {
+        guard let block = encoding.makeReportBlock(now: now) else { return }
         let senderSSRC = feedbackSSRC
         transport.sendRTCP { writer throws(RTCPError) in
             try RTCPReceiverReport.write(senderSSRC: senderSSRC, reportBlocks: CollectionOfOne(block), into: &writer)
@@ -187,8 +186,8 @@ final class Producer {
 
     /// Turns an RFC 4588 retransmission (original sequence number in the first two payload bytes) back
     /// into the packet it repairs, in place.
-    private func unwrapRetransmission(_ packet: inout RTPPacket) -> Bool {
-        guard packet.ssrc == options.rtxSSRC, packet.payloadLength >= 2 else { return false }
+    private func unwrapRetransmission(_ packet: inout RTPPacket, into encoding: ProducerEncoding) -> Bool {
+        guard packet.ssrc == encoding.rtxSSRC, packet.payloadLength >= 2 else { return false }
         let payload = packet.payload
         let originalSequenceNumber = UInt16(payload[0]) << 8 | UInt16(payload[1])
         do throws(RTPPacketError) {
@@ -196,30 +195,41 @@ final class Producer {
         } catch {
             return false
         }
-        packet.ssrc = options.ssrc
+        packet.ssrc = encoding.ssrc
         packet.sequenceNumber = originalSequenceNumber
         packet.payloadType = options.codec.payloadType
         return true
     }
 
-    private static func isVP8KeyFrame(_ packet: RTPPacket) -> Bool {
+    private static func vp8Descriptor(_ packet: RTPPacket) -> VP8PayloadDescriptor? {
         do throws(VP8DescriptorError) {
-            return try VP8PayloadDescriptor(parsing: UnsafeRawBufferPointer(packet.payload)).isKeyFrame
+            return try VP8PayloadDescriptor(parsing: UnsafeRawBufferPointer(packet.payload))
         } catch {
-            return false
+            return nil
         }
     }
 
     func snapshot() -> ProducerStatistics {
         var result = ProducerStatistics(producerID: id, kind: kind)
-        result.packetsReceived = packetsReceived
-        result.bytesReceived = bytesReceived
-        result.packetsLost = statistics.cumulativeLost
+        for encoding in encodings {
+            result.packetsReceived += encoding.packetsReceived
+            result.bytesReceived += encoding.bytesReceived
+            result.packetsLost += encoding.statistics.cumulativeLost
+        }
         result.jitterSeconds = jitterSeconds
         result.nacksSent = nacksSent
         result.keyFrameRequestsSent = keyFrameRequestsSent
+        if isLayered { result.layerBitrates = encodings.map { $0.measuredBitrate ?? 0 } }
         return result
     }
+}
+
+/// What the producer learned of a packet that every consumer needs: which encoding it belongs to and
+/// its VP8 descriptor, parsed once rather than once per consumer.
+struct VideoFrameInfo {
+    let encoding: Int
+    let descriptor: VP8PayloadDescriptor?
+    let isKeyFrame: Bool
 }
 
 extension Duration {

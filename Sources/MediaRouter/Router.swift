@@ -45,7 +45,7 @@ final class Router {
             switch packet {
             case .senderReport(let report):
                 if let producer = transport.producersBySSRC[report.senderSSRC] {
-                    producer.receivedSenderReport(ntpTimestamp: report.ntpTimestamp, now: now)
+                    producer.receivedSenderReport(ssrc: report.senderSSRC, ntpTimestamp: report.ntpTimestamp, now: now)
                 }
                 receivedReportBlocks(report.reportBlocks, on: transport, now: now)
             case .receiverReport(let report):
@@ -108,6 +108,7 @@ final class Router {
             transport.tickQuality(now: now)
             transport.tickWebRTC(now: now)
             transport.tickCongestionControl(now: now)
+            transport.tickLayers(now: now)
         }
         if now - lastSenderReportsAt >= reportInterval {
             lastSenderReportsAt = now

@@ -77,7 +77,7 @@ extension Transport {
     }
 
     private var producers: some Sequence<Producer> {
-        // Each producer is in the table under its SSRC and, when it has one, its RTX SSRC.
+        // Each producer is in the table under every SSRC it sends with; its first one names it once.
         producersBySSRC.lazy.filter { $0.key == $0.value.ssrc }.map(\.value)
     }
 
@@ -89,6 +89,7 @@ extension Transport {
         let transition: AudioFallbackTransition
         switch action {
         case .warn:
+            if side == .subscriber, absorbWarningByLayers(now: now) { return }
             transition = .warning
         case .liftWarning:
             transition = .warningLifted
@@ -103,7 +104,9 @@ extension Transport {
         case .enableVideo:
             transition = .videoEnabled
             switch side {
-            case .subscriber: restoreDownlinkVideo(now: now)
+            case .subscriber:
+                holdLayersLowest(now: now)
+                restoreDownlinkVideo(now: now)
             case .publisher: setUplinkVideo(suspended: false, now: now)
             }
         }

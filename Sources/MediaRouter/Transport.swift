@@ -68,6 +68,10 @@ final class Transport {
     /// Bytes of probe padding owed since the last tick, while video is off for quality.
     var probeCredit = 0.0
     var lastProbeAt: UInt64?
+    /// When the simulcast layers were last divided (Transport+Layers), and until when they are held
+    /// on the lowest layer.
+    var lastLayerAllocationAt: UInt64 = 0
+    var layersHeldLowestUntil: UInt64?
 
     /// Indices of the worker's send slots queued for this transport; the worker flushes them.
     let pendingSends: UnsafeMutablePointer<UInt16>
@@ -110,13 +114,11 @@ final class Transport {
     }
 
     func register(_ producer: Producer) {
-        producersBySSRC[producer.ssrc] = producer
-        if let rtx = producer.rtxSSRC { producersBySSRC[rtx] = producer }
+        for ssrc in producer.options.allSSRCs { producersBySSRC[ssrc] = producer }
     }
 
     func unregister(_ producer: Producer) {
-        producersBySSRC[producer.ssrc] = nil
-        if let rtx = producer.rtxSSRC { producersBySSRC[rtx] = nil }
+        for ssrc in producer.options.allSSRCs { producersBySSRC[ssrc] = nil }
     }
 
     func register(_ consumer: Consumer) { consumersBySSRC[consumer.ssrc] = consumer }

@@ -76,6 +76,15 @@ public struct AudioFallbackPolicy: Equatable, Sendable {
         clearTimers()
     }
 
+    /// The caller answered a warning by lowering what it sends (a simulcast stream stepped down to
+    /// its lowest layer) instead of announcing it: the policy watches the lighter stream afresh, so a
+    /// warning comes only if even that degrades.
+    public mutating func withdrawWarning() {
+        guard state == .warned else { return }
+        state = .videoOn
+        clearTimers()
+    }
+
     private mutating func evaluateWhileVideoFlows(_ score: Double, now: UInt64) -> AudioFallbackAction? {
         belowWarningSince = score < configuration.warningScore ? (belowWarningSince ?? now) : nil
         belowDisableSince = score < configuration.disableScore ? (belowDisableSince ?? now) : nil

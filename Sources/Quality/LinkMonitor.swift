@@ -37,6 +37,11 @@ public struct LinkMonitor: Equatable, Sendable {
         return action
     }
 
+    /// See `AudioFallbackPolicy.withdrawWarning()`.
+    public mutating func withdrawWarning() {
+        policy.withdrawWarning()
+    }
+
     public mutating func recordReceiverEstimate(bitsPerSecond: Double) {
         estimator.recordReceiverEstimate(bitsPerSecond: bitsPerSecond)
     }

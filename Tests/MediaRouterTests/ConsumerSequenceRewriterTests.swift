@@ -243,3 +243,35 @@ extension ConsumerSequenceRewriter {
         }
     }
 }
+
+struct ConsumerSequenceRewriterDropTests {
+    @Test func droppedPacketsLeaveNoGapAndNACKsStillMapToTheRightPacket() throws {
+        var rewriter = ConsumerSequenceRewriter(clockRate: 90_000, initialSequenceNumber: 1000, timestampOffset: 0)
+        rewriter.keepHistory()
+        let first = rewriter.rewrite(sequenceNumber: 50, timestamp: 0, now: 0)?.sequenceNumber
+        let dropped = [rewriter.drop(sequenceNumber: 51), rewriter.drop(sequenceNumber: 52)]
+        let next = [53, 54].map { rewriter.rewrite(sequenceNumber: $0, timestamp: 3000, now: 1)?.sequenceNumber }
+        #expect(first == 1000)
+        #expect(dropped == [true, true])
+        #expect(next == [1001, 1002])
+        let mapped = (1000...1003).map { rewriter.producerSequenceNumber(forConsumer: UInt16($0)) }
+        #expect(mapped == [50, 53, 54, nil])
+        // Nothing the router dropped on purpose counts as upstream loss.
+        #expect(rewriter.skippedCount == 0)
+        // An older packet cannot be dropped seamlessly any more.
+        let late = rewriter.drop(sequenceNumber: 52)
+        #expect(!late)
+    }
+
+    @Test func aNewRunDoesNotMapNACKsIntoThePreviousOne() throws {
+        var rewriter = ConsumerSequenceRewriter(clockRate: 90_000, initialSequenceNumber: 1000, timestampOffset: 0)
+        rewriter.keepHistory()
+        _ = rewriter.rewrite(sequenceNumber: 50, timestamp: 0, now: 0)
+        _ = rewriter.rewrite(sequenceNumber: 51, timestamp: 0, now: 0)
+        rewriter.resync()
+        let switched = rewriter.rewrite(sequenceNumber: 9000, timestamp: 0, now: 1)?.sequenceNumber
+        #expect(switched == 1002)
+        #expect(rewriter.producerSequenceNumber(forConsumer: 1002) == 9000)
+        #expect(rewriter.producerSequenceNumber(forConsumer: 1001) == nil)
+    }
+}

@@ -1,0 +1,63 @@
+import MediaControl
+import Quality
+
+/// Layer selection of a consumer of a simulcast producer: what its preference allows, what it asks
+/// of the downlink budget, and the events that tell its subscriber which layer it receives.
+extension Consumer {
+    /// Where the consumer stands among the producer's layers; nil for one encoding.
+    var layerState: VideoLayerState? {
+        guard let selector = layerSelector else { return nil }
+        let topTemporal = producer.encodings[currentEncoding].temporalLayerCount - 1
+        return VideoLayerState(
+            currentLayer: isForwarding ? selector.current : nil, targetLayer: selector.target,
+            temporalLayer: min(temporalLayer, topTemporal), reason: selector.reason.rawValue)
+    }
+
+    /// The highest active layer the preference allows: the highest whose picture is within the
+    /// preferred size in both dimensions, else the lowest active one. Nil while no layer arrives.
+    func preferredLayer(now: UInt64) -> Int? {
+        let active = producer.encodings.filter { $0.isActive(now: now) }
+        guard let lowest = active.first else { return nil }
+        let fitting = active.last { encoding in
+            guard let layer = encoding.layer else { return true }
+            return layer.width <= layerPreference.maximumWidth ?? .max && layer.height <= layerPreference.maximumHeight ?? .max
+        }
+        return (fitting ?? lowest).index
+    }
+
+    /// What this consumer asks of its transport's budget, or nil when it asks nothing now (no layer
+    /// arrives, or a person's choice has it off).
+    func layerDemand(now: UInt64) -> (demand: LayerBudget.Demand, preferred: Int, highestActive: Int)? {
+        guard layerSelector != nil, !isPausedByChoice, let preferred = preferredLayer(now: now),
+            let highestActive = producer.encodings.last(where: { $0.isActive(now: now) })?.index
+        else { return nil }
+        let bitrates = producer.encodings[0...preferred].map(\.budgetedBitrate)
+        return (LayerBudget.Demand(layerBitrates: bitrates, currentLayer: layerSelector!.target), preferred, highestActive)
+    }
+
+    /// Moves the target to what the preference and the budget allow, asks for the target's key
+    /// frame while it is not the layer flowing, and picks the temporal layer.
+    func applyLayers(preferred: Int, affordable: Int, highestActive: Int, heldLowest: Bool, now: UInt64) {
+        guard layerSelector != nil else { return }
+        _ = layerSelector!.update(
+            preferred: preferred, affordable: affordable, highestActive: highestActive, heldLowest: heldLowest, now: now)
+        if isForwarding, layerSelector!.current != layerSelector!.target {
+            producer.requestKeyFrame(encoding: layerSelector!.target, now: now)
+        }
+        let encoding = producer.encodings[currentEncoding]
+        targetTemporalLayer =
+            layerPreference.maximumFrameRate == nil
+            ? .max
+            : SimulcastLayerSelector.temporalLayer(
+                preferredFrameRate: layerPreference.maximumFrameRate, frameRate: encoding.layer?.frameRate ?? 0,
+                temporalLayerCount: encoding.temporalLayerCount)
+        announceLayerState()
+    }
+
+    /// Tells signaling when the layer state changed since the last time.
+    func announceLayerState() {
+        guard let state = layerState, state != announcedLayerState else { return }
+        announcedLayerState = state
+        transport.worker.events.yield(.consumerLayerChanged(id, state))
+    }
+}

@@ -1,0 +1,119 @@
+/// Which spatial layer of a simulcast stream one subscriber receives, and when it moves.
+///
+/// ```
+///           allowed < target (preference lowered, budget shrank, layer stopped): at once
+///   target ◀──────────────────────────────────────────────────────────────────────── target
+///     │      allowed > target, held for upHold (and downBackoff after a down-switch)      ▲
+///     └─────────────────────────────────────────────────────────────────────────────────┘
+///   current follows target only on a key frame of the target layer: until it arrives the current
+///   layer keeps flowing, so a switch never freezes the picture.
+/// ```
+///
+/// The selector only decides; the caller asks the publisher for key frames and forwards the layer
+/// `current` names. Every method takes `now` (monotonic nanoseconds).
+public struct SimulcastLayerSelector: Equatable, Sendable {
+    /// Why the target is the layer it is.
+    public enum Reason: String, Equatable, Sendable {
+        /// The highest layer the preference allows (or the highest there is): nothing holds it back.
+        case preference
+        /// The downlink estimate cannot carry a higher layer.
+        case bandwidth
+        /// The audio-fallback policy holds the stream on its lowest layer.
+        case fallback
+        /// The publisher stopped sending the higher layers.
+        case unavailable
+    }
+
+    /// How long a higher layer must stay affordable before the target moves up.
+    public let upHold: UInt64
+    /// After a down-switch for bandwidth, how long before the target may move up again.
+    public let downBackoff: UInt64
+
+    /// The layer to forward once its key frame arrives.
+    public private(set) var target: Int
+    /// The layer being forwarded, nil until the first key frame.
+    public private(set) var current: Int?
+    public private(set) var reason: Reason = .preference
+    private var higherAllowedSince: UInt64?
+    private var lastDownSwitchAt: UInt64?
+
+    public init(initialLayer: Int, upHold: Duration = .milliseconds(1500), downBackoff: Duration = .seconds(3)) {
+        target = initialLayer
+        self.upHold = upHold.wholeNanoseconds
+        self.downBackoff = downBackoff.wholeNanoseconds
+    }
+
+    /// Takes the layers allowed now and returns the new target when it changed (the caller asks for a
+    /// key frame on it).
+    /// - Parameters:
+    ///   - preferred: The highest layer the subscriber's preference allows among the active ones.
+    ///   - affordable: The highest layer the downlink budget allows (`LayerBudget`).
+    ///   - highestActive: The highest layer the publisher sends now.
+    ///   - heldLowest: The audio-fallback policy holds the stream on layer 0.
+    public mutating func update(preferred: Int, affordable: Int, highestActive: Int, heldLowest: Bool = false, now: UInt64) -> Int? {
+        let allowed = heldLowest ? 0 : max(0, min(preferred, affordable, highestActive))
+        let newReason: Reason =
+            heldLowest && min(preferred, affordable, highestActive) > 0 ? .fallback
+            : allowed == preferred ? .preference
+            : allowed == highestActive ? .unavailable : .bandwidth
+        if allowed < target {
+            if newReason == .bandwidth || newReason == .fallback { lastDownSwitchAt = now }
+            higherAllowedSince = nil
+            reason = newReason
+            target = allowed
+            return target
+        }
+        guard allowed > target else {
+            higherAllowedSince = nil
+            reason = newReason
+            return nil
+        }
+        let since = higherAllowedSince ?? now
+        higherAllowedSince = since
+        let backoffOver = lastDownSwitchAt.map { now - $0 >= downBackoff } ?? true
+        guard now - since >= upHold || (reason == .preference && backoffOver), backoffOver else {
+            reason = .bandwidth
+            return nil
+        }
+        higherAllowedSince = nil
+        target = allowed
+        reason = newReason
+        return target
+    }
+
+    /// A key frame of `layer` arrived: returns true when forwarding moves to it now. While nothing
+    /// flows, a key frame of any layer up to the target starts it (a picture now beats a better one
+    /// later); once something flows, only the target's key frame moves it.
+    public mutating func keyFrameArrived(layer: Int) -> Bool {
+        guard let flowing = current else {
+            guard layer <= target else { return false }
+            current = layer
+            return true
+        }
+        guard layer == target, flowing != layer else { return false }
+        current = layer
+        return true
+    }
+
+    /// Forwarding stopped (pause, or the stream went away): the next key frame of the target starts it.
+    public mutating func stopForwarding() {
+        current = nil
+    }
+
+    /// The highest temporal layer whose frame rate is not above `preferredFrameRate`, for an encoding
+    /// of `frameRate` frames per second in `temporalLayerCount` layers (each layer doubling the rate of
+    /// the ones below, as VP8 encoders arrange them). Layer 0 when even it is above the preference; the
+    /// top layer when there is no preference.
+    public static func temporalLayer(preferredFrameRate: Double?, frameRate: Double, temporalLayerCount: Int) -> Int {
+        let top = max(temporalLayerCount, 1) - 1
+        guard let preferredFrameRate, frameRate > 0 else { return top }
+        var layer = top
+        var rate = frameRate
+        // A little slack so 30 fps cameras delivering 29.97 still count as 30.
+        while layer > 0, rate > preferredFrameRate * 1.05 {
+            layer -= 1
+            rate /= 2
+        }
+        return layer
+    }
+}
