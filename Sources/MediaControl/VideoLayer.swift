@@ -50,15 +50,24 @@ public struct VideoLayerState: Equatable, Sendable {
     public var currentLayer: Int?
     /// The layer the router moves to at its next key frame.
     public var targetLayer: Int
-    /// The highest temporal layer forwarded (0 = base rate).
+    /// The highest temporal layer forwarded (0 = base rate), of `temporalLayerCount` the current
+    /// layer carries (each doubling the frame rate).
     public var temporalLayer: Int
+    public var temporalLayerCount: Int
     /// `preference`, `bandwidth`, `fallback` or `unavailable`.
     public var reason: String
 
-    public init(currentLayer: Int?, targetLayer: Int, temporalLayer: Int, reason: String) {
+    public init(currentLayer: Int?, targetLayer: Int, temporalLayer: Int, temporalLayerCount: Int, reason: String) {
         self.currentLayer = currentLayer
         self.targetLayer = targetLayer
         self.temporalLayer = temporalLayer
+        self.temporalLayerCount = temporalLayerCount
         self.reason = reason
+    }
+
+    /// The share of a layer's full frame rate that is forwarded: 1 with every temporal layer, half
+    /// for each one dropped.
+    public var frameRateShare: Double {
+        Double(1 << max(0, temporalLayer)) / Double(1 << max(0, temporalLayerCount - 1))
     }
 }

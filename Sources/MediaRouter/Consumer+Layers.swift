@@ -7,10 +7,10 @@ extension Consumer {
     /// Where the consumer stands among the producer's layers; nil for one encoding.
     var layerState: VideoLayerState? {
         guard let selector = layerSelector else { return nil }
-        let topTemporal = producer.encodings[currentEncoding].temporalLayerCount - 1
+        let count = producer.encodings[currentEncoding].temporalLayerCount
         return VideoLayerState(
             currentLayer: isForwarding ? selector.current : nil, targetLayer: selector.target,
-            temporalLayer: min(temporalLayer, topTemporal), reason: selector.reason.rawValue)
+            temporalLayer: min(temporalLayer, count - 1), temporalLayerCount: count, reason: selector.reason.rawValue)
     }
 
     /// The highest active layer the preference allows: the highest whose picture is within the

@@ -16,6 +16,7 @@ extension SessionDirectory {
     /// about its own downlink; the publisher about its uplink, and then every subscriber of that
     /// stream that wants video when the video goes off or comes back.
     public func handle(_ event: MediaEvent) {
+        if case .consumerLayerChanged(let consumer, let state) = event { return layerChanged(consumer, state) }
         guard case .audioFallback(let transport, let side, let transition) = event else { return }
         for sessionId in sessions.keys {
             switch side {

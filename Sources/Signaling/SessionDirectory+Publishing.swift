@@ -73,11 +73,13 @@ extension SessionDirectory {
             throw SignalingError(.notConnected, "this connection left the session while publishing")
         }
         let videoType = parameters.videoType ?? .camera
+        let layers = parameters.video?.layers?.map { VideoLayerInfo(width: $0.width, height: $0.height, frameRate: $0.frameRate) }
         let info = StreamInfo(
             streamId: SessionIdentifier.make(prefix: "st_"), connection: current.info, creationTime: nowMilliseconds,
             name: parameters.name ?? "", hasAudio: audio != nil && parameters.publishAudio != false,
-            hasVideo: video != nil && parameters.publishVideo != false, videoDimensions: parameters.videoDimensions,
-            videoType: videoType)
+            hasVideo: video != nil && parameters.publishVideo != false,
+            videoDimensions: parameters.videoDimensions ?? layers?.last.map { VideoDimensions(width: $0.width, height: $0.height) },
+            videoType: videoType, videoLayers: layers)
         let fallback = AudioFallbackSettings(
             subscriberAudioFallbackEnabled: parameters.audioFallback?.subscriberAudioFallbackEnabled ?? (videoType == .camera),
             publisherAudioFallbackEnabled: parameters.audioFallback?.publisherAudioFallbackEnabled ?? false)
@@ -189,10 +191,13 @@ extension SessionDirectory {
                     throw .invalidParams("params.\(name).\(field)", "must be a dynamic payload type (96-127), not \(payloadType)")
                 }
             }
-            if (track.rtxSsrc == nil) != (track.rtxPayloadType == nil) {
+            if let layers = track.layers {
+                try validate(layers, of: track, named: name)
+            } else if (track.rtxSsrc == nil) != (track.rtxPayloadType == nil) {
                 throw .invalidParams("params.\(name)", "rtxSsrc and rtxPayloadType go together")
             }
-            for ssrc in [track.ssrc, track.rtxSsrc].compactMap({ $0 }) {
+            let trackSSRCs: [UInt32?] = track.layers.map { layers in layers.flatMap { [$0.ssrc, $0.rtxSsrc] } } ?? [track.ssrc, track.rtxSsrc]
+            for ssrc in trackSSRCs.compactMap({ $0 }) {
                 guard ssrcs.insert(ssrc).inserted else {
                     throw .invalidParams("params.\(name)", "SSRC \(ssrc) is used twice in this stream")
                 }
@@ -203,6 +208,41 @@ extension SessionDirectory {
         }
         if let dimensions = parameters.videoDimensions {
             try validate(dimensions)
+        }
+    }
+
+    /// Most simulcast layers a track may have: what browsers send, and what the selection budgets for.
+    static let maximumLayers = 3
+
+    /// A simulcast track's layers: 1-3 of them, video, lowest first (each picture larger than the one
+    /// before), sane sizes, rates and bitrates, every layer with an RTX SSRC when the track has an RTX
+    /// payload type and none without.
+    private static func validate(_ layers: [LayerDescription], of track: TrackDescription, named name: String) throws(SignalingError) {
+        let path = "params.\(name).layers"
+        guard name == "video" else { throw .invalidParams(path, "only a video track can have layers") }
+        guard (1...maximumLayers).contains(layers.count) else {
+            throw .invalidParams(path, "must list 1-\(maximumLayers) layers, not \(layers.count)")
+        }
+        guard track.ssrc == layers[0].ssrc else {
+            throw .invalidParams("params.\(name).ssrc", "must be the first layer's SSRC (\(layers[0].ssrc)) or left out, not \(track.ssrc)")
+        }
+        for (index, layer) in layers.enumerated() {
+            let field = "\(path)[\(index)]"
+            guard (1...16384).contains(layer.width), (1...16384).contains(layer.height) else {
+                throw .invalidParams(field, "must be 1-16384 pixels each way, not \(layer.width)x\(layer.height)")
+            }
+            guard layer.frameRate.isFinite, layer.frameRate > 0, layer.frameRate <= 240 else {
+                throw .invalidParams("\(field).frameRate", "must be above 0 and at most 240, not \(layer.frameRate)")
+            }
+            if let bitrate = layer.bitrate, !(0...100_000_000).contains(bitrate) {
+                throw .invalidParams("\(field).bitrate", "must be 0-100000000 bits per second, not \(bitrate)")
+            }
+            if (layer.rtxSsrc == nil) != (track.rtxPayloadType == nil) {
+                throw .invalidParams(field, "rtxSsrc goes with the track's rtxPayloadType: give both or neither")
+            }
+            if index > 0, layer.width * layer.height <= layers[index - 1].width * layers[index - 1].height {
+                throw .invalidParams(field, "must be larger than the layer before it (layers go lowest first)")
+            }
         }
     }
 
@@ -233,10 +273,17 @@ extension SessionDirectory {
             case .opus: .opus
             case .vp8: .vp8
             }
-        return ProducerOptions(
+        var options = ProducerOptions(
             codec: CodecParameters(name: codec, payloadType: track.payloadType, rtxPayloadType: track.rtxPayloadType),
             ssrc: track.ssrc, rtxSSRC: track.rtxSsrc,
             // One-byte form only (ids 1-14), the form the router writes in its probes.
             absoluteSendTimeID: headerExtensions.first { $0.uri == HeaderExtensionURI.absoluteSendTime && (1...14).contains($0.id) }?.id)
+        options.layers =
+            track.layers?.map { layer in
+                VideoLayer(
+                    ssrc: layer.ssrc, rtxSSRC: layer.rtxSsrc, width: layer.width, height: layer.height, frameRate: layer.frameRate,
+                    bitrate: layer.bitrate ?? 0)
+            } ?? []
+        return options
     }
 }

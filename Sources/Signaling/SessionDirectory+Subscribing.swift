@@ -16,6 +16,8 @@ extension SessionDirectory {
         guard let stream = sessions[sessionId]?.streams[parameters.streamId] else {
             throw SignalingError(.notFound, "no stream \(parameters.streamId) in this session")
         }
+        let preference = try Self.layerPreference(
+            resolution: parameters.preferredResolution, frameRate: parameters.preferredFrameRate, over: .unconstrained)
         let subscribeToAudio = parameters.subscribeToAudio ?? true
         let subscribeToVideo = parameters.subscribeToVideo ?? true
         let transportID: TransportID
@@ -46,7 +48,8 @@ extension SessionDirectory {
             if let track = stream.video {
                 video = try await media.consume(
                     transport: transportID, producer: track.producerID,
-                    pauseReasons: Self.pauseReasons(subscriberWants: subscribeToVideo, publisherSends: stream.info.hasVideo))
+                    pauseReasons: Self.pauseReasons(subscriberWants: subscribeToVideo, publisherSends: stream.info.hasVideo),
+                    preference: preference)
             }
         } catch {
             await closeTransports([transportID])
@@ -59,7 +62,7 @@ extension SessionDirectory {
         var subscriber = SubscriberState(
             id: SessionIdentifier.make(prefix: "sb_"), streamId: parameters.streamId, connectionId: connectionId,
             transportID: transportID, audio: audio, video: video, subscribeToAudio: subscribeToAudio,
-            subscribeToVideo: subscribeToVideo)
+            subscribeToVideo: subscribeToVideo, layerPreference: preference)
         if let webRTCTransport {
             subscriber.webRTC = offerToSubscriber(transport: webRTCTransport, stream: current, audio: audio, video: video)
         }
@@ -84,10 +87,30 @@ extension SessionDirectory {
         await closeTransports([subscriber.transportID])
     }
 
-    /// The subscriber turns a track off or on. Turning video off or on while the publisher sends it
-    /// gives `videoDisabled` / `videoEnabled` with reason `subscriberPropertyChanged`.
+    /// The subscriber turns a track off or on, or changes which layers of a scalable-video stream it
+    /// wants. Turning video off or on while the publisher sends it gives `videoDisabled` /
+    /// `videoEnabled` with reason `subscriberPropertyChanged`.
     public func updateSubscriber(sessionId: String, connectionId: String, update: SubscriberUpdate) async throws(SignalingError) {
         let subscriber = try ownedSubscriber(update.subscriberId, by: connectionId, in: sessionId)
+        if update.preferredResolution != nil || update.preferredFrameRate != nil {
+            var preference = subscriber.layerPreference
+            if let resolution = update.preferredResolution {
+                preference = try Self.layerPreference(resolution: resolution.value, frameRate: preference.maximumFrameRate, over: preference)
+                if resolution == .clear { (preference.maximumWidth, preference.maximumHeight) = (nil, nil) }
+            }
+            if let frameRate = update.preferredFrameRate {
+                preference = try Self.layerPreference(resolution: nil, frameRate: frameRate.value, over: preference)
+                if frameRate == .clear { preference.maximumFrameRate = nil }
+            }
+            sessions[sessionId]?.subscribers[subscriber.id]?.layerPreference = preference
+            if let video = subscriber.video {
+                do {
+                    try await media.setLayerPreference(video.consumerID, preference)
+                } catch {
+                    logger.debug("consumer gone before its layer preference", metadata: ["subscriber": "\(subscriber.id)", "error": "\(error)"])
+                }
+            }
+        }
         let stream = sessions[sessionId]?.streams[subscriber.streamId]
         var changes: [ConsumerChange] = []
         if let wanted = update.subscribeToAudio, wanted != subscriber.subscribeToAudio {
@@ -116,6 +139,28 @@ extension SessionDirectory {
             throw SignalingError(.notOwner, "subscriber \(subscriberId) belongs to another connection")
         }
         return subscriber
+    }
+
+    /// `preference` with the resolution and frame rate given (nil leaves a field as it is), checked.
+    private static func layerPreference(
+        resolution: VideoDimensions?, frameRate: Double?, over preference: VideoLayerPreference
+    ) throws(SignalingError) -> VideoLayerPreference {
+        var result = preference
+        if let resolution {
+            guard (1...16384).contains(resolution.width), (1...16384).contains(resolution.height) else {
+                throw .invalidParams(
+                    "params.preferredResolution", "must be 1-16384 pixels each way, not \(resolution.width)x\(resolution.height)")
+            }
+            result.maximumWidth = resolution.width
+            result.maximumHeight = resolution.height
+        }
+        if let frameRate {
+            guard frameRate.isFinite, frameRate > 0, frameRate <= 240 else {
+                throw .invalidParams("params.preferredFrameRate", "must be above 0 and at most 240, not \(frameRate)")
+            }
+            result.maximumFrameRate = frameRate
+        }
+        return result
     }
 
     private static func pauseReasons(subscriberWants: Bool, publisherSends: Bool) -> Set<ConsumerPauseReason> {

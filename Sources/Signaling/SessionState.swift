@@ -49,6 +49,8 @@ struct SubscriberState {
     var video: ConsumerParameters?
     var subscribeToAudio: Bool
     var subscribeToVideo: Bool
+    /// Which layers of a scalable-video stream the subscriber wants.
+    var layerPreference = VideoLayerPreference.unconstrained
     /// The SDP state of a WebRTC subscriber; nil for a plain transport.
     var webRTC: SubscriberWebRTCState?
 }

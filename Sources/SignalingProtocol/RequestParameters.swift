@@ -126,11 +126,18 @@ public struct SubscribeParameters: Codable, Equatable, Sendable {
     public var transport: TransportOffer?
     /// A WebRTC transport: the reply carries the router's SDP offer, and `answerSubscriber` the answer.
     public var webrtc: Bool?
+    /// Of a scalable-video stream, the largest picture wanted: the router sends the highest layer not
+    /// above it (the lowest when all are). Absent: the best the network allows.
+    public var preferredResolution: VideoDimensions?
+    /// Of a scalable-video stream, the highest frame rate wanted. Absent: the full rate.
+    public var preferredFrameRate: Double?
 
     public init(
         streamId: String, subscribeToAudio: Bool? = nil, subscribeToVideo: Bool? = nil, transport: TransportOffer? = nil,
-        webrtc: Bool? = nil
+        webrtc: Bool? = nil, preferredResolution: VideoDimensions? = nil, preferredFrameRate: Double? = nil
     ) {
+        self.preferredResolution = preferredResolution
+        self.preferredFrameRate = preferredFrameRate
         self.streamId = streamId
         self.subscribeToAudio = subscribeToAudio
         self.subscribeToVideo = subscribeToVideo
@@ -146,18 +153,68 @@ public struct SubscriberReference: Codable, Equatable, Sendable {
     public init(subscriberId: String) { self.subscriberId = subscriberId }
 }
 
-/// Parameters of `updateSubscriber`. Omitted fields stay as they are.
+/// Parameters of `updateSubscriber`. Omitted fields stay as they are; `null` drops a preference.
 public struct SubscriberUpdate: Codable, Equatable, Sendable {
     public var subscriberId: String
     public var subscribeToAudio: Bool?
     public var subscribeToVideo: Bool?
+    public var preferredResolution: PreferenceUpdate<VideoDimensions>?
+    public var preferredFrameRate: PreferenceUpdate<Double>?
 
-    public init(subscriberId: String, subscribeToAudio: Bool? = nil, subscribeToVideo: Bool? = nil) {
+    public init(
+        subscriberId: String, subscribeToAudio: Bool? = nil, subscribeToVideo: Bool? = nil,
+        preferredResolution: PreferenceUpdate<VideoDimensions>? = nil, preferredFrameRate: PreferenceUpdate<Double>? = nil
+    ) {
         self.subscriberId = subscriberId
         self.subscribeToAudio = subscribeToAudio
         self.subscribeToVideo = subscribeToVideo
+        self.preferredResolution = preferredResolution
+        self.preferredFrameRate = preferredFrameRate
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case subscriberId, subscribeToAudio, subscribeToVideo, preferredResolution, preferredFrameRate
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        subscriberId = try container.decode(String.self, forKey: .subscriberId)
+        subscribeToAudio = try container.decodeIfPresent(Bool.self, forKey: .subscribeToAudio)
+        subscribeToVideo = try container.decodeIfPresent(Bool.self, forKey: .subscribeToVideo)
+        preferredResolution = try Self.decodeUpdate(VideoDimensions.self, forKey: .preferredResolution, in: container)
+        preferredFrameRate = try Self.decodeUpdate(Double.self, forKey: .preferredFrameRate, in: container)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(subscriberId, forKey: .subscriberId)
+        try container.encodeIfPresent(subscribeToAudio, forKey: .subscribeToAudio)
+        try container.encodeIfPresent(subscribeToVideo, forKey: .subscribeToVideo)
+        try Self.encodeUpdate(preferredResolution, forKey: .preferredResolution, in: &container)
+        try Self.encodeUpdate(preferredFrameRate, forKey: .preferredFrameRate, in: &container)
+    }
+
+    /// Absent: nil; `null`: `.clear`; a value: `.set`.
+    private static func decodeUpdate<Value: Codable>(
+        _: Value.Type, forKey key: CodingKeys, in container: KeyedDecodingContainer<CodingKeys>
+    ) throws -> PreferenceUpdate<Value>? {
+        guard container.contains(key) else { return nil }
+        if try container.decodeNil(forKey: key) { return .clear }
+        return .set(try container.decode(Value.self, forKey: key))
+    }
+
+    private static func encodeUpdate<Value: Codable>(
+        _ update: PreferenceUpdate<Value>?, forKey key: CodingKeys, in container: inout KeyedEncodingContainer<CodingKeys>
+    ) throws {
+        switch update {
+        case nil: return
+        case .clear: try container.encodeNil(forKey: key)
+        case .set(let value): try container.encode(value, forKey: key)
+        }
     }
 }
+
+
 
 /// Parameters of `signal`, and of the REST signal call.
 public struct SignalParameters: Codable, Equatable, Sendable {

@@ -68,6 +68,7 @@ extension ServerMessage: Codable {
             case .connectionCreated(let value), .connectionDestroyed(let value): try container.encode(value, forKey: .data)
             case .streamCreated(let value), .streamDestroyed(let value): try container.encode(value, forKey: .data)
             case .streamPropertyChanged(let value): try container.encode(value, forKey: .data)
+            case .videoLayerChanged(let value): try container.encode(value, forKey: .data)
             case .videoDisabled(let value), .videoEnabled(let value), .videoDisableWarning(let value), .videoDisableWarningLifted(let value):
                 try container.encode(value, forKey: .data)
             case .publisherVideoDisableWarning(let value), .publisherVideoDisableWarningLifted(let value), .publisherVideoDisabled(let value),
@@ -121,6 +122,7 @@ extension ServerMessage: Codable {
         case .videoEnabled: return .videoEnabled(try data(SubscriberVideoChange.self))
         case .videoDisableWarning: return .videoDisableWarning(try data(SubscriberVideoChange.self))
         case .videoDisableWarningLifted: return .videoDisableWarningLifted(try data(SubscriberVideoChange.self))
+        case .videoLayerChanged: return .videoLayerChanged(try data(SubscriberLayerChange.self))
         case .publisherVideoDisableWarning: return .publisherVideoDisableWarning(try data(PublisherVideoChange.self))
         case .publisherVideoDisableWarningLifted: return .publisherVideoDisableWarningLifted(try data(PublisherVideoChange.self))
         case .publisherVideoDisabled: return .publisherVideoDisabled(try data(PublisherVideoChange.self))

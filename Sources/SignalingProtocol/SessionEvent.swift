@@ -194,6 +194,8 @@ public enum SessionEvent: Equatable, Sendable {
     case videoDisableWarning(SubscriberVideoChange)
     /// The warning passed without video going off.
     case videoDisableWarningLifted(SubscriberVideoChange)
+    /// The layer of a scalable-video stream this subscriber receives changed, or its target did.
+    case videoLayerChanged(SubscriberLayerChange)
     /// The publisher's uplink degraded; its video goes off for everyone if it degrades further.
     case publisherVideoDisableWarning(PublisherVideoChange)
     case publisherVideoDisableWarningLifted(PublisherVideoChange)
@@ -209,7 +211,7 @@ public enum SessionEvent: Equatable, Sendable {
 
     public enum Name: String, Codable, CaseIterable, Sendable {
         case connectionCreated, connectionDestroyed, streamCreated, streamDestroyed, streamPropertyChanged
-        case videoDisabled, videoEnabled, videoDisableWarning, videoDisableWarningLifted
+        case videoDisabled, videoEnabled, videoDisableWarning, videoDisableWarningLifted, videoLayerChanged
         case publisherVideoDisableWarning, publisherVideoDisableWarningLifted, publisherVideoDisabled, publisherVideoEnabled
         case signal, subscriberDestroyed, sessionDisconnected
     }
@@ -225,6 +227,7 @@ public enum SessionEvent: Equatable, Sendable {
         case .videoEnabled: .videoEnabled
         case .videoDisableWarning: .videoDisableWarning
         case .videoDisableWarningLifted: .videoDisableWarningLifted
+        case .videoLayerChanged: .videoLayerChanged
         case .publisherVideoDisableWarning: .publisherVideoDisableWarning
         case .publisherVideoDisableWarningLifted: .publisherVideoDisableWarningLifted
         case .publisherVideoDisabled: .publisherVideoDisabled

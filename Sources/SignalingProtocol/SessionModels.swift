@@ -61,11 +61,15 @@ public struct StreamInfo: Codable, Equatable, Sendable {
     public var hasVideo: Bool
     public var videoDimensions: VideoDimensions?
     public var videoType: VideoType
+    /// For scalable (simulcast) video, the layers the publisher sends, lowest first; absent for one
+    /// encoding. Subscribers pick among them with `preferredResolution` and `preferredFrameRate`.
+    public var videoLayers: [VideoLayerInfo]?
 
     public init(
         streamId: String, connection: ConnectionInfo, creationTime: Int64, name: String, hasAudio: Bool,
-        hasVideo: Bool, videoDimensions: VideoDimensions?, videoType: VideoType
+        hasVideo: Bool, videoDimensions: VideoDimensions?, videoType: VideoType, videoLayers: [VideoLayerInfo]? = nil
     ) {
+        self.videoLayers = videoLayers
         self.streamId = streamId
         self.connection = connection
         self.creationTime = creationTime

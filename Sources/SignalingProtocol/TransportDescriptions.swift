@@ -78,32 +78,45 @@ public enum TrackCodec: String, Codable, Equatable, Sendable {
     case vp8
 }
 
-/// One RTP stream: its codec, payload type, SSRC and optional RFC 4588 retransmission stream.
+/// One RTP stream: its codec, payload type, SSRC and optional RFC 4588 retransmission stream; or,
+/// for simulcast video, its `layers`, lowest first, each with its SSRCs (`ssrc` and `rtxSsrc` may
+/// then be left out; they are the first layer's).
 public struct TrackDescription: Codable, Equatable, Sendable {
     public var codec: TrackCodec
     public var payloadType: UInt8
     public var ssrc: UInt32
     public var rtxPayloadType: UInt8?
     public var rtxSsrc: UInt32?
+    public var layers: [LayerDescription]?
 
-    public init(codec: TrackCodec, payloadType: UInt8, ssrc: UInt32, rtxPayloadType: UInt8? = nil, rtxSsrc: UInt32? = nil) {
+    public init(
+        codec: TrackCodec, payloadType: UInt8, ssrc: UInt32, rtxPayloadType: UInt8? = nil, rtxSsrc: UInt32? = nil,
+        layers: [LayerDescription]? = nil
+    ) {
         self.codec = codec
         self.payloadType = payloadType
         self.ssrc = ssrc
         self.rtxPayloadType = rtxPayloadType
         self.rtxSsrc = rtxSsrc
+        self.layers = layers
     }
 
     private enum CodingKeys: String, CodingKey {
-        case codec, payloadType, ssrc, rtxPayloadType, rtxSsrc
+        case codec, payloadType, ssrc, rtxPayloadType, rtxSsrc, layers
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         codec = try container.decode(TrackCodec.self, forKey: .codec)
         payloadType = try container.decodeInteger(UInt8.self, forKey: .payloadType)
-        ssrc = try container.decodeInteger(UInt32.self, forKey: .ssrc)
         rtxPayloadType = try container.decodeIntegerIfPresent(UInt8.self, forKey: .rtxPayloadType)
-        rtxSsrc = try container.decodeIntegerIfPresent(UInt32.self, forKey: .rtxSsrc)
+        layers = try container.decodeIfPresent([LayerDescription].self, forKey: .layers)
+        if let first = layers?.first, !container.contains(.ssrc) {
+            ssrc = first.ssrc
+            rtxSsrc = first.rtxSsrc
+        } else {
+            ssrc = try container.decodeInteger(UInt32.self, forKey: .ssrc)
+            rtxSsrc = try container.decodeIntegerIfPresent(UInt32.self, forKey: .rtxSsrc)
+        }
     }
 }

@@ -33,7 +33,7 @@ final class TrackedSubscriber: Sendable {
                 warned = false
             case .subscriberVideoEnabled(let reason): disabledFor.remove(reason.rawValue)
             case .subscriberDidEnd: disabledFor.insert("ended")
-            case .subscriberDidDisconnectFromStream, .subscriberDidReconnectToStream: break
+            case .subscriberDidDisconnectFromStream, .subscriberDidReconnectToStream, .subscriberVideoLayerChanged: break
             }
         }
         if disabledFor.contains("quality") { return "off" }
@@ -45,7 +45,7 @@ final class TrackedSubscriber: Sendable {
         switch event {
         case .subscriberVideoDisableWarning, .subscriberVideoDisableWarningLifted: true
         case .subscriberVideoDisabled(let reason), .subscriberVideoEnabled(let reason): reason == .quality
-        case .subscriberDidEnd, .subscriberDidDisconnectFromStream, .subscriberDidReconnectToStream: false
+        case .subscriberDidEnd, .subscriberDidDisconnectFromStream, .subscriberDidReconnectToStream, .subscriberVideoLayerChanged: false
         }
     }
 
@@ -58,6 +58,8 @@ final class TrackedSubscriber: Sendable {
         case .subscriberDidEnd: "subscriberDidEnd"
         case .subscriberDidDisconnectFromStream: "subscriberDisconnected"
         case .subscriberDidReconnectToStream: "subscriberReconnected"
+        case .subscriberVideoLayerChanged(let change):
+            "videoLayerChanged(\(change.layer.map { "\($0.width)x\($0.height)" } ?? "none") → \(change.targetLayer.width)x\(change.targetLayer.height), \(change.reason))"
         }
     }
 }

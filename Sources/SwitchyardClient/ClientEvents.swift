@@ -25,6 +25,8 @@ public enum SubscriberEvent: Equatable, Sendable {
     case subscriberVideoEnabled(reason: VideoDisableReason)
     case subscriberVideoDisableWarning
     case subscriberVideoDisableWarningLifted
+    /// Of a scalable-video stream: the layer received changed, or the one the router moves to did.
+    case subscriberVideoLayerChanged(SubscriberLayerChange)
     /// The subscription ended because its stream did, or the session did.
     case subscriberDidEnd
     /// No media for 2 s while some should arrive (this network, or the publisher's, broke); the

@@ -44,12 +44,18 @@ public struct SubscriberSettings: Sendable {
     public var uplinkImpairment: ImpairmentSchedule
     /// What the subscriber tells the router about its downlink.
     public var feedback: BandwidthFeedback
+    /// Of a scalable-video stream: the largest picture and highest frame rate wanted (nil: the best
+    /// the network allows).
+    public var preferredResolution: VideoDimensions?
+    public var preferredFrameRate: Double?
 
     public init(
         subscribeToAudio: Bool = true, subscribeToVideo: Bool = true, decodes: Bool = false,
         downlinkImpairment: ImpairmentSchedule = .clean, uplinkImpairment: ImpairmentSchedule = .clean,
-        feedback: BandwidthFeedback = .receiverEstimate
+        feedback: BandwidthFeedback = .receiverEstimate, preferredResolution: VideoDimensions? = nil, preferredFrameRate: Double? = nil
     ) {
+        self.preferredResolution = preferredResolution
+        self.preferredFrameRate = preferredFrameRate
         self.subscribeToAudio = subscribeToAudio
         self.subscribeToVideo = subscribeToVideo
         self.decodes = decodes

@@ -160,7 +160,7 @@ public final class Session: Sendable {
     public func publish(_ settings: PublisherSettings) async throws(SessionError) -> Publisher {
         let endpoint = try makeEndpoint()
         let audio = settings.media.audioFrames.isEmpty ? nil : OutgoingTrack(ssrc: UInt32.random(in: 1...UInt32.max), payloadType: 111)
-        let video = settings.media.videoFrames.isEmpty ? nil : OutgoingTrack(ssrc: UInt32.random(in: 1...UInt32.max), payloadType: 96)
+        let video = settings.media.videoLayers.map { _ in OutgoingTrack(ssrc: UInt32.random(in: 1...UInt32.max), payloadType: 96) }
         let handler = PublisherMedia(media: settings.media, audio: audio, video: video, reporterSSRC: UInt32.random(in: 1...UInt32.max))
         handler.sendsAudio = settings.publishAudio
         handler.sendsVideo = settings.publishVideo
@@ -173,9 +173,9 @@ public final class Session: Sendable {
                 publisherAudioFallbackEnabled: settings.publisherAudioFallbackEnabled)
         let parameters = PublishParameters(
             name: settings.name, videoType: settings.videoType,
-            videoDimensions: video == nil ? nil : VideoDimensions(width: settings.media.settings.width, height: settings.media.settings.height),
+            videoDimensions: video.isEmpty ? nil : VideoDimensions(width: settings.media.settings.width, height: settings.media.settings.height),
             audio: audio.map { TrackDescription(codec: .opus, payloadType: $0.payloadType, ssrc: $0.ssrc) },
-            video: video.map { TrackDescription(codec: .vp8, payloadType: $0.payloadType, ssrc: $0.ssrc) },
+            video: video.first.map { TrackDescription(codec: .vp8, payloadType: $0.payloadType, ssrc: $0.ssrc, layers: Self.layers(video, settings.media)) },
             publishAudio: settings.publishAudio, publishVideo: settings.publishVideo, audioFallback: fallback,
             transport: offer(for: endpoint))
         guard case .publish(let result) = try await call(.publish(parameters)) else { throw .unexpectedReply(method: "publish") }
@@ -187,12 +187,22 @@ public final class Session: Sendable {
         return publisher
     }
 
+    /// The simulcast layers of `tracks` as `publish` declares them; nil for one encoding.
+    private static func layers(_ tracks: [OutgoingTrack], _ media: EncodedMedia) -> [LayerDescription]? {
+        guard tracks.count > 1 else { return nil }
+        return zip(tracks, media.settings.videoLayers).map { track, layer in
+            LayerDescription(
+                ssrc: track.ssrc, width: layer.width, height: layer.height, frameRate: Double(media.settings.frameRate), bitrate: layer.bitrate)
+        }
+    }
+
     /// Subscribes to a stream of this session.
     public func subscribe(to streamId: String, settings: SubscriberSettings = SubscriberSettings()) async throws(SessionError) -> Subscriber {
         let endpoint = try makeEndpoint()
         let parameters = SubscribeParameters(
             streamId: streamId, subscribeToAudio: settings.subscribeToAudio, subscribeToVideo: settings.subscribeToVideo,
-            transport: offer(for: endpoint, feedback: settings.feedback))
+            transport: offer(for: endpoint, feedback: settings.feedback), preferredResolution: settings.preferredResolution,
+            preferredFrameRate: settings.preferredFrameRate)
         guard case .subscribe(let result) = try await call(.subscribe(parameters)) else { throw .unexpectedReply(method: "subscribe") }
         let handler: SubscriberMedia
         do {
@@ -389,6 +399,8 @@ public final class Session: Sendable {
             subscriber(change.subscriberId)?.deliver(.subscriberVideoEnabled(reason: change.reason))
         case .videoDisableWarning(let change):
             subscriber(change.subscriberId)?.deliver(.subscriberVideoDisableWarning)
+        case .videoLayerChanged(let change):
+            subscriber(change.subscriberId)?.deliver(.subscriberVideoLayerChanged(change))
         case .videoDisableWarningLifted(let change):
             subscriber(change.subscriberId)?.deliver(.subscriberVideoDisableWarningLifted)
         case .publisherVideoDisableWarning(let change):

@@ -48,6 +48,19 @@ public final class Subscriber: Sendable {
         streamAudio(isExpected: enabled)
     }
 
+    /// Of a scalable-video stream, the largest picture wanted (`preferredResolution`); nil for the best
+    /// the network allows.
+    public func setPreferredResolution(_ resolution: VideoDimensions?) async throws(SessionError) {
+        let update = SubscriberUpdate(subscriberId: subscriberId, preferredResolution: resolution.map { .set($0) } ?? .clear)
+        _ = try await session.call(.updateSubscriber(update))
+    }
+
+    /// Of a scalable-video stream, the highest frame rate wanted (`preferredFrameRate`); nil for all.
+    public func setPreferredFrameRate(_ frameRate: Double?) async throws(SessionError) {
+        let update = SubscriberUpdate(subscriberId: subscriberId, preferredFrameRate: frameRate.map { .set($0) } ?? .clear)
+        _ = try await session.call(.updateSubscriber(update))
+    }
+
     /// Whether audio should arrive: this subscriber wants it and the publisher sends it.
     func streamAudio(isExpected: Bool) {
         videoState.withLock { $0.audioExpected = isExpected }

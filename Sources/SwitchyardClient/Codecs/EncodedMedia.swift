@@ -16,7 +16,11 @@ public final class EncodedMedia: Sendable {
     public static let maximumPayloadBytes = 1150
 
     public let audioFrames: [[UInt8]]
+    /// The main (highest) video encoding's loop.
     public let videoFrames: [VideoFrame]
+    /// Every video encoding's loop, lowest first; one entry unless the settings ask for simulcast,
+    /// whose payloads carry a 15-bit PictureID (zero here; the publisher numbers each frame it sends).
+    public let videoLayers: [[VideoFrame]]
     public let settings: MediaSettings
 
     public init(settings: MediaSettings) throws(CodecError) {
@@ -27,29 +31,38 @@ public final class EncodedMedia: Sendable {
             let encoder = try OpusEncoder(bitrate: settings.audioBitrate)
             for index in 0..<(seconds * 50) { audioFrames.append(try encoder.encodeNextFrame(frameIndex: index)) }
         }
-        var videoFrames: [VideoFrame] = []
+        var videoLayers: [[VideoFrame]] = []
         if settings.videoBitrate > 0 {
-            let encoder = try VP8Encoder(
-                width: settings.width, height: settings.height, frameRate: settings.frameRate, bitrate: settings.videoBitrate)
-            for counter in 0..<(seconds * settings.frameRate) {
-                let frame = try encoder.encode(counter: counter, keyFrame: counter == 0)
-                videoFrames.append(VideoFrame(payloads: Self.packetize(frame.bytes), isKeyFrame: frame.isKeyFrame, counter: counter))
+            let withPictureID = !settings.lowerLayers.isEmpty
+            for layer in settings.videoLayers {
+                let encoder = try VP8Encoder(width: layer.width, height: layer.height, frameRate: settings.frameRate, bitrate: layer.bitrate)
+                var frames: [VideoFrame] = []
+                for counter in 0..<(seconds * settings.frameRate) {
+                    let frame = try encoder.encode(counter: counter, keyFrame: counter == 0)
+                    frames.append(
+                        VideoFrame(
+                            payloads: Self.packetize(frame.bytes, withPictureID: withPictureID), isKeyFrame: frame.isKeyFrame, counter: counter))
+                }
+                videoLayers.append(frames)
             }
         }
         self.audioFrames = audioFrames
-        self.videoFrames = videoFrames
+        self.videoLayers = videoLayers
+        videoFrames = videoLayers.last ?? []
     }
 
-    /// RFC 7741 packetization: frames split into near-equal parts; a one-byte descriptor with S=1 on
-    /// the first part of the frame (partition 0) and S=0 on the rest.
-    static func packetize(_ frame: [UInt8]) -> [[UInt8]] {
-        let capacity = maximumPayloadBytes - 1
+    /// RFC 7741 packetization: frames split into near-equal parts; a descriptor with S=1 on the first
+    /// part of the frame (partition 0) and S=0 on the rest: one byte, or four with a 15-bit PictureID.
+    static func packetize(_ frame: [UInt8], withPictureID: Bool = false) -> [[UInt8]] {
+        let descriptorBytes = withPictureID ? 4 : 1
+        let capacity = maximumPayloadBytes - descriptorBytes
         let count = max(1, (frame.count + capacity - 1) / capacity)
         let partSize = (frame.count + count - 1) / count
         return (0..<count).map { index in
             let start = index * partSize
             let end = min(frame.count, start + partSize)
-            return [index == 0 ? 0x10 : 0x00] + frame[start..<end]
+            let first: UInt8 = index == 0 ? 0x10 : 0x00
+            return (withPictureID ? [first | 0x80, 0x80, 0x80, 0x00] : [first]) + frame[start..<end]
         }
     }
 

@@ -8,8 +8,15 @@ public struct MediaSettings: Equatable, Sendable {
     /// Length of the encoded loop; its first frame is the only key frame, so this is also the key-frame
     /// interval when nobody asks for one.
     public var loopSeconds: Int
+    /// Simulcast: the lower encodings sent beside the main one (`width` × `height` at `videoBitrate`),
+    /// lowest first, each of the same test pattern and frame counter. Empty for one encoding.
+    public var lowerLayers: [VideoLayerSettings]
 
-    public init(videoBitrate: Int = 500_000, audioBitrate: Int = 32_000, width: Int = 640, height: Int = 360, frameRate: Int = 30, loopSeconds: Int = 5) {
+    public init(
+        videoBitrate: Int = 500_000, audioBitrate: Int = 32_000, width: Int = 640, height: Int = 360, frameRate: Int = 30, loopSeconds: Int = 5,
+        lowerLayers: [VideoLayerSettings] = []
+    ) {
+        self.lowerLayers = lowerLayers
         self.videoBitrate = videoBitrate
         self.audioBitrate = audioBitrate
         self.width = width
@@ -19,4 +26,22 @@ public struct MediaSettings: Equatable, Sendable {
     }
 
     public static let audioOnly = MediaSettings(videoBitrate: 0)
+
+    /// Every video encoding, lowest first: the lower layers, then the main one.
+    public var videoLayers: [VideoLayerSettings] {
+        lowerLayers + [VideoLayerSettings(width: width, height: height, bitrate: videoBitrate)]
+    }
+}
+
+/// One simulcast encoding of the test pattern.
+public struct VideoLayerSettings: Equatable, Sendable {
+    public var width: Int
+    public var height: Int
+    public var bitrate: Int
+
+    public init(width: Int, height: Int, bitrate: Int) {
+        self.width = width
+        self.height = height
+        self.bitrate = bitrate
+    }
 }

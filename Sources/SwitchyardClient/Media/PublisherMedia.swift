@@ -1,15 +1,17 @@
 import RTPWire
 
 /// What a publisher sends: the encoded loop, paced in real time (an Opus frame every 20 ms, a VP8
-/// frame every 1/frameRate s), each packet stamped with abs-send-time; sender reports every second;
-/// NACKed packets resent byte for byte; a PLI or FIR answered by jumping to the loop's key frame.
+/// frame every 1/frameRate s on each video encoding), each packet stamped with abs-send-time; sender
+/// reports every second; NACKed packets resent byte for byte; a PLI or FIR answered by jumping to the
+/// loop's key frame on the encoding it names.
 final class PublisherMedia: MediaHandler {
     static let absoluteSendTimeID: UInt8 = 3
     static let senderReportInterval: UInt64 = 1_000_000_000
 
     let media: EncodedMedia
     let audio: OutgoingTrack?
-    let video: OutgoingTrack?
+    /// One per video encoding, lowest first (one unless simulcast).
+    let videoEncodings: [VideoEncodingSender]
     var sendsAudio = true
     var sendsVideo = true
     private let reporterSSRC: UInt32
@@ -18,10 +20,7 @@ final class PublisherMedia: MediaHandler {
     private var nextVideoAt: UInt64 = 0
     private var audioFrameCount = 0
     private var videoFrameCount = 0
-    private var loopVideoIndex = 0
-    private var keyFrameRequested = false
     private var nextReportAt: UInt64 = 0
-    private var videoRing = SentPacketRing()
     private var statistics = PublisherMediaStatistics()
     private var path = MediaPathWatch(silence: 3_000_000_000)
     /// The highest sequence number the router reported receiving, per SSRC.
@@ -30,15 +29,15 @@ final class PublisherMedia: MediaHandler {
     /// publisher sends, `true` when they show it again. Called on the media loop.
     var onPathChange: ((Bool) -> Void)?
 
-    init(media: EncodedMedia, audio: OutgoingTrack?, video: OutgoingTrack?, reporterSSRC: UInt32) {
+    init(media: EncodedMedia, audio: OutgoingTrack?, video: [OutgoingTrack], reporterSSRC: UInt32) {
         self.media = media
         self.audio = media.audioFrames.isEmpty ? nil : audio
-        self.video = media.videoFrames.isEmpty ? nil : video
+        videoEncodings = zip(video, media.videoLayers).map { VideoEncodingSender(track: $0, frames: $1, numbersPictures: media.videoLayers.count > 1) }
         self.reporterSSRC = reporterSSRC
     }
 
     deinit {
-        videoRing.release()
+        for encoding in videoEncodings { encoding.ring.release() }
     }
 
     var snapshot: PublisherMediaStatistics { statistics }
@@ -59,11 +58,13 @@ final class PublisherMedia: MediaHandler {
                 nextAudioAt += 20_000_000
             }
         }
-        if let video {
+        if !videoEncodings.isEmpty {
             let frameInterval = 1_000_000_000 / UInt64(media.settings.frameRate)
             if now > nextVideoAt + 200_000_000 { nextVideoAt = now }
             while nextVideoAt <= now {
-                if sendsVideo { sendVideoFrame(video, now: now, endpoint: endpoint) }
+                if sendsVideo {
+                    for encoding in videoEncodings { sendVideoFrame(encoding, now: now, endpoint: endpoint) }
+                }
                 videoFrameCount += 1
                 nextVideoAt += frameInterval
             }
@@ -71,7 +72,7 @@ final class PublisherMedia: MediaHandler {
         if now >= nextReportAt {
             sendSenderReports(now: now, endpoint: endpoint)
             nextReportAt = now + Self.senderReportInterval
-            let sending = (audio != nil && sendsAudio) || (video != nil && sendsVideo)
+            let sending = (audio != nil && sendsAudio) || (!videoEncodings.isEmpty && sendsVideo)
             if path.check(now: now, expecting: sending) { onPathChange?(false) }
         }
     }
@@ -79,21 +80,20 @@ final class PublisherMedia: MediaHandler {
     private func sendAudioFrame(_ track: OutgoingTrack, now: UInt64, endpoint: MediaEndpoint) {
         let frame = media.audioFrames[audioFrameCount % media.audioFrames.count]
         let timestamp = track.timestampBase &+ UInt32(truncatingIfNeeded: audioFrameCount &* 960)
-        send(track, payload: frame, timestamp: timestamp, marker: false, now: now, endpoint: endpoint, ring: false)
+        send(track, payload: frame, timestamp: timestamp, marker: false, now: now, endpoint: endpoint)
         statistics.audio.packetsSent += 1
         statistics.audio.bytesSent += UInt64(frame.count)
     }
 
-    private func sendVideoFrame(_ track: OutgoingTrack, now: UInt64, endpoint: MediaEndpoint) {
-        if keyFrameRequested {
-            keyFrameRequested = false
-            loopVideoIndex = 0
-        }
-        let frame = media.videoFrames[loopVideoIndex]
-        loopVideoIndex = (loopVideoIndex + 1) % media.videoFrames.count
+    private func sendVideoFrame(_ encoding: VideoEncodingSender, now: UInt64, endpoint: MediaEndpoint) {
+        let frame = encoding.nextFrame()
+        let track = encoding.track
         let timestamp = track.timestampBase &+ UInt32(truncatingIfNeeded: videoFrameCount &* (90_000 / media.settings.frameRate))
+        let pictureID = encoding.takePictureID()
         for (index, payload) in frame.payloads.enumerated() {
-            send(track, payload: payload, timestamp: timestamp, marker: index == frame.payloads.count - 1, now: now, endpoint: endpoint, ring: true)
+            send(
+                track, payload: payload, timestamp: timestamp, marker: index == frame.payloads.count - 1, now: now, endpoint: endpoint,
+                encoding: encoding, pictureID: pictureID)
             statistics.video.packetsSent += 1
             statistics.video.bytesSent += UInt64(payload.count)
         }
@@ -102,7 +102,8 @@ final class PublisherMedia: MediaHandler {
     }
 
     private func send(
-        _ track: OutgoingTrack, payload: [UInt8], timestamp: UInt32, marker: Bool, now: UInt64, endpoint: MediaEndpoint, ring: Bool
+        _ track: OutgoingTrack, payload: [UInt8], timestamp: UInt32, marker: Bool, now: UInt64, endpoint: MediaEndpoint,
+        encoding: VideoEncodingSender? = nil, pictureID: UInt16? = nil
     ) {
         let sequenceNumber = track.takeSequenceNumber()
         endpoint.sendRTP(now: now) { buffer in
@@ -112,7 +113,10 @@ final class PublisherMedia: MediaHandler {
                     ssrc: track.ssrc, marker: marker, payload: bytes)
             }
             try packet.setAbsoluteSendTime(AbsoluteSendTime(nanoseconds: now), id: Self.absoluteSendTimeID)
-            if ring { videoRing.store(UnsafeRawBufferPointer(packet.bytes), sequenceNumber: sequenceNumber) }
+            if let pictureID, var descriptor = try? VP8PayloadDescriptor(parsing: packet.payload), descriptor.pictureID != nil {
+                try descriptor.rewrite(pictureID: pictureID, in: packet.payload)
+            }
+            encoding?.ring.store(UnsafeRawBufferPointer(packet.bytes), sequenceNumber: sequenceNumber)
             return packet.length
         }
     }
@@ -121,9 +125,10 @@ final class PublisherMedia: MediaHandler {
         guard let startedAt else { return }
         let ntp = ReceiverStatistics.ntpTimestamp(nanosecondsSinceNTPEpoch: MonotonicClock.nanosecondsSinceNTPEpoch())
         let elapsed = now - startedAt
+        let tracks = (audio.map { [($0, UInt64(48_000), statistics.audio, sendsAudio)] } ?? [])
+            + videoEncodings.map { ($0.track, UInt64(90_000), statistics.video, sendsVideo) }
         endpoint.sendRTCP(now: now) { (writer: inout RTCPWriter) throws(RTCPError) in
-            for (track, rate, counters) in [(audio, UInt64(48_000), statistics.audio), (video, UInt64(90_000), statistics.video)] {
-                guard let track, sends(track) else { continue }
+            for (track, rate, counters, sends) in tracks where sends {
                 try RTCPSenderReport.write(
                     senderSSRC: track.ssrc, ntpTimestamp: ntp,
                     rtpTimestamp: track.timestampBase &+ UInt32(truncatingIfNeeded: elapsed * rate / 1_000_000_000),
@@ -134,8 +139,8 @@ final class PublisherMedia: MediaHandler {
         statistics.senderReportsSent += 1
     }
 
-    private func sends(_ track: OutgoingTrack) -> Bool {
-        track.ssrc == audio?.ssrc ? sendsAudio : sendsVideo
+    private func videoEncoding(ssrc: UInt32) -> VideoEncodingSender? {
+        videoEncodings.first { $0.track.ssrc == ssrc }
     }
 
     func received(rtp packet: RTPPacket, now: UInt64, endpoint: MediaEndpoint) {
@@ -156,8 +161,9 @@ final class PublisherMedia: MediaHandler {
                     if let roundTrip = block.roundTripTime(arrivalCompactNTP: arrival) {
                         statistics.roundTripTimeSeconds = Double(roundTrip) / 65536
                     }
-                    if block.ssrc == video?.ssrc { statistics.videoFractionLost = Double(block.fractionLost) / 256 }
-                    if block.ssrc == video?.ssrc || block.ssrc == audio?.ssrc,
+                    let isVideo = videoEncoding(ssrc: block.ssrc) != nil
+                    if isVideo { statistics.videoFractionLost = Double(block.fractionLost) / 256 }
+                    if isVideo || block.ssrc == audio?.ssrc,
                         block.extendedHighestSequenceNumber > reportedHighest[block.ssrc, default: 0] || reportedHighest[block.ssrc] == nil
                     {
                         reportedHighest[block.ssrc] = block.extendedHighestSequenceNumber
@@ -165,31 +171,66 @@ final class PublisherMedia: MediaHandler {
                     }
                 }
                 statistics.receiverReports += 1
-            case .genericNACK(let nack) where nack.mediaSSRC == video?.ssrc:
+            case .genericNACK(let nack):
+                guard let encoding = videoEncoding(ssrc: nack.mediaSSRC) else { continue }
                 statistics.nacksReceived += 1
                 for sequenceNumber in nack.lostSequenceNumbers {
-                    resend(sequenceNumber, now: now, endpoint: endpoint)
+                    resend(sequenceNumber, from: encoding, now: now, endpoint: endpoint)
                 }
-            case .pictureLossIndication(let request) where request.mediaSSRC == video?.ssrc:
+            case .pictureLossIndication(let request):
+                guard let encoding = videoEncoding(ssrc: request.mediaSSRC) else { continue }
                 statistics.keyFrameRequests += 1
-                keyFrameRequested = true
-            case .fullIntraRequest:
+                encoding.keyFrameRequested = true
+            case .fullIntraRequest(let request):
                 statistics.keyFrameRequests += 1
-                keyFrameRequested = true
+                for item in request.items { videoEncoding(ssrc: item.ssrc)?.keyFrameRequested = true }
             default:
                 break
             }
         }
     }
 
-    private func resend(_ sequenceNumber: UInt16, now: UInt64, endpoint: MediaEndpoint) {
+    private func resend(_ sequenceNumber: UInt16, from encoding: VideoEncodingSender, now: UInt64, endpoint: MediaEndpoint) {
         var found = false
         endpoint.sendRTP(now: now) { buffer in
-            guard let length = videoRing.copy(sequenceNumber: sequenceNumber, into: buffer) else { return 0 }
+            guard let length = encoding.ring.copy(sequenceNumber: sequenceNumber, into: buffer) else { return 0 }
             found = true
             return length
         }
         if found { statistics.retransmissions += 1 } else { statistics.retransmissionsMissed += 1 }
+    }
+}
+
+/// One video encoding a publisher sends: its RTP stream, its loop of frames (restarted at the key
+/// frame when the router asks for one), the packets kept for NACKs, and its PictureID counter.
+final class VideoEncodingSender {
+    let track: OutgoingTrack
+    let frames: [EncodedMedia.VideoFrame]
+    var ring = SentPacketRing()
+    var keyFrameRequested = false
+    private var loopIndex = 0
+    private var pictureID: UInt16?
+
+    init(track: OutgoingTrack, frames: [EncodedMedia.VideoFrame], numbersPictures: Bool) {
+        self.track = track
+        self.frames = frames
+        // Each encoding numbers its pictures on its own, from anywhere, as browsers' do.
+        pictureID = numbersPictures ? UInt16.random(in: 0..<(1 << 15)) : nil
+    }
+
+    func nextFrame() -> EncodedMedia.VideoFrame {
+        if keyFrameRequested {
+            keyFrameRequested = false
+            loopIndex = 0
+        }
+        defer { loopIndex = (loopIndex + 1) % frames.count }
+        return frames[loopIndex]
+    }
+
+    func takePictureID() -> UInt16? {
+        guard let current = pictureID else { return nil }
+        pictureID = (current + 1) % (1 << 15)
+        return current
     }
 }
 

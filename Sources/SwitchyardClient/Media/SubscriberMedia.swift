@@ -21,6 +21,7 @@ final class SubscriberMedia: MediaHandler {
     private var audioDecoder: OpusDecoder?
     private var payloadRing: [[UInt8]]
     private var expectedCounter: Int?
+    private var lastPictureID: UInt16?
     private var lastFrameAt: UInt64?
     private var averageFrameInterval: Double = 1e9 / 30
     private var waitingSince: UInt64?
@@ -162,6 +163,10 @@ final class SubscriberMedia: MediaHandler {
         var decoded = true
         statistics.framesReceived += 1
         if frame.isKeyFrame { statistics.keyFramesReceived += 1 }
+        if let pictureID = frame.pictureID {
+            if let last = lastPictureID, pictureID != (last + 1) % (1 << 15) { statistics.pictureIDGaps += 1 }
+            lastPictureID = pictureID
+        }
         if statistics.firstFrameAt == nil { statistics.firstFrameAt = now }
         if let since = waitingSince {
             statistics.keyFrameWaitSeconds += Double(now - since) / 1e9
@@ -177,6 +182,9 @@ final class SubscriberMedia: MediaHandler {
             do {
                 for counter in try bytes.withUnsafeBytes({ try videoDecoder.decode($0) }) {
                     statistics.framesDecoded += 1
+                    statistics.decodedWidth = videoDecoder.lastWidth
+                    statistics.decodedHeight = videoDecoder.lastHeight
+                    statistics.framesDecodedByWidth[videoDecoder.lastWidth, default: 0] += 1
                     if !frame.isKeyFrame, let expectedCounter, counter != expectedCounter { statistics.counterMismatches += 1 }
                     expectedCounter = counter + 1
                 }
@@ -318,6 +326,13 @@ public struct SubscriberMediaStatistics: Equatable, Sendable {
     public var decodeErrors: UInt64 = 0
     /// Decoded pictures whose frame counter was not the one after the previous picture's.
     public var counterMismatches: UInt64 = 0
+    /// The size of the last picture decoded, and how many pictures were decoded at each width (the
+    /// layer of a scalable-video stream shows in them).
+    public var decodedWidth = 0
+    public var decodedHeight = 0
+    public var framesDecodedByWidth: [Int: UInt64] = [:]
+    /// Decodable frames whose VP8 PictureID did not follow the previous frame's (frames that carry one).
+    public var pictureIDGaps: UInt64 = 0
     /// Times the frame chain broke for good (frames lost until a key frame).
     public var framesDropped: UInt64 = 0
     public var keyFramesReceived: UInt64 = 0

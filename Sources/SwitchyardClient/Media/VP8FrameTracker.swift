@@ -14,6 +14,8 @@ struct VP8FrameTracker {
         var first: Int64?
         var last: Int64?
         var isKeyFrame = false
+        /// The VP8 PictureID, when the frame's first packet carries one.
+        var pictureID: UInt16?
         /// The first packet of this frame that arrived.
         var seen: Int64
         var firstSeenAt: UInt64
@@ -62,6 +64,7 @@ struct VP8FrameTracker {
         if let descriptor, descriptor.isStartOfFrame {
             pending[frameIndex].first = sequence
             pending[frameIndex].isKeyFrame = descriptor.isKeyFrame
+            pending[frameIndex].pictureID = descriptor.pictureID
         }
         if marker { pending[frameIndex].last = sequence }
         return sequence
