@@ -35,6 +35,8 @@ final class Consumer {
     private var pictureRewriter = VP8PictureRewriter()
     /// The last layer state announced, so only changes become events.
     var announcedLayerState: VideoLayerState?
+    /// The newest packet forwarded ended a frame: a probe slipped in here splits nothing.
+    private var isAtFrameBoundary = false
     private(set) var packetsSent: UInt64 = 0
     private(set) var payloadBytesSent: UInt64 = 0
     private(set) var bytesSent: UInt64 = 0
@@ -101,6 +103,7 @@ final class Consumer {
         }
         guard let mapped = rewriter.rewrite(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, now: now)
         else { return }
+        if layerSelector != nil, mapped.sequenceNumber == rewriter.lastSequenceNumber { isAtFrameBoundary = packet.marker }
         if send(packet, sequenceNumber: mapped.sequenceNumber, timestamp: mapped.timestamp, descriptor: frame.descriptor, now: now) {
             packetsSent &+= 1
             payloadBytesSent &+= UInt64(packet.payloadLength)
@@ -261,6 +264,17 @@ final class Consumer {
     }
 
     var canProbe: Bool { retransmissionStream != nil }
+
+    /// Sends one padding-only packet in this consumer's own sequence while media flows, between two
+    /// frames: a bandwidth probe a receiver without RTX counts (and reports) like media. Only where
+    /// nothing can still arrive late to take its number (no upstream gap awaiting repair). Returns
+    /// whether it went.
+    func sendInlineProbe(now: UInt64) -> Bool {
+        guard isAtFrameBoundary, pauseReasons.isEmpty, producer.encodings[currentEncoding].nackGenerator?.missingCount ?? 0 == 0,
+            let (sequenceNumber, timestamp) = rewriter.insertPadding()
+        else { return false }
+        return sendPaddingPacket(ssrc: ssrc, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp, now: now)
+    }
 
     private func sendPaddingPacket(
         ssrc: UInt32, payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, now: UInt64, probeCluster: Int? = nil

@@ -50,7 +50,7 @@ struct ConsumerSequenceRewriter: Sendable {
     /// The producer sequence number of each recent outgoing one, by outgoing number modulo its size;
     /// kept once packets are dropped within a run (`drop`), when the offset alone no longer maps a
     /// subscriber's NACK back. Preallocated by `keepHistory()`, so the packet path does not allocate.
-    private var history: [UInt16] = []
+    private var history: [UInt32] = []
 
     /// Creates a rewriter whose first outgoing packet has `initialSequenceNumber` and whose
     /// timestamps are the producer's plus `timestampOffset` until the first resync.
@@ -88,7 +88,21 @@ struct ConsumerSequenceRewriter: Sendable {
 
     /// Makes room for the NACK history `drop` needs; call once, before forwarding.
     mutating func keepHistory() {
-        if history.isEmpty { history = Array(repeating: 0, count: Self.historySize) }
+        if history.isEmpty { history = Array(repeating: Self.noPacket, count: Self.historySize) }
+    }
+
+    /// A history entry for an outgoing number that stands for no producer packet (inserted padding).
+    private static let noPacket: UInt32 = 1 << 16
+
+    /// A padding-only packet slipped in after the newest forwarded one (a bandwidth probe while media
+    /// flows): the next number and the newest timestamp; the packets after it move up one number.
+    /// Nil when there is no run, or no history to keep a NACK for it from mapping to a packet.
+    mutating func insertPadding() -> (sequenceNumber: UInt16, timestamp: UInt32)? {
+        guard !isAwaitingResync, !history.isEmpty, producerSequence.lastUnwrapped != nil else { return nil }
+        lastSequenceNumber &+= 1
+        sequenceNumberOffset &+= 1
+        history[Int(lastSequenceNumber) % Self.historySize] = Self.noPacket
+        return (lastSequenceNumber, lastTimestamp)
     }
 
     /// Leaves a producer packet out of the consumer's stream without a gap (a temporal layer the
@@ -158,8 +172,9 @@ struct ConsumerSequenceRewriter: Sendable {
         } else {
             // Only numbers of the current run, and recent enough to be in the history, map back.
             let age = lastSequenceNumber &- sequenceNumber
-            guard age < Self.historySize, age <= lastSequenceNumber &- runFirstOutgoing else { return nil }
-            producer = history[Int(sequenceNumber) % Self.historySize]
+            let entry = history[Int(sequenceNumber) % Self.historySize]
+            guard age < Self.historySize, age <= lastSequenceNumber &- runFirstOutgoing, entry != Self.noPacket else { return nil }
+            producer = UInt16(entry)
         }
         let unwrapped = producerSequence.peek(producer)
         guard unwrapped >= runStart, unwrapped <= newest else { return nil }
@@ -208,7 +223,7 @@ struct ConsumerSequenceRewriter: Sendable {
     @inline(__always)
     private mutating func remember(_ outgoing: UInt16, producer: UInt16) {
         guard !history.isEmpty else { return }
-        history[Int(outgoing) % Self.historySize] = producer
+        history[Int(outgoing) % Self.historySize] = UInt32(producer)
     }
 
     /// Clock-rate ticks in the wall time from `start` to `end`, rounded to the nearest tick and

@@ -11,10 +11,62 @@ extension Transport {
     /// Loss above which a link without a bandwidth estimate is budgeted at what gets through.
     static let lossBudgetThreshold = 0.05
 
-    /// Timer work: re-divides the budget when due.
+    /// How long a probe for the next layer lasts (long enough for the receiver's estimate to show it
+    /// and the up-switch hold to pass), and how often one starts while a layer is held back.
+    static let layerProbeDuration: UInt64 = 2_500_000_000
+    static let layerProbeInterval: UInt64 = 8_000_000_000
+    /// What a probe sends: the next layer's rate with this much headroom, less what flows.
+    static let layerProbeHeadroom = 1.25
+
+    /// Timer work: re-divides the budget when due, and probes for the next layer.
     func tickLayers(now: UInt64) {
-        guard hasLayeredConsumers, now &- lastLayerAllocationAt >= Self.layerAllocationInterval else { return }
-        allocateLayers(now: now)
+        guard hasLayeredConsumers else { return }
+        if now &- lastLayerAllocationAt >= Self.layerAllocationInterval { allocateLayers(now: now) }
+        probeForNextLayer(now: now)
+    }
+
+    /// A receiver's estimate cannot show room it was never offered: while a simulcast consumer is
+    /// held below its preference for bandwidth, every `layerProbeInterval` the router pads the
+    /// stream up to what the next layer would need, for `layerProbeDuration`. The padding goes in
+    /// the consumer's own sequence between frames, so receivers without RTX (plain transports)
+    /// count it. A transport with transport-wide feedback probes through its own estimator instead.
+    private func probeForNextLayer(now: UInt64) {
+        guard sendSideEstimation == nil, downlink.quality.loss < 0.02, !(layersHeldLowestUntil.map { now < $0 } ?? false),
+            let (consumer, bitrate) = layerProbeTarget(now: now)
+        else {
+            layerProbe = nil
+            return
+        }
+        if layerProbe == nil {
+            guard now >= nextLayerProbeAt else { return }
+            layerProbe = (until: now + Self.layerProbeDuration, credit: 0, lastAt: now)
+            nextLayerProbeAt = now + Self.layerProbeInterval
+        }
+        guard var probe = layerProbe, now < probe.until else {
+            layerProbe = nil
+            return
+        }
+        let packetBytes = Double(consumer.probePacketBytes)
+        probe.credit = min(probe.credit + bitrate / 8 * Double(now &- probe.lastAt) / 1e9, 8 * packetBytes)
+        probe.lastAt = now
+        while probe.credit >= packetBytes, consumer.sendInlineProbe(now: now) {
+            probe.credit -= packetBytes
+        }
+        layerProbe = probe
+    }
+
+    /// The consumer held back for bandwidth and the padding rate that would show room for its next
+    /// layer.
+    private func layerProbeTarget(now: UInt64) -> (Consumer, Double)? {
+        for (ssrc, consumer) in consumersBySSRC where ssrc == consumer.ssrc && consumer.isForwarding {
+            guard let selector = consumer.layerSelector, selector.reason == .bandwidth, let current = selector.current,
+                current + 1 < consumer.producer.encodings.count
+            else { continue }
+            let encodings = consumer.producer.encodings
+            let missing = encodings[current + 1].budgetedBitrate * Self.layerProbeHeadroom - encodings[current].budgetedBitrate
+            if missing > 0 { return (consumer, missing) }
+        }
+        return nil
     }
 
     /// What the subscriber's simulcast video may use, in bits per second: the downlink estimate less

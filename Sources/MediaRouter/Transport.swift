@@ -72,6 +72,9 @@ final class Transport {
     /// on the lowest layer.
     var lastLayerAllocationAt: UInt64 = 0
     var layersHeldLowestUntil: UInt64?
+    /// The probe for a held-back simulcast layer under way (Transport+Layers), and when the next may start.
+    var layerProbe: (until: UInt64, credit: Double, lastAt: UInt64)?
+    var nextLayerProbeAt: UInt64 = 0
 
     /// Indices of the worker's send slots queued for this transport; the worker flushes them.
     let pendingSends: UnsafeMutablePointer<UInt16>

@@ -15,7 +15,7 @@ struct RTCStatsReportBuilder {
 
     /// `outbound-rtp` for what the router sends a subscriber, and `remote-inbound-rtp` for what the
     /// subscriber reported receiving.
-    mutating func addOutbound(consumer: ConsumerParameters, counters: ConsumerStatistics) {
+    mutating func addOutbound(consumer: ConsumerParameters, counters: ConsumerStatistics, layer: VideoLayerInfo? = nil) {
         let codecId = addCodec(name: consumer.codec.name, payloadType: consumer.codec.payloadType)
         let outboundId = "OT\(consumer.ssrc)"
         let remoteId = "RI\(consumer.ssrc)"
@@ -26,6 +26,9 @@ struct RTCStatsReportBuilder {
         outbound.nackCount = counters.nacksReceived
         outbound.pliCount = counters.keyFrameRequestsReceived
         outbound.remoteId = remoteId
+        outbound.frameWidth = layer?.width
+        outbound.frameHeight = layer?.height
+        outbound.framesPerSecond = layer?.frameRate
         entries.append(outbound)
         var remote = entry(remoteId, "remote-inbound-rtp", ssrc: consumer.ssrc, kind: consumer.kind, codecId: codecId)
         remote.packetsLost = counters.packetsLost

@@ -44,18 +44,26 @@ extension SessionDirectory {
         let timestamp = nowMilliseconds
         let transport = measured.transports.first { $0.transportID == subscriber.transportID }
         var report = RTCStatsReportBuilder(timestamp: Double(timestamp), transportId: "T\(subscriber.transportID.rawValue)")
+        let layerInfo = sessions[sessionId]?.streams[subscriber.streamId]?.info.videoLayers
         func track(_ consumer: ConsumerParameters?) -> TrackStatistics? {
             guard let consumer, let counters = measured.consumers.first(where: { $0.consumerID == consumer.consumerID }) else { return nil }
             let lost = UInt64(max(0, counters.packetsLost))
             let received = counters.packetsSent - min(counters.packetsSent, lost)
             let bytesReceived = counters.packetsSent == 0 ? 0 : UInt64(Double(counters.bytesSent) * Double(received) / Double(counters.packetsSent))
-            report.addOutbound(consumer: consumer, counters: counters)
-            return TrackStatistics(
+            let layers = counters.layer.flatMap { state in
+                layerInfo.map { Self.layerChange(state, layers: $0, subscriber: subscriber) } ?? nil
+            }
+            report.addOutbound(consumer: consumer, counters: counters, layer: layers?.layer)
+            var statistics = TrackStatistics(
                 packetsSent: counters.packetsSent, bytesSent: counters.bytesSent, packetsReceived: received, packetsLost: counters.packetsLost,
                 fractionLost: Double(counters.fractionLost) / 256, jitterSeconds: counters.jitterSeconds,
                 roundTripTimeSeconds: counters.roundTripTimeSeconds, retransmittedPackets: counters.retransmittedPackets,
                 nacksReceived: counters.nacksReceived, keyFrameRequestsReceived: counters.keyFrameRequestsReceived,
                 bytesReceived: bytesReceived, probePacketsSent: counters.probePacketsSent)
+            statistics.layer = layers?.layer
+            statistics.targetLayer = layers?.targetLayer
+            statistics.layerReason = layers?.reason
+            return statistics
         }
         let audio = track(subscriber.audio)
         let video = track(subscriber.video)

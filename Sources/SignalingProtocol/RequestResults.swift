@@ -128,6 +128,11 @@ public struct TrackStatistics: Codable, Equatable, Sendable {
     public var bytesReceived: UInt64
     /// Padding-only packets sent to probe the path while video was off for quality.
     public var probePacketsSent: UInt64
+    /// Of a scalable-video stream: the layer sent now (absent while none is), the one the router
+    /// moves to at its next key frame, and why (`preference`, `bandwidth`, `fallback`, `unavailable`).
+    public var layer: VideoLayerInfo?
+    public var targetLayer: VideoLayerInfo?
+    public var layerReason: String?
 
     public init(
         packetsSent: UInt64, bytesSent: UInt64, packetsReceived: UInt64, packetsLost: Int64, fractionLost: Double,

@@ -108,6 +108,10 @@ public struct RTCStatsEntry: Codable, Equatable, Sendable {
     public var roundTripTime: Double?
     public var currentRoundTripTime: Double?
     public var availableOutgoingBitrate: Double?
+    /// Of an `outbound-rtp` video entry of a scalable-video stream: the layer sent.
+    public var frameWidth: Int?
+    public var frameHeight: Int?
+    public var framesPerSecond: Double?
     public var mimeType: String?
     public var payloadType: UInt8?
     public var clockRate: UInt32?
