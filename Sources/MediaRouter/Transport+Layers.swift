@@ -14,8 +14,8 @@ extension Transport {
     /// How long a probe for the next layer lasts (long enough for the receiver's estimate to show it
     /// and the up-switch hold to pass), and how often one starts while a layer is held back.
     static let layerProbeDuration: UInt64 = 2_500_000_000
-    static let layerProbeInterval: UInt64 = 8_000_000_000
-    /// What a probe sends: the next layer's rate with this much headroom, less what flows.
+    static let layerProbeInterval: UInt64 = 5_000_000_000
+    /// What a probe sends: the preferred layer's rate with this much headroom, less what flows.
     static let layerProbeHeadroom = 1.25
 
     /// Timer work: re-divides the budget when due, and probes for the next layer.
@@ -27,7 +27,8 @@ extension Transport {
 
     /// A receiver's estimate cannot show room it was never offered: while a simulcast consumer is
     /// held below its preference for bandwidth, every `layerProbeInterval` the router pads the
-    /// stream up to what the next layer would need, for `layerProbeDuration`. The padding goes in
+    /// stream up to what the preferred layer would need, for `layerProbeDuration`; one probe can so
+    /// justify a move of several layers. The padding goes in
     /// the consumer's own sequence between frames, so receivers without RTX (plain transports)
     /// count it. A transport with transport-wide feedback probes through its own estimator instead.
     private func probeForNextLayer(now: UInt64) {
@@ -55,15 +56,15 @@ extension Transport {
         layerProbe = probe
     }
 
-    /// The consumer held back for bandwidth and the padding rate that would show room for its next
-    /// layer.
+    /// The consumer held back for bandwidth and the padding rate that would show room for its
+    /// preferred layer.
     private func layerProbeTarget(now: UInt64) -> (Consumer, Double)? {
         for (ssrc, consumer) in consumersBySSRC where ssrc == consumer.ssrc && consumer.isForwarding {
             guard let selector = consumer.layerSelector, selector.reason == .bandwidth, let current = selector.current,
-                current + 1 < consumer.producer.encodings.count
+                let preferred = consumer.preferredLayer(now: now), preferred > current
             else { continue }
             let encodings = consumer.producer.encodings
-            let missing = encodings[current + 1].budgetedBitrate * Self.layerProbeHeadroom - encodings[current].budgetedBitrate
+            let missing = encodings[preferred].budgetedBitrate * Self.layerProbeHeadroom - encodings[current].budgetedBitrate
             if missing > 0 { return (consumer, missing) }
         }
         return nil

@@ -78,9 +78,10 @@ import Testing
         #expect(try await small.rtcStatsReport().contains { $0.type == "outbound-rtp" && $0.frameWidth == 256 })
 
         // Up on a raised preference, down on a lowered one: each on the target's key frame, seamlessly.
+        // Up waits until the receiver's estimate, made on the low layer, shows room: the router probes.
         try await small.setPreferredResolution(VideoDimensions(width: 1280, height: 720))
         try await best.setPreferredResolution(VideoDimensions(width: 256, height: 144))
-        let upgraded = try await decoded(small, width: 768)
+        let upgraded = try await decoded(small, width: 768, timeout: .seconds(15))
         let downgraded = try await decoded(best, width: 256)
         #expect(upgraded.decodedWidth == 768)
         #expect(downgraded.decodedWidth == 256)
@@ -93,7 +94,7 @@ import Testing
         // Dropping the preference means the best the network allows: the receiver's estimate, made on
         // the low layer, shows no room for more until the router probes for it.
         try await best.setPreferredResolution(nil)
-        #expect(try await decoded(best, width: 768, timeout: .seconds(12)).decodedWidth == 768)
+        #expect(try await decoded(best, width: 768, timeout: .seconds(15)).decodedWidth == 768)
         expectClean(await best.statistics(), "best back up")
 
         await bob.disconnect()
