@@ -11,28 +11,27 @@ extension Transport {
     /// Loss above which a link without a bandwidth estimate is budgeted at what gets through.
     static let lossBudgetThreshold = 0.05
 
-    /// How long a probe for the next layer lasts (long enough for the receiver's estimate to show it
+    /// How long a probe for a held-back layer lasts (long enough for the receiver's estimate to show it
     /// and the up-switch hold to pass), and how often one starts while a layer is held back.
     static let layerProbeDuration: UInt64 = 2_500_000_000
     static let layerProbeInterval: UInt64 = 5_000_000_000
     /// What a probe sends: the preferred layer's rate with this much headroom, less what flows.
     static let layerProbeHeadroom = 1.25
 
-    /// Timer work: re-divides the budget when due, and probes for the next layer.
+    /// Timer work: re-divides the budget when due, and probes for a held-back layer.
     func tickLayers(now: UInt64) {
-        guard hasLayeredConsumers else { return }
+        guard layeredConsumerCount > 0 else { return }
         if now &- lastLayerAllocationAt >= Self.layerAllocationInterval { allocateLayers(now: now) }
-        probeForNextLayer(now: now)
+        probeForHeldBackLayer(now: now)
     }
 
     /// A receiver's estimate cannot show room it was never offered: while a simulcast consumer is
     /// held below its preference for bandwidth, every `layerProbeInterval` the router pads the
     /// stream up to what the preferred layer would need, for `layerProbeDuration`; one probe can so
-    /// justify a move of several layers. The padding goes in
-    /// the consumer's own sequence between frames, so receivers without RTX (plain transports)
-    /// count it. A transport with transport-wide feedback probes through its own estimator instead.
-    private func probeForNextLayer(now: UInt64) {
-        guard sendSideEstimation == nil, downlink.quality.loss < 0.02, !(layersHeldLowestUntil.map { now < $0 } ?? false),
+    /// justify a move of several layers. The padding goes in the consumer's own sequence between
+    /// frames, so receivers without RTX (plain transports) count it. A transport with transport-wide feedback probes through its own estimator instead.
+    private func probeForHeldBackLayer(now: UInt64) {
+        guard sendSideEstimation == nil, downlink.quality.loss < 0.02, !areLayersHeldLowest(now: now),
             let (consumer, bitrate) = layerProbeTarget(now: now)
         else {
             layerProbe = nil
@@ -59,7 +58,7 @@ extension Transport {
     /// The consumer held back for bandwidth and the padding rate that would show room for its
     /// preferred layer.
     private func layerProbeTarget(now: UInt64) -> (Consumer, Double)? {
-        for (ssrc, consumer) in consumersBySSRC where ssrc == consumer.ssrc && consumer.isForwarding {
+        for consumer in consumersBySSRC.values where consumer.isForwarding {
             guard let selector = consumer.layerSelector, selector.reason == .bandwidth, let current = selector.current,
                 let preferred = consumer.preferredLayer(now: now), preferred > current
             else { continue }
@@ -84,7 +83,7 @@ extension Transport {
             return nil
         }
         var fixed = 0.0
-        for (ssrc, consumer) in consumersBySSRC where ssrc == consumer.ssrc && consumer.layerSelector == nil && consumer.isForwarding {
+        for consumer in consumersBySSRC.values where consumer.layerSelector == nil && consumer.isForwarding {
             fixed += consumer.producer.encodings[0].measuredBitrate ?? 0
         }
         return max(0, total - fixed)
@@ -94,13 +93,13 @@ extension Transport {
         lastLayerAllocationAt = now
         var consumers: [(consumer: Consumer, preferred: Int, highestActive: Int)] = []
         var demands: [LayerBudget.Demand] = []
-        for (ssrc, consumer) in consumersBySSRC where ssrc == consumer.ssrc {
+        for consumer in consumersBySSRC.values {
             guard let demand = consumer.layerDemand(now: now) else { continue }
             consumers.append((consumer, demand.preferred, demand.highestActive))
             demands.append(demand.demand)
         }
         let affordable = LayerBudget.allocate(available: layerBudget, demands: demands)
-        let heldLowest = layersHeldLowestUntil.map { now < $0 } ?? false
+        let heldLowest = areLayersHeldLowest(now: now)
         for (entry, layer) in zip(consumers, affordable) {
             entry.consumer.applyLayers(
                 preferred: entry.preferred, affordable: layer, highestActive: entry.highestActive, heldLowest: heldLowest, now: now)
@@ -123,12 +122,12 @@ extension Transport {
     /// Keeps every simulcast consumer on its lowest layer for a while (a warning absorbed, or video
     /// coming back after the policy had it off).
     func holdLayersLowest(now: UInt64) {
-        guard hasLayeredConsumers else { return }
+        guard layeredConsumerCount > 0 else { return }
         layersHeldLowestUntil = now + Self.fallbackLayerHold
         allocateLayers(now: now)
     }
 
-    var hasLayeredConsumers: Bool {
-        consumersBySSRC.values.contains { $0.layerSelector != nil }
+    private func areLayersHeldLowest(now: UInt64) -> Bool {
+        layersHeldLowestUntil.map { now < $0 } ?? false
     }
 }

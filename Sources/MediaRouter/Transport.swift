@@ -75,6 +75,8 @@ final class Transport {
     /// The probe for a held-back simulcast layer under way (Transport+Layers), and when the next may start.
     var layerProbe: (until: UInt64, credit: Double, lastAt: UInt64)?
     var nextLayerProbeAt: UInt64 = 0
+    /// Consumers of simulcast producers on this transport: the layer timer work runs only when some are.
+    private(set) var layeredConsumerCount = 0
 
     /// Indices of the worker's send slots queued for this transport; the worker flushes them.
     let pendingSends: UnsafeMutablePointer<UInt16>
@@ -114,6 +116,7 @@ final class Transport {
         if let webRTC { closeWebRTC(webRTC) }
         producersBySSRC.removeAll()
         consumersBySSRC.removeAll()
+        layeredConsumerCount = 0
     }
 
     func register(_ producer: Producer) {
@@ -124,8 +127,15 @@ final class Transport {
         for ssrc in producer.options.allSSRCs { producersBySSRC[ssrc] = nil }
     }
 
-    func register(_ consumer: Consumer) { consumersBySSRC[consumer.ssrc] = consumer }
-    func unregister(_ consumer: Consumer) { consumersBySSRC[consumer.ssrc] = nil }
+    func register(_ consumer: Consumer) {
+        consumersBySSRC[consumer.ssrc] = consumer
+        if consumer.layerSelector != nil { layeredConsumerCount += 1 }
+    }
+
+    func unregister(_ consumer: Consumer) {
+        guard consumersBySSRC.removeValue(forKey: consumer.ssrc) != nil else { return }
+        if consumer.layerSelector != nil { layeredConsumerCount -= 1 }
+    }
 
     /// Handles one received datagram inline: checks, unprotects, and hands it to a producer (RTP) or to
     /// the RTCP handling of the router.

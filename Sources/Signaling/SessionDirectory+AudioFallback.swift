@@ -12,12 +12,19 @@ extension SessionDirectory {
         }
     }
 
-    /// Tells the people concerned what the media plane's audio-fallback policy did: the subscriber
-    /// about its own downlink; the publisher about its uplink, and then every subscriber of that
-    /// stream that wants video when the video goes off or comes back.
+    /// Tells the people concerned what the media plane did that they hear of: the audio-fallback
+    /// policy's moves and simulcast layer changes.
     public func handle(_ event: MediaEvent) {
-        if case .consumerLayerChanged(let consumer, let state) = event { return layerChanged(consumer, state) }
-        guard case .audioFallback(let transport, let side, let transition) = event else { return }
+        switch event {
+        case .audioFallback(let transport, let side, let transition): audioFallbackChanged(transport, side: side, transition)
+        case .consumerLayerChanged(let consumer, let state): layerChanged(consumer, state)
+        default: return
+        }
+    }
+
+    /// The subscriber hears about its own downlink; the publisher about its uplink, and then every
+    /// subscriber of that stream that wants video when the video goes off or comes back.
+    private func audioFallbackChanged(_ transport: TransportID, side: AudioFallbackSide, _ transition: AudioFallbackTransition) {
         for sessionId in sessions.keys {
             switch side {
             case .subscriber:

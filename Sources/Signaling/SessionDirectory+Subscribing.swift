@@ -93,15 +93,10 @@ extension SessionDirectory {
     public func updateSubscriber(sessionId: String, connectionId: String, update: SubscriberUpdate) async throws(SignalingError) {
         let subscriber = try ownedSubscriber(update.subscriberId, by: connectionId, in: sessionId)
         if update.preferredResolution != nil || update.preferredFrameRate != nil {
-            var preference = subscriber.layerPreference
-            if let resolution = update.preferredResolution {
-                preference = try Self.layerPreference(resolution: resolution.value, frameRate: preference.maximumFrameRate, over: preference)
-                if resolution == .clear { (preference.maximumWidth, preference.maximumHeight) = (nil, nil) }
-            }
-            if let frameRate = update.preferredFrameRate {
-                preference = try Self.layerPreference(resolution: nil, frameRate: frameRate.value, over: preference)
-                if frameRate == .clear { preference.maximumFrameRate = nil }
-            }
+            var preference = try Self.layerPreference(
+                resolution: update.preferredResolution?.value, frameRate: update.preferredFrameRate?.value, over: subscriber.layerPreference)
+            if update.preferredResolution == .clear { (preference.maximumWidth, preference.maximumHeight) = (nil, nil) }
+            if update.preferredFrameRate == .clear { preference.maximumFrameRate = nil }
             sessions[sessionId]?.subscribers[subscriber.id]?.layerPreference = preference
             if let video = subscriber.video {
                 do {
