@@ -10,8 +10,12 @@ public struct ProducerOptions: Equatable, Sendable {
     /// only packets that carry it) counts the probes.
     public var absoluteSendTimeID: UInt8?
     /// A simulcast video track's encodings, lowest first; empty for one encoding. When given, the
-    /// first layer's SSRCs are `ssrc` and `rtxSSRC`.
+    /// first layer's SSRCs are `ssrc` and `rtxSSRC` (0 and nil while it is known only by its rid).
     public var layers: [VideoLayer]
+    /// The one-byte header extension ids of the RTP stream id and the repaired RTP stream id, for
+    /// layers named by `rid`.
+    public var rtpStreamIDExtensionID: UInt8?
+    public var repairedRTPStreamIDExtensionID: UInt8?
 
     public init(codec: CodecParameters, ssrc: UInt32, rtxSSRC: UInt32? = nil, absoluteSendTimeID: UInt8? = nil) {
         self.codec = codec
@@ -24,13 +28,14 @@ public struct ProducerOptions: Equatable, Sendable {
     /// A simulcast track of `layers` (lowest first, at least one).
     public init(codec: CodecParameters, layers: [VideoLayer], absoluteSendTimeID: UInt8? = nil) {
         precondition(!layers.isEmpty, "a simulcast track needs at least one layer")
-        self.init(codec: codec, ssrc: layers[0].ssrc, rtxSSRC: layers[0].rtxSSRC, absoluteSendTimeID: absoluteSendTimeID)
+        self.init(codec: codec, ssrc: layers[0].ssrc ?? 0, rtxSSRC: layers[0].rtxSSRC, absoluteSendTimeID: absoluteSendTimeID)
         self.layers = layers
     }
 
-    /// Every SSRC the track arrives with: each encoding's and its retransmission stream's.
+    /// Every SSRC the track is announced to arrive with: each encoding's and its retransmission
+    /// stream's (not those the router learns from rids).
     public var allSSRCs: [UInt32] {
-        layers.isEmpty ? [ssrc] + (rtxSSRC.map { [$0] } ?? []) : layers.flatMap { [$0.ssrc] + ($0.rtxSSRC.map { [$0] } ?? []) }
+        layers.isEmpty ? [ssrc] + (rtxSSRC.map { [$0] } ?? []) : layers.flatMap { [$0.ssrc, $0.rtxSSRC].compactMap { $0 } }
     }
 
     public var kind: MediaKind { codec.kind }

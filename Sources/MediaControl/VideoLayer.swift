@@ -1,20 +1,25 @@
 /// One encoding of a simulcast video track: where it arrives and what it carries.
 public struct VideoLayer: Equatable, Sendable {
-    /// The SSRC the publisher sends the encoding with.
-    public var ssrc: UInt32
-    /// The SSRC of its RFC 4588 retransmission stream, when it has one.
+    /// The SSRC the publisher sends the encoding with; nil when the publisher names the encoding only
+    /// by `rid` (browsers announce no SSRCs for simulcast): the router then learns it from the first
+    /// packet that carries the rid.
+    public var ssrc: UInt32?
+    /// The SSRC of its RFC 4588 retransmission stream, when it has one (learned from the repaired
+    /// stream id when `ssrc` is nil).
     public var rtxSSRC: UInt32?
     /// The RTP stream id (RFC 8852) a WebRTC publisher named the encoding with, when it did.
     public var rid: String?
+    /// The picture, 0 × 0 when unknown until the encoding's first key frame (which the router reads
+    /// it from, and which then counts).
     public var width: Int
     public var height: Int
-    /// Frames per second at full temporal rate.
+    /// Frames per second at full temporal rate, 0 when unknown: the router then measures it.
     public var frameRate: Double
     /// The bits per second the publisher aims at, 0 when unknown: the router measures what arrives
     /// and uses this only until it has a measurement.
     public var bitrate: Int
 
-    public init(ssrc: UInt32, rtxSSRC: UInt32? = nil, rid: String? = nil, width: Int, height: Int, frameRate: Double, bitrate: Int = 0) {
+    public init(ssrc: UInt32?, rtxSSRC: UInt32? = nil, rid: String? = nil, width: Int, height: Int, frameRate: Double, bitrate: Int = 0) {
         self.ssrc = ssrc
         self.rtxSSRC = rtxSSRC
         self.rid = rid

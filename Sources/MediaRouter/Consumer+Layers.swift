@@ -18,9 +18,11 @@ extension Consumer {
     func preferredLayer(now: UInt64) -> Int? {
         let active = producer.encodings.filter { $0.isActive(now: now) }
         guard let lowest = active.first else { return nil }
+        // A layer whose picture is not known yet (no key frame seen, none declared) is taken to fit
+        // until its first key frame says otherwise.
         let fitting = active.last { encoding in
-            guard let layer = encoding.layer else { return true }
-            return layer.width <= layerPreference.maximumWidth ?? .max && layer.height <= layerPreference.maximumHeight ?? .max
+            guard let size = encoding.pictureWidthAndHeight else { return true }
+            return size.width <= layerPreference.maximumWidth ?? .max && size.height <= layerPreference.maximumHeight ?? .max
         }
         return (fitting ?? lowest).index
     }
@@ -49,7 +51,7 @@ extension Consumer {
             layerPreference.maximumFrameRate == nil
             ? .max
             : SimulcastLayerSelector.temporalLayer(
-                preferredFrameRate: layerPreference.maximumFrameRate, frameRate: encoding.layer?.frameRate ?? 0,
+                preferredFrameRate: layerPreference.maximumFrameRate, frameRate: encoding.frameRate,
                 temporalLayerCount: encoding.temporalLayerCount)
         announceLayerState()
     }

@@ -30,6 +30,8 @@ final class Producer {
     var isSuspendedForUplinkQuality = false
     private var isIdle = false
     var lastReportAt: UInt64 = 0
+    /// The layers as last told to signaling (`producerLayersChanged`).
+    private var announcedLayers: [VideoLayer]
 
     init(id: ProducerID, options: ProducerOptions, transport: Transport, configuration: MediaRouterConfiguration) {
         self.id = id
@@ -37,6 +39,7 @@ final class Producer {
         self.transport = transport
         feedbackSSRC = UInt32.random(in: 1...UInt32.max)
         nackScratch = .allocate(capacity: Self.nacksPerTick)
+        announcedLayers = options.layers
         if options.layers.isEmpty {
             encodings = [
                 ProducerEncoding(index: 0, ssrc: options.ssrc, rtxSSRC: options.rtxSSRC, layer: nil, options: options, configuration: configuration)
@@ -53,6 +56,8 @@ final class Producer {
     }
 
     var ssrc: UInt32 { options.ssrc }
+    /// The SSRCs the track arrives with now: those announced and those learned from rids.
+    var ssrcs: [UInt32] { encodings.flatMap { $0.isBound ? [$0.ssrc] + ($0.rtxSSRC.map { [$0] } ?? []) : [] } }
     /// Bytes received over every encoding.
     var bytesReceived: UInt64 { encodings.reduce(0) { $0 &+ $1.bytesReceived } }
     var kind: MediaKind { options.kind }
@@ -70,8 +75,22 @@ final class Producer {
     /// The encoding a packet with `ssrc` (media or RTX) belongs to.
     @inline(__always)
     func encoding(forSSRC ssrc: UInt32) -> ProducerEncoding? {
-        for encoding in encodings where encoding.ssrc == ssrc || encoding.rtxSSRC == ssrc { return encoding }
+        for encoding in encodings where encoding.carries(ssrc) { return encoding }
         return nil
+    }
+
+    /// A packet with an SSRC nobody announced may name one of this track's layers by its RTP stream
+    /// id (or, for RTX, its repaired stream id): that layer takes the SSRC, if it has none yet.
+    /// Returns whether it did. Runs once per new SSRC, never for a known one.
+    func learnSSRC(of packet: RTPPacket) -> Bool {
+        guard let streamIDExtension = options.rtpStreamIDExtensionID else { return false }
+        if let rid = packet.rtpStreamID(id: streamIDExtension) {
+            return encodings.first { $0.layer?.rid == rid }?.learn(ssrc: packet.ssrc, repair: false) ?? false
+        }
+        if let repairedExtension = options.repairedRTPStreamIDExtensionID, let rid = packet.repairedRTPStreamID(id: repairedExtension) {
+            return encodings.first { $0.layer?.rid == rid }?.learn(ssrc: packet.ssrc, repair: true) ?? false
+        }
+        return false
     }
 
     /// Handles one packet from the publisher: bookkeeping, then every consumer.
@@ -89,7 +108,10 @@ final class Producer {
             transport.worker.events.yield(.producerActive(id))
         }
         let isKeyFrame = descriptor?.isKeyFrame == true
-        if isKeyFrame { encoding.keyFrameRequests.keyFrameReceived(now: now) }
+        if isKeyFrame {
+            encoding.keyFrameRequests.keyFrameReceived(now: now)
+            if isLayered, let descriptor { encoding.recordKeyFrame(packet, descriptor: descriptor) }
+        }
         guard !isSuspendedForUplinkQuality else { return }
         let frame = VideoFrameInfo(encoding: encoding.index, descriptor: descriptor, isKeyFrame: isKeyFrame)
         for consumer in consumers {
@@ -115,6 +137,7 @@ final class Producer {
             if encoding.keyFrameRequests.due(now: now) { sendPictureLossIndication(encoding) }
             encoding.updateRate(now: now)
         }
+        if isLayered { announceLayers() }
         if !isIdle, let lastPacketAt, now - lastPacketAt >= idleTimeout {
             isIdle = true
             transport.worker.events.yield(.producerIdle(id))
@@ -138,6 +161,29 @@ final class Producer {
         encodings.reduce(0) { max($0, $1.statistics.jitter) } / Double(options.codec.clockRate)
     }
 
+    /// Tells signaling what the layers turned out to be, when a picture size is new or the frame
+    /// rate moved by more than a quarter since the last time.
+    private func announceLayers() {
+        var changed = false
+        var layers = announcedLayers
+        for (index, encoding) in encodings.enumerated() {
+            if let size = encoding.pictureWidthAndHeight, size != (layers[index].width, layers[index].height) {
+                (layers[index].width, layers[index].height) = size
+                changed = true
+            }
+            let frameRate = encoding.frameRate.rounded()
+            if frameRate > 0, abs(frameRate - layers[index].frameRate) > layers[index].frameRate / 4 {
+                layers[index].frameRate = frameRate
+                changed = true
+            }
+            if layers[index].ssrc == nil, encoding.isBound { layers[index].ssrc = encoding.ssrc }
+            if layers[index].rtxSSRC != encoding.rtxSSRC { layers[index].rtxSSRC = encoding.rtxSSRC }
+        }
+        guard changed else { return }
+        announcedLayers = layers
+        transport.worker.events.yield(.producerLayersChanged(id, layers))
+    }
+
     /// Records the publisher's sender report about `ssrc`, for LSR / DLSR in our receiver reports.
     func receivedSenderReport(ssrc: UInt32, ntpTimestamp: UInt64, now: UInt64) {
         encoding(forSSRC: ssrc)?.receivedSenderReport(ntpTimestamp: ntpTimestamp, now: now)
@@ -152,7 +198,7 @@ final class Producer {
             lost[count] = sequenceNumber
             count += 1
         }
-        guard count > 0 else { return }
+        guard count > 0, encoding.isBound else { return }
         nacksSent &+= 1
         let senderSSRC = feedbackSSRC
         let mediaSSRC = encoding.ssrc
@@ -165,6 +211,7 @@ final class Producer {
     }
 
     private func sendPictureLossIndication(_ encoding: ProducerEncoding) {
+        guard encoding.isBound else { return }
         keyFrameRequestsSent &+= 1
         transport.worker.events.yield(.keyFrameNeeded(id))
         let senderSSRC = feedbackSSRC

@@ -10,10 +10,20 @@ import RTPWire
 final class ProducerEncoding {
     /// The encoding's place among its producer's layers, lowest first (0 for one encoding).
     let index: Int
-    let ssrc: UInt32
-    let rtxSSRC: UInt32?
+    /// The SSRCs the encoding arrives with; for a layer named only by its rid, unknown (`isBound`
+    /// false, `ssrc` 0) until the first packet that carries the rid (`learn`).
+    private(set) var ssrc: UInt32
+    private(set) var rtxSSRC: UInt32?
+    private(set) var isBound: Bool
     /// What the publisher declared, for a simulcast layer.
     let layer: VideoLayer?
+    /// The picture size of the last key frame, nil before the first.
+    private(set) var pictureSize: VP8KeyFrameHeader?
+    /// Frames per second measured over the last rate window, nil before the first window closed.
+    private(set) var measuredFrameRate: Double?
+    private var framesReceived: UInt64 = 0
+    private var lastFrameTimestamp: UInt32?
+    private var framesAtRateWindowStart: UInt64 = 0
 
     private(set) var statistics: ReceiverStatistics
     var nackGenerator: NackGenerator?
@@ -38,10 +48,11 @@ final class ProducerEncoding {
     static let rateWindow: UInt64 = 500_000_000
     static let inactiveAfter: UInt64 = 1_500_000_000
 
-    init(index: Int, ssrc: UInt32, rtxSSRC: UInt32?, layer: VideoLayer?, options: ProducerOptions, configuration: MediaRouterConfiguration) {
+    init(index: Int, ssrc: UInt32?, rtxSSRC: UInt32?, layer: VideoLayer?, options: ProducerOptions, configuration: MediaRouterConfiguration) {
         self.index = index
-        self.ssrc = ssrc
+        self.ssrc = ssrc ?? 0
         self.rtxSSRC = rtxSSRC
+        isBound = ssrc != nil
         self.layer = layer
         statistics = ReceiverStatistics(clockRate: options.codec.clockRate)
         keyFrameRequests = KeyFrameRequestThrottle(interval: UInt64(configuration.keyFrameRequestInterval.nanoseconds))
@@ -54,6 +65,26 @@ final class ProducerEncoding {
         }
     }
 
+    /// Whether a packet with `ssrc` (media or RTX) belongs to this encoding.
+    @inline(__always)
+    func carries(_ ssrc: UInt32) -> Bool {
+        isBound && (ssrc == self.ssrc || ssrc == rtxSSRC)
+    }
+
+    /// Takes `ssrc` as the encoding's media SSRC (`repair` false) or its RTX SSRC, when that one is
+    /// still unknown. Only once: a packet naming the rid with yet another SSRC is not the encoding's.
+    func learn(ssrc: UInt32, repair: Bool) -> Bool {
+        if repair {
+            guard rtxSSRC == nil, ssrc != self.ssrc || !isBound else { return false }
+            rtxSSRC = ssrc
+        } else {
+            guard !isBound, ssrc != rtxSSRC else { return false }
+            self.ssrc = ssrc
+            isBound = true
+        }
+        return true
+    }
+
     /// Bookkeeping of one packet already turned back into the encoding's own (not RTX).
     @inline(__always)
     func record(_ packet: RTPPacket, temporalLayer: UInt8?, now: UInt64) {
@@ -64,10 +95,35 @@ final class ProducerEncoding {
         packetsReceived &+= 1
         bytesReceived &+= UInt64(packet.length)
         lastPacketAt = now
+        if packet.timestamp != lastFrameTimestamp {
+            lastFrameTimestamp = packet.timestamp
+            framesReceived &+= 1
+        }
         if let temporalLayer, highestTemporalLayer.map({ temporalLayer > $0 }) ?? true {
             highestTemporalLayer = temporalLayer
         }
         retransmissions?.store(UnsafeRawBufferPointer(packet.bytes), sequenceNumber: sequenceNumber, now: now)
+    }
+
+    /// Reads the picture size from a packet that starts a key frame.
+    func recordKeyFrame(_ packet: RTPPacket, descriptor: VP8PayloadDescriptor) {
+        let payload = UnsafeRawBufferPointer(packet.payload)
+        guard let header = VP8KeyFrameHeader(payload: UnsafeRawBufferPointer(rebasing: payload[descriptor.length...])) else { return }
+        pictureSize = header
+    }
+
+    /// The picture size the layer selection matches preferences against: what the last key frame
+    /// said, else what the publisher declared; nil when neither is known.
+    var pictureWidthAndHeight: (width: Int, height: Int)? {
+        if let pictureSize { return (pictureSize.width, pictureSize.height) }
+        guard let layer, layer.width > 0, layer.height > 0 else { return nil }
+        return (layer.width, layer.height)
+    }
+
+    /// Frames per second at the full temporal rate: what the publisher declared, else what arrives.
+    var frameRate: Double {
+        if let layer, layer.frameRate > 0 { return layer.frameRate }
+        return measuredFrameRate ?? 0
     }
 
     /// Whether the publisher sends this encoding now.
@@ -81,8 +137,8 @@ final class ProducerEncoding {
     var budgetedBitrate: Double {
         if let measuredBitrate, measuredBitrate > 0 { return measuredBitrate }
         if let layer, layer.bitrate > 0 { return Double(layer.bitrate) }
-        guard let layer else { return 0 }
-        return Double(layer.width * layer.height) * max(layer.frameRate, 1) * 0.1
+        guard let size = pictureWidthAndHeight else { return 0 }
+        return Double(size.width * size.height) * max(frameRate, 1) * 0.1
     }
 
     /// Temporal layers the encoding carries (1 when its packets name none).
@@ -93,13 +149,18 @@ final class ProducerEncoding {
         guard let start = rateWindowStart else {
             rateWindowStart = now
             bytesAtRateWindowStart = bytesReceived
+            framesAtRateWindowStart = framesReceived
             return
         }
         guard now &- start >= Self.rateWindow else { return }
-        let bitrate = Double(bytesReceived &- bytesAtRateWindowStart) * 8 / (Double(now &- start) / 1e9)
+        let seconds = Double(now &- start) / 1e9
+        let bitrate = Double(bytesReceived &- bytesAtRateWindowStart) * 8 / seconds
         measuredBitrate = measuredBitrate.map { 0.6 * $0 + 0.4 * bitrate } ?? bitrate
+        let frameRate = Double(framesReceived &- framesAtRateWindowStart) / seconds
+        measuredFrameRate = measuredFrameRate.map { 0.6 * $0 + 0.4 * frameRate } ?? frameRate
         rateWindowStart = now
         bytesAtRateWindowStart = bytesReceived
+        framesAtRateWindowStart = framesReceived
     }
 
     /// Packets expected and lost since the previous call; see `Producer.takeUplinkInterval()`.
@@ -120,6 +181,7 @@ final class ProducerEncoding {
     }
 
     func makeReportBlock(now: UInt64) -> RTCPReportBlock? {
-        statistics.makeReportBlock(ssrc: ssrc, nowNanoseconds: now)
+        guard isBound else { return nil }
+        return statistics.makeReportBlock(ssrc: ssrc, nowNanoseconds: now)
     }
 }

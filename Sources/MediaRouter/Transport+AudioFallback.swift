@@ -33,7 +33,7 @@ extension Transport {
     /// Timer work: probe padding while the subscriber's video is off, and the publisher's uplink sample.
     func tickQuality(now: UInt64) {
         if downlink.policy.isVideoOff { probe(now: now) } else { lastProbeAt = nil }
-        guard !producersBySSRC.isEmpty else { return }
+        guard !producers.isEmpty else { return }
         let interval = UInt64(worker.configuration.audioFallback.publisherSampleInterval.nanoseconds)
         guard let since = uplink.lastSampleAt else {
             uplink.lastSampleAt = now
@@ -74,11 +74,6 @@ extension Transport {
         }
         guard eligible != downlink.isEligible else { return }
         if downlink.setEligible(eligible) { restoreDownlinkVideo(now: now) }
-    }
-
-    private var producers: some Sequence<Producer> {
-        // Each producer is in the table under every SSRC it sends with; its first one names it once.
-        producersBySSRC.lazy.filter { $0.key == $0.value.ssrc }.map(\.value)
     }
 
     private var videoConsumers: some Sequence<Consumer> {

@@ -8,7 +8,7 @@ extension Transport {
     /// the probe clusters the estimator asks for, sent as bursts of padding on a video consumer's
     /// retransmission stream.
     func tickCongestionControl(now: UInt64) {
-        if arrivalFeedback?.isReportDue(now: now) == true, let senderSSRC = producersBySSRC.values.first?.feedbackSSRC {
+        if arrivalFeedback?.isReportDue(now: now) == true, let senderSSRC = producers.first?.feedbackSSRC {
             sendRTCP { writer throws(RTCPError) in
                 _ = try arrivalFeedback!.writeReport(senderSSRC: senderSSRC, now: now, into: &writer)
             }

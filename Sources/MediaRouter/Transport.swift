@@ -39,8 +39,11 @@ final class Transport {
     var faultRateCap: FaultRateCap?
     private var faultDropCredit = 0.0
 
-    /// Producers of this transport by the SSRCs they send with (their RTX SSRC included).
+    /// Producers of this transport, and the same by the SSRCs they send with (their RTX SSRC included).
+    private(set) var producers: [Producer] = []
     private(set) var producersBySSRC: [UInt32: Producer] = [:]
+    /// Producers with layers named by rid, which learn their SSRCs from packets.
+    private var producersLearningSSRCs: [Producer] = []
     /// Consumers of this transport by the SSRC the router sends them with.
     private(set) var consumersBySSRC: [UInt32: Consumer] = [:]
 
@@ -114,17 +117,32 @@ final class Transport {
     func close() {
         worker.unwatch(self)
         if let webRTC { closeWebRTC(webRTC) }
+        producers.removeAll()
         producersBySSRC.removeAll()
+        producersLearningSSRCs.removeAll()
         consumersBySSRC.removeAll()
         layeredConsumerCount = 0
     }
 
     func register(_ producer: Producer) {
-        for ssrc in producer.options.allSSRCs { producersBySSRC[ssrc] = producer }
+        producers.append(producer)
+        for ssrc in producer.ssrcs { producersBySSRC[ssrc] = producer }
+        if producer.options.rtpStreamIDExtensionID != nil { producersLearningSSRCs.append(producer) }
     }
 
     func unregister(_ producer: Producer) {
-        for ssrc in producer.options.allSSRCs { producersBySSRC[ssrc] = nil }
+        producers.removeAll { $0 === producer }
+        producersLearningSSRCs.removeAll { $0 === producer }
+        for ssrc in producer.ssrcs where producersBySSRC[ssrc] === producer { producersBySSRC[ssrc] = nil }
+    }
+
+    /// The producer whose rid-named layer takes a packet's new SSRC, if one does.
+    private func producerLearningSSRC(of packet: RTPPacket) -> Producer? {
+        for producer in producersLearningSSRCs where producer.learnSSRC(of: packet) {
+            producersBySSRC[packet.ssrc] = producer
+            return producer
+        }
+        return nil
     }
 
     func register(_ consumer: Consumer) {
@@ -190,7 +208,7 @@ final class Transport {
             router.drops.malformed += 1
             return
         }
-        guard let producer = producersBySSRC[packet.ssrc] else {
+        guard let producer = producersBySSRC[packet.ssrc] ?? producerLearningSSRC(of: packet) else {
             router.drops.unknownSSRC += 1
             return
         }

@@ -10,8 +10,9 @@ public struct NegotiatedTrack: Sendable, Equatable {
     public var clockRate: UInt32
     /// The RTX payload type that repairs `payloadType`, when the publisher offered one.
     public var rtxPayloadType: UInt8?
-    /// The media source: the first announced SSRC that is not an RTX repair source.
-    public var ssrc: UInt32
+    /// The media source: the first announced SSRC that is not an RTX repair source; for simulcast, the
+    /// first layer's (nil when the layers are named by rid, whose SSRCs come with the packets).
+    public var ssrc: UInt32?
     /// The RTX repair source paired with `ssrc` by `a=ssrc-group:FID`.
     public var rtxSSRC: UInt32?
     public var cname: String?
@@ -22,13 +23,13 @@ public struct NegotiatedTrack: Sendable, Equatable {
     public var headerExtensions: [HeaderExtension]
     /// The accepted feedback, such as `nack`, `nack pli`, `ccm fir`, `goog-remb`.
     public var rtcpFeedback: [String]
-    /// The `a=rid` send ids, kept for simulcast; the router does not act on them yet.
-    public var rids: [String]
+    /// The simulcast layers, lowest first; empty for one encoding.
+    public var layers: [NegotiatedLayer]
 
     public init(
         mid: String, kind: String, codecName: String, payloadType: UInt8, clockRate: UInt32, rtxPayloadType: UInt8?,
-        ssrc: UInt32, rtxSSRC: UInt32?, cname: String?, streamID: String?, trackID: String?,
-        headerExtensions: [HeaderExtension], rtcpFeedback: [String], rids: [String]
+        ssrc: UInt32?, rtxSSRC: UInt32?, cname: String?, streamID: String?, trackID: String?,
+        headerExtensions: [HeaderExtension], rtcpFeedback: [String], layers: [NegotiatedLayer] = []
     ) {
         self.mid = mid
         self.kind = kind
@@ -43,6 +44,6 @@ public struct NegotiatedTrack: Sendable, Equatable {
         self.trackID = trackID
         self.headerExtensions = headerExtensions
         self.rtcpFeedback = rtcpFeedback
-        self.rids = rids
+        self.layers = layers
     }
 }

@@ -34,7 +34,8 @@ public enum PublisherNegotiation {
     /// are rejected with port 0 and left out of the answer's BUNDLE group. Throws when the offer is not
     /// BUNDLEd, is not DTLS-SRTP, wants the router to be the DTLS client, lacks ICE credentials, a
     /// fingerprint, `a=rtcp-mux`, `a=mid` or `a=ssrc` where they are needed, offers a sending m-section
-    /// with neither Opus nor VP8, or publishes nothing.
+    /// with neither Opus nor VP8, or publishes nothing. Simulcast video (`a=simulcast` with `a=rid`,
+    /// or `a=ssrc-group:SIM`) of up to three layers is accepted, each rid answered `recv`.
     public static func answer(
         offer: SessionDescription, local: LocalTransportDescription, sessionID: UInt64, sessionVersion: UInt64 = 1
     ) throws(SDPError) -> (answer: SessionDescription, remote: RemoteTransportDescription, tracks: [NegotiatedTrack]) {
@@ -165,26 +166,71 @@ public enum PublisherNegotiation {
         return names.isEmpty ? "none" : names.joined(separator: ", ")
     }
 
+    /// Most simulcast layers a video m-section may send: what browsers send, and what the router's
+    /// layer selection budgets for.
+    public static let maximumSimulcastLayers = 3
+
     private static func track(
         in section: MediaDescription, mid: String, codec: ChosenCodec, headerExtensions: [HeaderExtension]
     ) throws(SDPError) -> NegotiatedTrack {
         let sources = section.ssrcs
-        guard !sources.isEmpty else {
-            throw SDPError("no a=ssrc: SSRC-less (rid-only simulcast) publishing is not supported yet", at: section)
-        }
         let repairPairs = section.ssrcGroups.filter { $0.semantics == "FID" && $0.ssrcs.count == 2 }
         let repairSources = Set(repairPairs.map { $0.ssrcs[1] })
-        guard let source = sources.first(where: { !repairSources.contains($0.ssrc) }) else {
-            throw SDPError("every a=ssrc is an RTX repair source; there is no media source to receive", at: section)
+        let layers = try simulcastLayers(in: section, headerExtensions: headerExtensions, repairPairs: repairPairs)
+        let source = sources.first { !repairSources.contains($0.ssrc) }
+        if layers.isEmpty {
+            guard !sources.isEmpty else {
+                throw SDPError("no a=ssrc and no a=simulcast: nothing says how to recognise the packets", at: section)
+            }
+            guard source != nil else {
+                throw SDPError("every a=ssrc is an RTX repair source; there is no media source to receive", at: section)
+            }
         }
-        let msid = section.msid ?? source.msid
+        // Rid-named layers learn their SSRCs from packets; an a=ssrc beside them says nothing about which is which.
+        let ssrc = layers.isEmpty ? source?.ssrc : layers[0].ssrc
+        let msid = section.msid ?? source?.msid
         return NegotiatedTrack(
             mid: mid, kind: section.kind, codecName: codec.rtpmap.name.lowercased(),
             payloadType: codec.rtpmap.payloadType, clockRate: codec.rtpmap.clockRate,
-            rtxPayloadType: codec.rtxPayloadType, ssrc: source.ssrc,
-            rtxSSRC: repairPairs.first { $0.ssrcs[0] == source.ssrc }?.ssrcs[1], cname: source.cname,
+            rtxPayloadType: codec.rtxPayloadType, ssrc: ssrc,
+            rtxSSRC: ssrc.flatMap { ssrc in repairPairs.first { $0.ssrcs[0] == ssrc }?.ssrcs[1] }, cname: source?.cname,
             streamID: msid?.streamID, trackID: msid?.trackID, headerExtensions: headerExtensions,
-            rtcpFeedback: codec.rtcpFeedback, rids: section.rids.filter { $0.direction == .send }.map(\.id))
+            rtcpFeedback: codec.rtcpFeedback, layers: layers)
+    }
+
+    /// The simulcast layers of a video m-section, in the publisher's order (which must be lowest
+    /// first, as libwebrtc sends them when `sendEncodings` are listed that way): from `a=simulcast`
+    /// and `a=rid`, else from `a=ssrc-group:SIM`. Empty for one encoding.
+    private static func simulcastLayers(
+        in section: MediaDescription, headerExtensions: [HeaderExtension], repairPairs: [SSRCGroup]
+    ) throws(SDPError) -> [NegotiatedLayer] {
+        if let line = section.lines.firstAttribute(named: "simulcast") {
+            guard section.kind == "video" else { throw SDPError("a=simulcast on \(section.kind); only video can be simulcast", at: line) }
+            let streams: SimulcastStreams
+            do throws(SDPError) {
+                streams = try SimulcastStreams(parsing: line.attributeValue ?? "")
+            } catch {
+                throw SDPError(error.reason, at: line)
+            }
+            guard streams.send.count <= maximumSimulcastLayers else {
+                throw SDPError("a=simulcast sends \(streams.send.count) layers; Switchyard takes at most \(maximumSimulcastLayers)", at: line)
+            }
+            let sendRIDs = Set(section.rids.filter { $0.direction == .send }.map(\.id))
+            if let missing = streams.send.first(where: { !sendRIDs.contains($0) }) {
+                throw SDPError("a=simulcast names rid \(missing), which has no a=rid:\(missing) send line", at: line)
+            }
+            guard headerExtensions.contains(where: { $0.uri == HeaderExtensionURI.rtpStreamID && (1...14).contains($0.id) }) else {
+                throw SDPError(
+                    "a=simulcast by rid needs the rtp-stream-id header extension (a=extmap:<1-14> \(HeaderExtensionURI.rtpStreamID))",
+                    at: line)
+            }
+            return streams.send.map { NegotiatedLayer(rid: $0) }
+        }
+        guard let group = section.ssrcGroups.first(where: { $0.semantics == "SIM" }) else { return [] }
+        guard group.ssrcs.count <= maximumSimulcastLayers else {
+            throw SDPError("a=ssrc-group:SIM lists \(group.ssrcs.count) layers; Switchyard takes at most \(maximumSimulcastLayers)", at: section)
+        }
+        return group.ssrcs.map { ssrc in NegotiatedLayer(ssrc: ssrc, rtxSSRC: repairPairs.first { $0.ssrcs[0] == ssrc }?.ssrcs[1]) }
     }
 
     private static func answerSection(
@@ -209,6 +255,11 @@ public enum PublisherNegotiation {
             lines.append(.attribute("fmtp", "\(rtxPayloadType) apt=\(payloadType)"))
         }
         lines += acceptance.headerExtensions.map { .attribute("extmap", $0.attributeValue) }
+        let rids = acceptance.track?.layers.compactMap(\.rid) ?? []
+        if !rids.isEmpty {
+            lines += rids.map { .attribute("rid", "\($0) recv") }
+            lines.append(.attribute("simulcast", "recv \(rids.joined(separator: ";"))"))
+        }
         lines += local.candidateLines
         return MediaDescription(
             kind: offered.kind, port: local.defaultPort, transportProtocol: offered.transportProtocol, formats: formats,

@@ -13,11 +13,12 @@ extension SessionDirectory {
     }
 
     /// Tells the people concerned what the media plane did that they hear of: the audio-fallback
-    /// policy's moves and simulcast layer changes.
+    /// policy's moves, simulcast layer changes and what the router learned of a stream's layers.
     public func handle(_ event: MediaEvent) {
         switch event {
         case .audioFallback(let transport, let side, let transition): audioFallbackChanged(transport, side: side, transition)
         case .consumerLayerChanged(let consumer, let state): layerChanged(consumer, state)
+        case .producerLayersChanged(let producer, let layers): layersLearned(producer, layers)
         default: return
         }
     }

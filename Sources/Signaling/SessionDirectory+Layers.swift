@@ -17,6 +17,35 @@ extension SessionDirectory {
         }
     }
 
+    /// The router learned a simulcast stream's pictures or frame rates (a WebRTC publisher declares
+    /// neither): every connection hears `streamPropertyChanged` for `videoLayers`, and for
+    /// `videoDimensions` when the highest layer's picture is new.
+    func layersLearned(_ producer: ProducerID, _ layers: [VideoLayer]) {
+        for (sessionId, session) in sessions {
+            guard let stream = session.streams.values.first(where: { $0.video?.producerID == producer }) else { continue }
+            let learned = layers.map { VideoLayerInfo(width: $0.width, height: $0.height, frameRate: $0.frameRate) }
+            let old = stream.info
+            guard learned != old.videoLayers else { return }
+            var info = old
+            info.videoLayers = learned
+            if let top = learned.last, top.width > 0, top.height > 0 {
+                info.videoDimensions = VideoDimensions(width: top.width, height: top.height)
+            }
+            sessions[sessionId]?.streams[stream.info.streamId]?.info = info
+            sessions[sessionId]?.broadcast(
+                .streamPropertyChanged(
+                    StreamPropertyChange(stream: info, changedProperty: .videoLayers, oldValue: .layers(old.videoLayers ?? []), newValue: .layers(learned))))
+            if info.videoDimensions != old.videoDimensions {
+                sessions[sessionId]?.broadcast(
+                    .streamPropertyChanged(
+                        StreamPropertyChange(
+                            stream: info, changedProperty: .videoDimensions, oldValue: .dimensions(old.videoDimensions),
+                            newValue: .dimensions(info.videoDimensions))))
+            }
+            return
+        }
+    }
+
     /// The layer state in the protocol's terms: pictures and frame rates instead of indices.
     static func layerChange(_ state: VideoLayerState, layers: [VideoLayerInfo], subscriber: SubscriberState) -> SubscriberLayerChange? {
         guard layers.indices.contains(state.targetLayer) else { return nil }

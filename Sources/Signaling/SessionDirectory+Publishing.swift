@@ -59,9 +59,10 @@ extension SessionDirectory {
             }
             if let track = parameters.video {
                 let extensions = webRTC?.video?.headerExtensions ?? []
+                var options = Self.producerOptions(track, extensions)
+                if let negotiated = webRTC?.video, !negotiated.layers.isEmpty { Self.addLayers(of: negotiated, to: &options) }
                 video = PublishedTrack(
-                    description: track,
-                    producerID: try await media.produce(transport: transportID, options: Self.producerOptions(track, extensions)),
+                    description: track, producerID: try await media.produce(transport: transportID, options: options),
                     headerExtensions: extensions)
             }
         } catch {
@@ -73,7 +74,11 @@ extension SessionDirectory {
             throw SignalingError(.notConnected, "this connection left the session while publishing")
         }
         let videoType = parameters.videoType ?? .camera
-        let layers = parameters.video?.layers?.map { VideoLayerInfo(width: $0.width, height: $0.height, frameRate: $0.frameRate) }
+        // A WebRTC publisher's layers are known by rid or SSRC only: their pictures and rates follow in
+        // streamPropertyChanged once the router has seen them.
+        let layers =
+            parameters.video?.layers?.map { VideoLayerInfo(width: $0.width, height: $0.height, frameRate: $0.frameRate) }
+            ?? webRTC?.video.flatMap { $0.layers.isEmpty ? nil : $0.layers.map { _ in VideoLayerInfo(width: 0, height: 0, frameRate: 0) } }
         let info = StreamInfo(
             streamId: SessionIdentifier.make(prefix: "st_"), connection: current.info, creationTime: nowMilliseconds,
             name: parameters.name ?? "", hasAudio: audio != nil && parameters.publishAudio != false,
@@ -259,12 +264,31 @@ extension SessionDirectory {
             srtp: SRTPKeying(profile: transport.routerSRTP.profile, key: transport.routerSRTP.keyParameter))
     }
 
-    /// A WebRTC track as the protocol describes tracks.
+    /// A WebRTC track as the protocol describes tracks (its simulcast layers go to the router
+    /// directly: `addLayers`).
     static func trackDescription(_ track: NegotiatedTrack) -> TrackDescription {
         TrackDescription(
-            codec: track.kind == "audio" ? .opus : .vp8, payloadType: track.payloadType, ssrc: track.ssrc,
+            codec: track.kind == "audio" ? .opus : .vp8, payloadType: track.payloadType, ssrc: track.ssrc ?? 0,
             // An RTX format without an FID group's SSRC is never sent; the router needs both to use it.
             rtxPayloadType: track.rtxSSRC == nil ? nil : track.rtxPayloadType, rtxSsrc: track.rtxSSRC)
+    }
+
+    /// A WebRTC publisher's simulcast layers, with the header extensions that name them by rid. Their
+    /// pictures and rates are left for the router to learn from what arrives.
+    private static func addLayers(of track: NegotiatedTrack, to options: inout ProducerOptions) {
+        let oneByteID = { (uri: String) in track.headerExtensions.first { $0.uri == uri && (1...14).contains($0.id) }?.id }
+        options.layers = track.layers.map { layer in
+            VideoLayer(
+                ssrc: layer.ssrc, rtxSSRC: track.rtxPayloadType == nil ? nil : layer.rtxSSRC, rid: layer.rid, width: 0, height: 0,
+                frameRate: 0)
+        }
+        options.ssrc = track.layers[0].ssrc ?? 0
+        options.rtxSSRC = options.layers[0].rtxSSRC
+        options.codec.rtxPayloadType = track.rtxPayloadType
+        if track.layers.contains(where: { $0.rid != nil }) {
+            options.rtpStreamIDExtensionID = oneByteID(HeaderExtensionURI.rtpStreamID)
+            if track.rtxPayloadType != nil { options.repairedRTPStreamIDExtensionID = oneByteID(HeaderExtensionURI.repairedRTPStreamID) }
+        }
     }
 
     private static func producerOptions(_ track: TrackDescription, _ headerExtensions: [HeaderExtension]) -> ProducerOptions {

@@ -54,12 +54,16 @@ public enum StreamProperty: String, Codable, Equatable, Sendable {
     case hasAudio
     case hasVideo
     case videoDimensions
+    /// A simulcast stream's layers: the router learned a layer's picture size from its key frames or
+    /// its frame rate from what arrives (a WebRTC publisher declares neither).
+    case videoLayers
 }
 
-/// A property value in `streamPropertyChanged`: a boolean or video dimensions.
+/// A property value in `streamPropertyChanged`: a boolean, video dimensions or simulcast layers.
 public enum StreamPropertyValue: Codable, Equatable, Sendable {
     case flag(Bool)
     case dimensions(VideoDimensions?)
+    case layers([VideoLayerInfo])
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
@@ -67,6 +71,8 @@ public enum StreamPropertyValue: Codable, Equatable, Sendable {
             self = .flag(flag)
         } else if container.decodeNil() {
             self = .dimensions(nil)
+        } else if let layers = try? container.decode([VideoLayerInfo].self) {
+            self = .layers(layers)
         } else {
             self = .dimensions(try container.decode(VideoDimensions.self))
         }
@@ -77,6 +83,7 @@ public enum StreamPropertyValue: Codable, Equatable, Sendable {
         switch self {
         case .flag(let flag): try container.encode(flag)
         case .dimensions(let dimensions): try container.encode(dimensions)
+        case .layers(let layers): try container.encode(layers)
         }
     }
 }

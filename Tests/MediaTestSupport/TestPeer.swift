@@ -75,14 +75,25 @@ public final class TestPeer {
         _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    /// Protects and sends an RTP packet.
-    public func sendRTP(payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, payload: [UInt8], tamper: Bool = false) throws {
+    /// Protects and sends an RTP packet, naming its simulcast layer when `streamID` is given (in the
+    /// repaired-stream-id extension when `repaired`).
+    public func sendRTP(
+        payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, payload: [UInt8], tamper: Bool = false,
+        streamID: (extensionID: UInt8, rid: String, repaired: Bool)? = nil
+    ) throws {
         var storage = [UInt8](repeating: 0, count: payload.count + 64)
         let length = try storage.withUnsafeMutableBytes { buffer in
-            let packet = try payload.withUnsafeBytes { payloadBytes in
+            var packet = try payload.withUnsafeBytes { payloadBytes in
                 try RTPPacket(
                     writingInto: buffer, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp,
                     ssrc: ssrc, payload: payloadBytes)
+            }
+            if let streamID {
+                if streamID.repaired {
+                    try packet.setRepairedRTPStreamID(streamID.rid, id: streamID.extensionID)
+                } else {
+                    try packet.setRTPStreamID(streamID.rid, id: streamID.extensionID)
+                }
             }
             return try outbound.protectRTP(buffer, length: packet.length)
         }
@@ -228,6 +239,14 @@ public enum VP8TestPayload {
     public static func make(index: Int, keyFrame: Bool, size: Int = 1000) -> [UInt8] {
         var payload: [UInt8] = [0x10, keyFrame ? 0x00 : 0x01]
         payload += (0..<(size - 2)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }
+        return payload
+    }
+
+    /// A key frame's first packet whose VP8 header (RFC 6386 section 9.1) gives its picture size.
+    public static func keyFrame(index: Int, width: Int, height: Int, size: Int = 1000) -> [UInt8] {
+        var payload = make(index: index, keyFrame: true, size: size)
+        payload.replaceSubrange(
+            2..<11, with: [0x00, 0x00, 0x9d, 0x01, 0x2a, UInt8(width & 0xff), UInt8(width >> 8), UInt8(height & 0xff), UInt8(height >> 8)])
         return payload
     }
 }

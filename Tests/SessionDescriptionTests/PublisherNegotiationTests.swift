@@ -90,7 +90,7 @@ private let routerCandidateLines = [
                         HeaderExtension(id: 3, uri: HeaderExtensionURI.transportWideSequenceNumber),
                         HeaderExtension(id: 4, uri: HeaderExtensionURI.mid),
                     ],
-                    rtcpFeedback: ["transport-cc"], rids: []),
+                    rtcpFeedback: ["transport-cc"]),
                 NegotiatedTrack(
                     mid: "1", kind: "video", codecName: "vp8", payloadType: 96, clockRate: 90000, rtxPayloadType: 97,
                     ssrc: 1_613_396_447, rtxSSRC: 2_617_432_384, cname: "qZ2fYnAmCD1R4rVk", streamID: stream,
@@ -102,7 +102,7 @@ private let routerCandidateLines = [
                         HeaderExtension(id: 10, uri: HeaderExtensionURI.rtpStreamID),
                         HeaderExtension(id: 11, uri: HeaderExtensionURI.repairedRTPStreamID),
                     ],
-                    rtcpFeedback: ["goog-remb", "transport-cc", "ccm fir", "nack", "nack pli"], rids: []),
+                    rtcpFeedback: ["goog-remb", "transport-cc", "ccm fir", "nack", "nack pli"]),
             ])
     }
 
@@ -143,19 +143,29 @@ private let routerCandidateLines = [
                 == ["a=rtpmap:97 VP8/90000", "a=rtpmap:98 rtx/90000", "a=fmtp:98 apt=97"])
     }
 
-    @Test func refusesRidOnlySimulcastNamingTheVideoSection() throws {
-        let error = try #require(try refusal(of: SDPFixtures.chromeSimulcastOffer))
-        #expect(
-            error
-                == SDPError(
-                    line: lineNumber(of: "m=video", in: SDPFixtures.chromeSimulcastOffer),
-                    text: "m=video 9 UDP/TLS/RTP/SAVPF 96 97 98 99",
-                    reason: "no a=ssrc: SSRC-less (rid-only simulcast) publishing is not supported yet"))
-        #expect(error.description.hasPrefix("line \(error.line!) (m=video 9 UDP/TLS/RTP/SAVPF 96 97 98 99): no a=ssrc"))
+    @Test func acceptsRidSimulcastAndAnswersEachRidReceived() throws {
+        let (answer, _, tracks) = try answer(SDPFixtures.chromeSimulcastOffer)
+        let video = tracks[1]
+        #expect(video.layers == [NegotiatedLayer(rid: "q"), NegotiatedLayer(rid: "h"), NegotiatedLayer(rid: "f")])
+        #expect(video.ssrc == nil)
+        #expect(video.rtxPayloadType == 97)
+        #expect(video.headerExtensions.contains(HeaderExtension(id: 10, uri: HeaderExtensionURI.rtpStreamID)))
+        #expect(video.headerExtensions.contains(HeaderExtension(id: 11, uri: HeaderExtensionURI.repairedRTPStreamID)))
+        let answered = answer.media[1].lines.map(\.description).filter { $0.hasPrefix("a=rid") || $0.hasPrefix("a=simulcast") }
+        #expect(answered == ["a=rid:q recv", "a=rid:h recv", "a=rid:f recv", "a=simulcast:recv q;h;f"])
+        #expect(tracks[0].layers.isEmpty)
+        // The answer reads back as a receiver of the same three layers.
+        let reparsed = try SessionDescription(parsing: answer.description)
+        #expect(reparsed.media[1].simulcast == "recv q;h;f")
     }
 
-    @Test func keepsRidsWhenSourcesAreAnnouncedToo() throws {
-        // Legacy SSRC simulcast with rids alongside: the first non-RTX source is the one received.
+    @Test func takesThePausedAndFirstAlternativeStreamsOfASimulcastLine() throws {
+        let text = replacing("a=simulcast:send q;h;f", with: "a=simulcast:send q,h;~f", in: SDPFixtures.chromeSimulcastOffer)
+        #expect(try answer(text).tracks[1].layers.map(\.rid) == ["q", "f"])
+    }
+
+    @Test func ignoresAnnouncedSourcesBesideRidLayers() throws {
+        // Which a=ssrc is which rid the offer does not say: the layers learn theirs from the packets.
         let text = editing(SDPFixtures.chromeSimulcastOffer) { lines in
             lines.insert(
                 contentsOf: [
@@ -165,11 +175,63 @@ private let routerCandidateLines = [
                 ], at: lines.firstIndex(of: "a=rid:q send")!)
         }
         let video = try answer(text).tracks[1]
-        #expect(video.rids == ["q", "h", "f"])
-        #expect(video.ssrc == 11)
-        #expect(video.rtxSSRC == 12)
+        #expect(video.layers.map(\.rid) == ["q", "h", "f"])
+        #expect(video.ssrc == nil)
+        #expect(video.rtxSSRC == nil)
+        #expect(video.cname == "8fJ2sWq0LcX5nRbA")
         #expect(video.streamID == "7c4a9e0b-5d2f-4e8a-a1c3-96b0f2d4e871")
         #expect(video.trackID == "a61f0c8e-3d47-4b2a-9c5e-18e7d0b4f2a9")
+    }
+
+    @Test func acceptsSSRCGroupSimulcastWithEachLayersRepairSource() throws {
+        let text = editing(SDPFixtures.chromeSimulcastOffer) { lines in
+            lines.removeAll { $0.hasPrefix("a=rid") || $0.hasPrefix("a=simulcast") }
+            lines.insert(
+                contentsOf: [
+                    "a=ssrc-group:SIM 11 21 31", "a=ssrc-group:FID 11 12", "a=ssrc-group:FID 21 22", "a=ssrc-group:FID 31 32",
+                    "a=ssrc:11 cname:c", "a=ssrc:12 cname:c", "a=ssrc:21 cname:c", "a=ssrc:22 cname:c", "a=ssrc:31 cname:c",
+                    "a=ssrc:32 cname:c",
+                ], at: lines.firstIndex(of: "a=mid:1")! + 1)
+        }
+        let (answer, _, tracks) = try answer(text)
+        #expect(
+            tracks[1].layers == [
+                NegotiatedLayer(ssrc: 11, rtxSSRC: 12), NegotiatedLayer(ssrc: 21, rtxSSRC: 22), NegotiatedLayer(ssrc: 31, rtxSSRC: 32),
+            ])
+        #expect(tracks[1].ssrc == 11)
+        #expect(tracks[1].rtxSSRC == 12)
+        #expect(!answer.media[1].lines.contains { $0.attributeName == "simulcast" || $0.attributeName == "rid" })
+    }
+
+    @Test(arguments: [
+        ("a=simulcast:send q;h;f;x", ["a=rid:x send"], "a=simulcast sends 4 layers; Switchyard takes at most 3"),
+        ("a=simulcast:send q;h;z", [], "a=simulcast names rid z, which has no a=rid:z send line"),
+        ("a=simulcast:recv q", [], "a=simulcast has no send streams (expected send <rid>;<rid>...)"),
+        ("a=simulcast:send q;;f", [], "a=simulcast has an empty stream id in \"q;;f\""),
+        ("a=simulcast:send q;q", [], "a=simulcast names rid q twice"),
+    ])
+    func refusesASimulcastLineItCannotServeNamingIt(line: String, extraRIDs: [String], reason: String) throws {
+        let text = editing(SDPFixtures.chromeSimulcastOffer) { lines in
+            let index = lines.firstIndex(of: "a=simulcast:send q;h;f")!
+            lines[index] = line
+            lines.insert(contentsOf: extraRIDs, at: index)
+        }
+        #expect(try refusal(of: text) == SDPError(line: lineNumber(of: line, in: text), text: line, reason: reason))
+    }
+
+    @Test func refusesRidSimulcastWithoutTheStreamIDExtension() throws {
+        let text = removing("a=extmap:10 urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id", from: SDPFixtures.chromeSimulcastOffer)
+        let error = try #require(try refusal(of: text))
+        #expect(error.line == lineNumber(of: "a=simulcast:send q;h;f", in: text))
+        #expect(error.reason.hasPrefix("a=simulcast by rid needs the rtp-stream-id header extension"))
+    }
+
+    @Test func refusesSimulcastAudio() throws {
+        let text = editing(SDPFixtures.chromeSimulcastOffer) { lines in
+            lines.insert("a=simulcast:send q", at: lines.firstIndex(of: "a=mid:0")!)
+        }
+        let error = try #require(try refusal(of: text))
+        #expect(error.reason == "a=simulcast on audio; only video can be simulcast")
     }
 
     @Test func refusesAnOfferWithoutBundle() throws {
@@ -383,7 +445,7 @@ private let routerCandidateLines = [
         let text = editing(SDPFixtures.aiortcOffer) { $0.removeAll { $0.hasPrefix("a=ssrc") } }
         let error = try #require(try refusal(of: text))
         #expect(error.line == lineNumber(of: "m=audio", in: text))
-        #expect(error.reason == "no a=ssrc: SSRC-less (rid-only simulcast) publishing is not supported yet")
+        #expect(error.reason == "no a=ssrc and no a=simulcast: nothing says how to recognise the packets")
     }
 
     @Test func announcesTheDiscardPortBeforeCandidatesAreKnown() throws {
