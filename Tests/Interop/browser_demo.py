@@ -23,6 +23,12 @@ and `sessionReconnected` as the same connection with the same stream, and B must
 video on the same subscriber without seeing `streamDestroyed`, `connectionDestroyed` or
 `subscriberDestroyed`. The report gets "reconnect" {reconnectedMs, framesAfterMs, eventsSeenByB}.
 
+With --simulcast, page A publishes three simulcast encodings (the demo's default; otherwise pages
+load with simulcast=0) and page B starts with resolution=320x180: B's inbound video must decode at
+a width of at most 320, then, after B's tile picker asks for 1280x720, at a larger width (within 30 s).
+The report gets "simulcast" {lowWidth, highWidth, highestWidth, upSwitchMs, layerEvents, publisherLayers
+(A's outbound-rtp per rid: width, fps, bytes)}.
+
 Prints one JSON line: {"ok", "session", "streamId", "subscriberId", "joinToFirstFrameMs",
 "subscribeToFirstFrameMs", "framesDecoded", "framesPerSecond", "frameWidth", "frameHeight",
 "videoPacketsLost", "jitterSeconds", "totalSamplesReceived", "audioPacketsLost", "videoCodec", "audioCodec", "srtpCipher", "dtlsCipher", "tlsVersion",
@@ -116,9 +122,12 @@ def wait_for(what: str, timeout: float, probe, interval: float = 0.25):
         time.sleep(interval)
 
 
-def page_url(args, name: str) -> str:
+def page_url(args, name: str, **extra) -> str:
     from urllib.parse import urlencode
-    return f"{args.base.rstrip('/')}/?{urlencode({'session': args.session, 'autojoin': '1', 'name': name})}"
+    query = {'session': args.session, 'autojoin': '1', 'name': name, **extra}
+    if not args.simulcast:
+        query['simulcast'] = '0'
+    return f"{args.base.rstrip('/')}/?{urlencode(query)}"
 
 
 def demo_js(driver, expression: str):
@@ -157,7 +166,7 @@ def inbound(driver, subscriber_id: str) -> dict:
 
 def run(args, drivers: dict, out: dict):
     b = drivers["B"] = new_driver(args)
-    b.get(page_url(args, "B"))
+    b.get(page_url(args, "B", **({'resolution': '320x180'} if args.simulcast else {})))
     wait_for("page B to connect", args.timeout, lambda: demo_js(b, "d.session && d.session.connection"))
     a = drivers["A"] = new_driver(args)
     a.get(page_url(args, "A"))
@@ -201,6 +210,9 @@ def run(args, drivers: dict, out: dict):
     out["serverQuality"] = b.execute_async_script(SERVER_STATS_JS, subscriber_id)
     if args.screenshot:
         b.save_screenshot(os.path.join(args.screenshot, "b-flowing.png"))
+
+    if args.simulcast:
+        simulcast(args, a, b, stream_id, subscriber_id, out)
 
     if args.rest_token:
         out["fault"] = fault = {}
@@ -248,6 +260,60 @@ def run(args, drivers: dict, out: dict):
 
     if args.rest_token and args.bandwidth:
         bandwidth(args, a, b, stream_id, subscriber_id, out)
+
+
+PUBLISHER_LAYERS_JS = """
+const done = arguments[arguments.length - 1];
+const p = window.switchyardDemo && window.switchyardDemo.publisher;
+if (!p) return done(null);
+p.pc.getStats().then((report) => {
+  const layers = [];
+  report.forEach((s) => {
+    if (s.type === "outbound-rtp" && s.kind === "video") {
+      layers.push({rid: s.rid, width: s.frameWidth, height: s.frameHeight, fps: s.framesPerSecond, bytesSent: s.bytesSent,
+                   qualityLimitationReason: s.qualityLimitationReason});
+    }
+  });
+  done(layers.sort((x, y) => (x.width || 0) - (y.width || 0)));
+}, (e) => done({error: String(e)}));
+"""
+
+
+def simulcast(args, a, b, stream_id: str, subscriber_id: str, out: dict):
+    """B asked for 320x180 at subscribe: it must decode the lowest layer; then its tile's picker asks
+    for 1280x720 and it must decode a larger picture."""
+    out["simulcast"] = report = {}
+
+    def width():
+        return (inbound(b, subscriber_id).get("inbound", {}).get("video") or {}).get("frameWidth") or 0
+
+    def decoding_low():
+        w = width()
+        return w if 0 < w <= 320 else None
+    report["lowWidth"] = wait_for("B to decode the 320-wide layer it asked for", args.timeout, decoding_low, 0.5)
+    mark = len(log_since(b, 0))
+    asked_at = time.time()
+    b.execute_script(
+        "const el = document.querySelector(`[data-subscriber-id='${arguments[0]}'] select.preferred-resolution`);"
+        " el.value = '1280x720'; el.dispatchEvent(new Event('change'));", subscriber_id)
+
+    def decoding_higher():
+        w = width()
+        return w if w > report["lowWidth"] else None
+    report["highWidth"] = wait_for("B to decode a larger layer after asking for 1280x720", 30, decoding_higher, 0.25)
+    report["upSwitchMs"] = int((time.time() - asked_at) * 1000)
+    # The highest layer may need the publisher's encoder and B's downlink estimate to ramp up: watch a while.
+    highest, deadline = report["highWidth"], time.time() + 10
+    while time.time() < deadline and highest < 1280:
+        highest = max(highest, width())
+        time.sleep(0.5)
+    report["highestWidth"] = highest
+    report["layerEvents"] = [{"reason": e["reason"], "ms": int(e["time"] - asked_at * 1000)}
+                             for e in log_since(b, mark) if e["event"] == "videoLayerChanged"]
+    report["layerShown"] = b.execute_script(
+        "const el = document.querySelector(`[data-subscriber-id='${arguments[0]}'] .layer`); return el ? el.textContent : null;",
+        subscriber_id)
+    report["publisherLayers"] = a.execute_async_script(PUBLISHER_LAYERS_JS)
 
 
 def bandwidth(args, a, b, stream_id: str, subscriber_id: str, out: dict):
@@ -368,6 +434,8 @@ def main() -> int:
     parser.add_argument("--drop-websocket", action="store_true", help="with --rest-token: drop page A's WebSocket and check it reconnects")
     parser.add_argument("--bandwidth", action="store_true",
                         help="with --rest-token: cap B's downlink and A's uplink and check the estimate and A's encoder follow")
+    parser.add_argument("--simulcast", action="store_true",
+                        help="A publishes three simulcast layers; B asks for 320x180, then 1280x720")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds for joining and for media to flow")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")

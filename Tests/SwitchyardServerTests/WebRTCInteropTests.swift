@@ -65,4 +65,27 @@ import Testing
                 + "disabled_ms=\(fault["videoDisabledMs"] ?? "-") enabled_ms=\(fault["videoEnabledMs"] ?? "-") "
                 + "reconnected_ms=\(reconnect["reconnectedMs"] ?? "-") frames_after_ms=\(reconnect["framesAfterMs"] ?? "-")")
     }
+
+    /// Chromium publishes three simulcast encodings through the demo page (rid-named, no SSRC
+    /// announced); a second tab subscribes asking for 320×180 and decodes that layer, then asks for
+    /// 1280×720 in its tile's picker and decodes a larger one.
+    @Test func chromiumPublishesSimulcastAndAnotherTabDecodesTheLayerItPrefers() async throws {
+        let daemon = try await DaemonHarness.start()
+        let browser = try InteropProcess(
+            script: "browser_demo.py",
+            arguments: ["--base", "http://127.0.0.1:\(daemon.port)", "--session", "simulcast", "--simulcast", "--timeout", "40"])
+        let outcome = await browser.finish(within: .seconds(120))
+        try await daemon.stop()
+        let simulcast = outcome.report["simulcast"] as? [String: Any] ?? [:]
+        #expect(outcome.status == 0, "browser: \(outcome.output) \(outcome.errors.suffix(4000))")
+        let low = simulcast["lowWidth"] as? Int ?? 0
+        let high = simulcast["highWidth"] as? Int ?? 0
+        #expect((1...320).contains(low), "decoded width with 320x180 preferred: \(simulcast)")
+        #expect(high > low, "decoded width after 1280x720 preferred: \(simulcast)")
+        let published = (simulcast["publisherLayers"] as? [[String: Any]] ?? []).compactMap { $0["width"] as? Int }
+        #expect(published.count == 3, "the publisher's encodings: \(simulcast)")
+        print(
+            "webrtc-interop chromium simulcast published_widths=\(published) low_width=\(low) high_width=\(high) "
+                + "highest_width=\(simulcast["highestWidth"] ?? "-") up_switch_ms=\(simulcast["upSwitchMs"] ?? "-")")
+    }
 }

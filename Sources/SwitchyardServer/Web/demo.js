@@ -1,11 +1,14 @@
 // The demo page: join a session, publish camera and mic, subscribe to everyone else, and show
 // per subscriber the video state, the last audio-fallback event and live stats.
-// Query parameters: session, name, token, autojoin=1, ws (a WebSocket URL other than this host's /v1/ws).
+// Query parameters: session, name, token, autojoin=1, ws (a WebSocket URL other than this host's /v1/ws),
+// simulcast=0 (publish one encoding instead of three), resolution=WxH (the preferred resolution each
+// new subscriber starts with; each tile's picker changes it).
 // Tests read window.switchyardDemo (session, publisher, subscribers: Map subscriberId → Subscriber, log,
 // timing) and the DOM: each subscriber tile `.tile[data-subscriber-id][data-stream-id]` (with
 // data-subscribe-started-at and data-first-frame-at, Date.now() ms) holds `.video-state` ("on",
 // "off (quality)", ...), `.fallback[data-event][data-reason]`, `.stats[data-frames-decoded]
-// [data-total-samples-received]`, `.server-stats[data-score]` and `.media-state[data-state]`
+// [data-total-samples-received][data-frame-width][data-frame-height]`, `.layer[data-width][data-height]
+// [data-reason]` (the last videoLayerChanged), `select.preferred-resolution`, `.server-stats[data-score]` and `.media-state[data-state]`
 // ("connected" or "reconnecting": the subscription's media path); the publisher's tile has
 // data-publisher; the event log is `#log li[data-event][data-reason]` (data-local for the page's own
 // entries: connected, published, subscribed, error). `#status[data-state]` is the session's
@@ -16,7 +19,7 @@ const params = new URLSearchParams(location.search);
 const $ = (id) => document.getElementById(id);
 
 const PROTOCOL_EVENTS = ["connectionCreated", "connectionDestroyed", "streamCreated", "streamDestroyed",
-  "streamPropertyChanged", "videoDisabled", "videoEnabled", "videoDisableWarning", "videoDisableWarningLifted",
+  "streamPropertyChanged", "videoDisabled", "videoEnabled", "videoDisableWarning", "videoDisableWarningLifted", "videoLayerChanged",
   "publisherVideoDisableWarning", "publisherVideoDisableWarningLifted", "publisherVideoDisabled",
   "publisherVideoEnabled", "signal", "subscriberDestroyed", "sessionReconnecting", "sessionReconnected", "sessionDisconnected",
   "error"];
@@ -37,6 +40,13 @@ let statsTimer = null;
 $("session-id").value = params.get("session") || "demo";
 $("name").value = params.get("name") || `guest-${Math.random().toString(36).slice(2, 6)}`;
 $("token").value = params.get("token") || "";
+const simulcast = params.get("simulcast") !== "0";
+/** The pictures a tile's picker offers; "" is no preference (the best the network allows). */
+const RESOLUTIONS = ["", "320x180", "640x360", "1280x720"];
+const parseResolution = (text) => {
+  const match = /^(\d+)x(\d+)$/.exec(text ?? "");
+  return match ? { width: Number(match[1]), height: Number(match[2]) } : undefined;
+};
 
 function setStatus(text, isError = false) {
   $("status").textContent = text;
@@ -135,6 +145,18 @@ function addSubscriberTile(subscriber) {
   toggle.style.marginLeft = ".5rem";
   toggle.onclick = () => subscriber.setSubscribeToVideo(!subscriber.subscribeToVideo).catch((e) => logEvent("error", { reason: e.code, message: describe(e) }, true));
   stateLine.append(toggle);
+  const picker = document.createElement("select");
+  picker.className = "preferred-resolution";
+  picker.title = "preferred resolution";
+  picker.style.marginLeft = ".5rem";
+  for (const value of RESOLUTIONS) picker.append(new Option(value ? value.replace("x", "×") : "best", value));
+  const preferred = subscriber.preferredResolution;
+  picker.value = preferred ? `${preferred.width}x${preferred.height}` : "";
+  picker.onchange = () => subscriber.setPreferredResolution(parseResolution(picker.value) ?? null)
+    .catch((e) => logEvent("error", { reason: e.code, message: describe(e) }, true));
+  stateLine.append(picker);
+  line(tile, "layer", "layer: –");
+  subscriber.addEventListener("videoLayerChanged", (e) => renderLayer(tile, e.detail));
   line(tile, "fallback", "last fallback event: none");
   line(tile, "stats", "stats: waiting");
   line(tile, "server-stats", "server: waiting");
@@ -157,12 +179,22 @@ function addSubscriberTile(subscriber) {
   renderFallback(subscriber.id);
 }
 
+/** Shows the layer a simulcast subscription receives, its target and why. */
+function renderLayer(tile, change) {
+  const el = tile.querySelector(".layer");
+  const size = (layer) => layer ? `${layer.width}×${layer.height}@${fmt(layer.frameRate)}` : "none";
+  el.textContent = `layer: ${size(change.layer)} → ${size(change.targetLayer)} (${change.reason})`;
+  el.dataset.width = change.layer?.width ?? "";
+  el.dataset.height = change.layer?.height ?? "";
+  el.dataset.reason = change.reason;
+}
+
 async function subscribeTo(stream) {
   if (subscribedStreams.has(stream.streamId)) return;
   subscribedStreams.add(stream.streamId);
   const startedAt = Date.now();
   try {
-    const subscriber = await demo.session.subscribe(stream);
+    const subscriber = await demo.session.subscribe(stream, { preferredResolution: parseResolution(params.get("resolution")) });
     if (subscriber.ended) return;
     demo.subscribers.set(subscriber.id, subscriber);
     addSubscriberTile(subscriber);
@@ -233,6 +265,8 @@ async function refreshEach() {
       const el = tile.querySelector(".stats");
       el.dataset.framesDecoded = video.framesDecoded ?? 0;
       el.dataset.totalSamplesReceived = audio.totalSamplesReceived ?? 0;
+      el.dataset.frameWidth = video.frameWidth ?? 0;
+      el.dataset.frameHeight = video.frameHeight ?? 0;
       el.textContent = `video ${fmt(video.framesDecoded)} frames, ${fmt(video.framesPerSecond)} fps` +
         `${video.frameWidth ? ` ${video.frameWidth}×${video.frameHeight}` : ""}, lost ${fmt(video.packetsLost)},` +
         ` jitter ${video.jitter === undefined ? "–" : fmt(video.jitter * 1000, 1) + " ms"}` +
@@ -286,7 +320,9 @@ async function join() {
 
 async function publish(name) {
   try {
-    const publisher = await demo.session.publish({ name });
+    // Simulcast sends a quarter, half and all of the picture: ask the camera for 720p so each is useful.
+    const camera = simulcast ? { width: { ideal: 1280 }, height: { ideal: 720 } } : true;
+    const publisher = await demo.session.publish({ name, video: camera, simulcast });
     demo.publisher = publisher;
     demo.timing.published = Date.now();
     logEvent("published", { streamId: publisher.streamId }, true);

@@ -19,7 +19,15 @@ const RECONNECT_MAX_PAUSE_MS = 500;
 const PC_CONFIG = { bundlePolicy: "max-bundle", rtcpMuxPolicy: "require" };
 
 /** Events about one subscriber (data has `subscriberId`): also dispatched on that {@link Subscriber}. */
-const SUBSCRIBER_EVENTS = new Set(["videoDisabled", "videoEnabled", "videoDisableWarning", "videoDisableWarningLifted"]);
+const SUBSCRIBER_EVENTS = new Set(["videoDisabled", "videoEnabled", "videoDisableWarning", "videoDisableWarningLifted",
+  "videoLayerChanged"]);
+/** The simulcast encodings `publish({ simulcast: true })` sends, lowest first (the router takes them
+ *  in this order): a quarter, half and the whole of the camera's picture. */
+const SIMULCAST_ENCODINGS = [
+  { rid: "q", scaleResolutionDownBy: 4, maxBitrate: 150000 },
+  { rid: "h", scaleResolutionDownBy: 2, maxBitrate: 500000 },
+  { rid: "f", scaleResolutionDownBy: 1, maxBitrate: 1500000 },
+];
 /** Events about one of our streams (data has `streamId`): also dispatched on that {@link Publisher}. */
 const PUBLISHER_EVENTS = new Set(["publisherVideoDisableWarning", "publisherVideoDisableWarningLifted",
   "publisherVideoDisabled", "publisherVideoEnabled"]);
@@ -320,11 +328,14 @@ export class Session extends EventTarget {
   /**
    * Publishes camera and microphone (or the given MediaStream's tracks) over a new peer connection.
    * @param {{name?: string, audio?: boolean, video?: boolean, mediaStream?: MediaStream,
-   *   videoType?: string, publishAudio?: boolean, publishVideo?: boolean, audioFallback?: object}} [options]
-   *   `audio`/`video` choose the tracks to ask getUserMedia for (ignored with `mediaStream`)
+   *   videoType?: string, publishAudio?: boolean, publishVideo?: boolean, audioFallback?: object,
+   *   simulcast?: boolean}} [options]
+   *   `audio`/`video` choose the tracks to ask getUserMedia for (ignored with `mediaStream`);
+   *   `simulcast` sends the video as three encodings (a quarter, half and all of the picture), from
+   *   which the router gives each subscriber the one that fits its preference and its network
    * @returns {Promise<Publisher>}
    */
-  async publish({ name, audio = true, video = true, mediaStream, videoType, publishAudio, publishVideo, audioFallback } = {}) {
+  async publish({ name, audio = true, video = true, mediaStream, videoType, publishAudio, publishVideo, audioFallback, simulcast = false } = {}) {
     const ownsMedia = !mediaStream;
     if (!mediaStream) mediaStream = await navigator.mediaDevices.getUserMedia({ audio, video });
     const pc = new RTCPeerConnection(PC_CONFIG);
@@ -332,7 +343,11 @@ export class Session extends EventTarget {
       const audioTrack = mediaStream.getAudioTracks()[0];
       const videoTrack = mediaStream.getVideoTracks()[0];
       if (audioTrack) preferCodecs(pc.addTransceiver(audioTrack, { direction: "sendonly", streams: [mediaStream] }), "audio", ["audio/opus"]);
-      if (videoTrack) preferCodecs(pc.addTransceiver(videoTrack, { direction: "sendonly", streams: [mediaStream] }), "video", ["video/vp8", "video/rtx"]);
+      if (videoTrack) {
+        const init = { direction: "sendonly", streams: [mediaStream] };
+        if (simulcast) init.sendEncodings = SIMULCAST_ENCODINGS.map((e) => ({ ...e }));
+        preferCodecs(pc.addTransceiver(videoTrack, init), "video", ["video/vp8", "video/rtx"]);
+      }
       const offer = await pc.createOffer();
       await pc.setLocalDescription(offer);
       const settings = videoTrack?.getSettings();
@@ -362,14 +377,18 @@ export class Session extends EventTarget {
    * Receives one stream over a new peer connection. Resolves once the answer is accepted; media then
    * arrives in `subscriber.mediaStream` (each new track also fires `track` on the Subscriber).
    * @param {object|string} stream a StreamInfo, or a streamId
-   * @param {{subscribeToAudio?: boolean, subscribeToVideo?: boolean}} [options]
+   * @param {{subscribeToAudio?: boolean, subscribeToVideo?: boolean,
+   *   preferredResolution?: {width: number, height: number}, preferredFrameRate?: number}} [options]
+   *   the preferences choose among a simulcast stream's layers (left out: the best the network allows)
    * @returns {Promise<Subscriber>}
    */
-  async subscribe(stream, { subscribeToAudio, subscribeToVideo } = {}) {
+  async subscribe(stream, { subscribeToAudio, subscribeToVideo, preferredResolution, preferredFrameRate } = {}) {
     const streamId = typeof stream === "string" ? stream : stream.streamId;
     const params = { streamId, webrtc: true };
     if (subscribeToAudio !== undefined) params.subscribeToAudio = subscribeToAudio;
     if (subscribeToVideo !== undefined) params.subscribeToVideo = subscribeToVideo;
+    if (preferredResolution !== undefined) params.preferredResolution = preferredResolution;
+    if (preferredFrameRate !== undefined) params.preferredFrameRate = preferredFrameRate;
     const result = await this.request("subscribe", params);
     const info = typeof stream === "string" ? this.streams.get(streamId) : stream;
     // Registered before the SDP work so that events about it are not missed.
@@ -495,8 +514,9 @@ export class Publisher extends EventTarget {
 
 /**
  * One subscription. Fires `videoDisabled`, `videoEnabled`, `videoDisableWarning`,
- * `videoDisableWarningLifted`, `streamPropertyChanged` and `streamDestroyed` about it, and `track`
- * (detail: the MediaStreamTrack) when a track arrives.
+ * `videoDisableWarningLifted`, `videoLayerChanged` (a simulcast stream's received layer moved),
+ * `streamPropertyChanged` and `streamDestroyed` about it, and `track` (detail: the
+ * MediaStreamTrack) when a track arrives.
  */
 export class Subscriber extends EventTarget {
   constructor(session, result, stream, options) {
@@ -511,6 +531,9 @@ export class Subscriber extends EventTarget {
     this.videoDisableReason = result.videoDisableReason;
     this.subscribeToAudio = options.subscribeToAudio ?? true;
     this.subscribeToVideo = options.subscribeToVideo ?? true;
+    /** @type {{width: number, height: number}|undefined} */ this.preferredResolution = options.preferredResolution;
+    /** @type {number|undefined} */ this.preferredFrameRate = options.preferredFrameRate;
+    /** @type {object|undefined} the last `videoLayerChanged` (`layer`, `targetLayer`, `reason`) */ this.videoLayer = undefined;
     /** @type {MediaStream} the received tracks; set it as a media element's `srcObject` */
     this.mediaStream = new MediaStream();
     /** @type {RTCPeerConnection} */ this.pc = new RTCPeerConnection(PC_CONFIG);
@@ -538,6 +561,23 @@ export class Subscriber extends EventTarget {
   _videoEvent(name, data) {
     if (name === "videoDisabled") { this.videoEnabled = false; this.videoDisableReason = data.reason; }
     if (name === "videoEnabled") { this.videoEnabled = true; this.videoDisableReason = undefined; }
+    if (name === "videoLayerChanged") this.videoLayer = data;
+  }
+
+  /**
+   * The largest picture wanted of a simulcast stream (`updateSubscriber`); `null` drops the
+   * preference (the best the network allows). The router answers with `videoLayerChanged`.
+   * @param {{width: number, height: number}|null} resolution
+   */
+  async setPreferredResolution(resolution) {
+    await this.session.request("updateSubscriber", { subscriberId: this.id, preferredResolution: resolution });
+    this.preferredResolution = resolution ?? undefined;
+  }
+
+  /** The highest frame rate wanted of a simulcast stream; `null` drops the preference. @param {number|null} frameRate */
+  async setPreferredFrameRate(frameRate) {
+    await this.session.request("updateSubscriber", { subscriberId: this.id, preferredFrameRate: frameRate });
+    this.preferredFrameRate = frameRate ?? undefined;
   }
 
   /** Asks for video or not (`updateSubscriber`); the router answers with videoDisabled/videoEnabled. */
