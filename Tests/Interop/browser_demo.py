@@ -27,7 +27,7 @@ With --simulcast, page A publishes three simulcast encodings (the demo's default
 load with simulcast=0) and page B starts with resolution=320x180: B's inbound video must decode at
 a width of at most 320, then, after B's tile picker asks for 1280x720, at a larger width (within 30 s).
 The report gets "simulcast" {lowWidth, highWidth, highestWidth, upSwitchMs, layerEvents, publisherLayers
-(A's outbound-rtp per rid: width, fps, bytes)}.
+(A's outbound-rtp per rid: width, fps, bytes), streamLayers (the StreamInfo's videoLayers B holds)}.
 
 Prints one JSON line: {"ok", "session", "streamId", "subscriberId", "joinToFirstFrameMs",
 "subscribeToFirstFrameMs", "framesDecoded", "framesPerSecond", "frameWidth", "frameHeight",
@@ -314,6 +314,8 @@ def simulcast(args, a, b, stream_id: str, subscriber_id: str, out: dict):
         "const el = document.querySelector(`[data-subscriber-id='${arguments[0]}'] .layer`); return el ? el.textContent : null;",
         subscriber_id)
     report["publisherLayers"] = a.execute_async_script(PUBLISHER_LAYERS_JS)
+    # The router learns the layers' pictures from their key frames and tells everyone (streamPropertyChanged).
+    report["streamLayers"] = demo_js(b, f"d.session.streams.get({json.dumps(stream_id)}).videoLayers")
 
 
 def bandwidth(args, a, b, stream_id: str, subscriber_id: str, out: dict):

@@ -84,6 +84,8 @@ import Testing
         #expect(high > low, "decoded width after 1280x720 preferred: \(simulcast)")
         let published = (simulcast["publisherLayers"] as? [[String: Any]] ?? []).compactMap { $0["width"] as? Int }
         #expect(published.count == 3, "the publisher's encodings: \(simulcast)")
+        let learned = (simulcast["streamLayers"] as? [[String: Any]] ?? []).compactMap { $0["width"] as? Int }
+        #expect(learned == published, "the layers the router learned and announced: \(simulcast)")
         print(
             "webrtc-interop chromium simulcast published_widths=\(published) low_width=\(low) high_width=\(high) "
                 + "highest_width=\(simulcast["highestWidth"] ?? "-") up_switch_ms=\(simulcast["upSwitchMs"] ?? "-")")
