@@ -101,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "switchyard-bench",
             dependencies: [
-                "SwitchyardBench", "SwitchyardClient", "CSystemShims",
+                "SwitchyardBench", "SwitchyardClient", "SignalingProtocol", "CSystemShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

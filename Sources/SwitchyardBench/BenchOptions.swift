@@ -1,3 +1,4 @@
+import SignalingProtocol
 import SwitchyardClient
 
 /// Everything a run is parameterised by; copied into the report so a figure never loses its context.
@@ -48,6 +49,8 @@ public struct BenchOptions: Codable, Sendable {
     /// What the subscribers send about their downlinks: REMB, or transport-wide feedback from which
     /// the router estimates on its side.
     public var feedback: String
+    /// Simulcast: each subscriber's preferred resolution in turn (nil: the best the network allows).
+    public var preferences: [VideoDimensions?]
 
     public init(scenario: BenchScenario) {
         self.scenario = scenario
@@ -55,23 +58,26 @@ public struct BenchOptions: Codable, Sendable {
         serverPID = nil
         apiKey = "switchyard-development"
         apiSecret = "switchyard-development-secret-do-not-use-in-production"
-        clients = scenario == .room ? 4 : scenario == .fallback ? 4 : scenario == .bandwidth ? 1 : 20
-        durationSeconds = scenario == .fallback ? 22 : scenario == .soak ? 60 : scenario == .bandwidth ? 30 : 10
+        clients = scenario == .room || scenario == .fallback || scenario == .simulcast ? 4 : scenario == .bandwidth ? 1 : 20
+        durationSeconds = scenario == .fallback ? 22 : scenario == .soak ? 60 : scenario == .bandwidth || scenario == .simulcast ? 30 : 10
         warmupSeconds = 2
-        videoBitrate = scenario == .audioOnly ? 0 : scenario == .bandwidth ? 1_000_000 : 500_000
+        videoBitrate = scenario == .audioOnly ? 0 : scenario == .bandwidth || scenario == .simulcast ? 1_000_000 : 500_000
         audioBitrate = 32_000
-        width = 640
-        height = 360
+        width = scenario == .simulcast ? 1280 : 640
+        height = scenario == .simulcast ? 720 : 360
         frameRate = 30
         decoders = 1
-        impairedSubscribers = scenario == .fallback ? 2 : scenario == .bandwidth ? 1 : 0
+        impairedSubscribers = scenario == .fallback ? 2 : scenario == .bandwidth || scenario == .simulcast ? 1 : 0
+        preferences = scenario == .simulcast ? [nil, VideoDimensions(width: 320, height: 180), VideoDimensions(width: 640, height: 360), nil] : []
         schedule =
             switch scenario {
             case .fallback: (try? ImpairmentSchedule(parsing: "3s:loss=0.3;11s:clean")) ?? .clean
             case .bandwidth: (try? ImpairmentSchedule(parsing: "0s:rate=2mbps;10s:rate=300kbps;20s:rate=2mbps")) ?? .clean
+            // Room for every layer, then for the middle one only, then for every layer again.
+            case .simulcast: (try? ImpairmentSchedule(parsing: "0s:rate=3mbps;8s:rate=700kbps;18s:rate=3mbps")) ?? .clean
             default: .clean
             }
-        feedback = scenario == .bandwidth ? BandwidthFeedback.transportWide.rawValue : BandwidthFeedback.receiverEstimate.rawValue
+        feedback = scenario == .bandwidth || scenario == .simulcast ? BandwidthFeedback.transportWide.rawValue : BandwidthFeedback.receiverEstimate.rawValue
         publisherSchedule = .clean
         joins = 15
         joinIntervalSeconds = 1.1
@@ -112,6 +118,9 @@ public struct BenchOptions: Codable, Sendable {
         if dropSeconds.isEmpty || dropSeconds.contains(where: { !($0 > 0 && $0 <= 600) }) { return "--drops must be seconds within (0, 600], e.g. 1,5,30" }
         if signalsPerDrop < 0 || signalsPerDrop > 1000 { return "--signals-per-drop must be within 0...1000" }
         if scenario == .reconnect, videoBitrate == 0 { return "reconnect needs video" }
+        if scenario == .simulcast, videoBitrate == 0 || width < 128 || height < 72 {
+            return "simulcast needs video of at least 128x72 (its lowest layer is a quarter of the picture)"
+        }
         if connectConcurrency < 1 { return "--connect-concurrency must be at least 1" }
         if mediaThreads < 1 || mediaThreads > 64 { return "--media-threads must be within 1...64" }
         return nil
@@ -121,7 +130,7 @@ public struct BenchOptions: Codable, Sendable {
     var subscriberFeedback: BandwidthFeedback { BandwidthFeedback(rawValue: feedback) ?? .receiverEstimate }
 
     /// Whether the run follows impaired subscribers' downlinks through a schedule.
-    var impairsSubscribers: Bool { scenario == .fallback || scenario == .bandwidth }
+    var impairsSubscribers: Bool { scenario == .fallback || scenario == .bandwidth || scenario == .simulcast }
 
     /// Whether a fallback run impairs the publisher instead of subscribers.
     var measuresPublisherSide: Bool { publisherSchedule.firstDegradation != nil }
@@ -129,6 +138,19 @@ public struct BenchOptions: Codable, Sendable {
     var mediaSettings: MediaSettings {
         MediaSettings(
             videoBitrate: scenario == .audioOnly ? 0 : videoBitrate, audioBitrate: audioBitrate, width: width, height: height,
-            frameRate: frameRate)
+            frameRate: frameRate, lowerLayers: scenario == .simulcast ? simulcastLowerLayers : [])
+    }
+
+    /// The simulcast scenario's lower layers: a quarter and half of the picture, at 15 % and 40 % of
+    /// the top layer's bitrate (even sizes, as libvpx wants).
+    var simulcastLowerLayers: [VideoLayerSettings] {
+        [(4, 0.15), (2, 0.4)].map { divisor, share in
+            VideoLayerSettings(width: width / divisor & ~1, height: height / divisor & ~1, bitrate: Int(Double(videoBitrate) * share))
+        }
+    }
+
+    /// The preferred resolution of subscriber `index` (the list repeats; nil is no preference).
+    func preference(ofSubscriber index: Int) -> VideoDimensions? {
+        preferences.isEmpty ? nil : preferences[index % preferences.count]
     }
 }

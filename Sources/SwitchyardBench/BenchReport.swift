@@ -192,6 +192,50 @@ public struct BenchReport: Codable, Sendable {
         public var estimateKbps: Double?
         /// The rate cap the impairment imposed then, when it imposed one.
         public var capacityKbps: Double?
+        /// Simulcast: the width of the last picture the subscriber decoded (which layer it gets).
+        public var decodedWidth: Int?
+    }
+
+    /// One subscriber of the simulcast scenario.
+    public struct SimulcastSubscriber: Codable, Sendable {
+        public struct LayerChange: Codable, Sendable {
+            public var seconds: Double
+            /// `WxH@fps` received, or none; the target, and why.
+            public var layer: String
+            public var target: String
+            public var reason: String
+        }
+
+        public var subscriber: String
+        public var impaired: Bool
+        /// `best` or `WxH`.
+        public var preference: String
+        /// The width its preference picks among the layers, and the width it decoded last.
+        public var expectedWidth: Int
+        public var finalWidth: Int
+        /// Frames decoded during the measurement, by picture width.
+        public var framesByWidth: [String: UInt64]
+        public var layerChanges: [LayerChange]
+        /// Impaired: from the cap's drop to the first lower picture decoded, and from its rise to the
+        /// first picture as wide as before the drop.
+        public var downSwitchSeconds: Double?
+        public var upSwitchSeconds: Double?
+        public var freezes: UInt64
+        public var decodeErrors: UInt64
+        public var counterMismatches: UInt64
+        public var pictureIDGaps: UInt64
+    }
+
+    public struct Simulcast: Codable, Sendable {
+        /// `WxH bps` per layer, lowest first.
+        public var layers: [String]
+        public var schedule: String
+        public var capDropSeconds: Double?
+        public var capRiseSeconds: Double?
+        public var subscribers: [SimulcastSubscriber]
+        /// Clean subscribers that ended on the layer their preference picks, of all clean ones.
+        public var rightLayer: Int
+        public var cleanSubscribers: Int
     }
 
     /// How the router's estimate of an impaired subscriber's downlink followed each step of its
@@ -254,6 +298,7 @@ public struct BenchReport: Codable, Sendable {
     public var benchMediaThread: MediaThread?
     public var fallback: Fallback?
     public var bandwidth: Bandwidth?
+    public var simulcast: Simulcast?
     public var soak: Soak?
     public var timeline: [TimelineSeries] = []
     public var targets: [TargetCheck] = []

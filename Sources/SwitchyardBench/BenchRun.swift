@@ -81,7 +81,7 @@ public final class BenchRun: @unchecked Sendable {
         if let metrics { report.daemon.srtpBuild = await Self.srtpBuild(metrics) }
         do {
             switch options.scenario {
-            case .fanout, .audioOnly, .soak, .fallback, .bandwidth: try await runFanout()
+            case .fanout, .audioOnly, .soak, .fallback, .bandwidth, .simulcast: try await runFanout()
             case .room: try await runRoom()
             case .join: try await runJoins()
             case .reconnect: try await runReconnects()
@@ -179,13 +179,18 @@ public final class BenchRun: @unchecked Sendable {
         let options = self.options
         let connected: [(Subscriber, Int)] = await concurrently(options.clients) { [self] index in
             let session = try await connect(session: sessionId, role: .subscriber)
+            // Simulcast subscribers all decode: the width decoded is the layer received.
             let subscriber = try await session.subscribe(
-                to: publisher.streamId, settings: SubscriberSettings(decodes: index < options.decoders, feedback: options.subscriberFeedback))
+                to: publisher.streamId,
+                settings: SubscriberSettings(
+                    decodes: options.scenario == .simulcast || index < options.decoders, feedback: options.subscriberFeedback,
+                    preferredResolution: options.preference(ofSubscriber: index)))
             return (subscriber, index)
         }
         let tracked = connected.map { subscriber, index in
             TrackedSubscriber(
-                label: "s\(index + 1)", subscriber: subscriber, isImpaired: options.impairsSubscribers && index < options.impairedSubscribers)
+                label: "s\(index + 1)", subscriber: subscriber, isImpaired: options.impairsSubscribers && index < options.impairedSubscribers,
+                preference: options.preference(ofSubscriber: index))
         }
         report.clients.subscribers = tracked.count
         try await Measurement(run: self, publishers: [publisher], subscribers: tracked, watchedPublisher: TrackedPublisher(publisher: publisher))

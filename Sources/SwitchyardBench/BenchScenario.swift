@@ -17,4 +17,7 @@ public enum BenchScenario: String, CaseIterable, Codable, Sendable {
     case reconnect
     /// Steps of a subscriber's downlink capacity; how the router's estimate follows them.
     case bandwidth
+    /// A three-layer simulcast publisher, subscribers with preferred resolutions, some with downlink
+    /// caps on a schedule; which layer each gets, and how fast it moves down and back up.
+    case simulcast
 }

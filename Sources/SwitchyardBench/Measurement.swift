@@ -48,6 +48,7 @@ struct Measurement {
             let capacity = options.schedule.impairment(atSeconds: elapsed).bandwidth
             for index in tracked.indices {
                 var point = current[index].point(since: previous[index], start: start, state: tracked[index].state(at: now))
+                if options.scenario == .simulcast { point.decodedWidth = current[index].decodedWidth }
                 if options.impairsSubscribers, tracked[index].isImpaired {
                     point.estimateKbps = try? await tracked[index].subscriber.serverStatistics().quality?.availableBitrate.map { $0 / 1000 }
                     point.capacityKbps = capacity > 0 ? Double(capacity) / 1000 : nil
@@ -150,6 +151,10 @@ struct Measurement {
             report.bandwidth = BandwidthAnalysis(schedule: options.schedule, sendingKbps: sending, measuredSeconds: seconds)
                 .analyse(watched, feedback: options.feedback)
         }
+        if options.scenario == .simulcast {
+            report.simulcast = SimulcastAnalysis(options: options, start: start)
+                .analyse(subscribers, series: series, before: baseline.map(\.media), after: final.map(\.media))
+        }
         if options.scenario == .soak {
             let errors = final.reduce(UInt64(0)) { $0 + $1.media.decodeErrors + $1.endpoint.datagramsRefused }
             report.soak = BenchReport.Soak(rssSamplesMB: soakSamples, rssGrowthMB: (soakSamples.last ?? 0) - (soakSamples.first ?? 0), errors: errors + UInt64(report.clients.connectFailures))
@@ -173,13 +178,16 @@ private struct Sample {
     var bytes: UInt64
     var received: UInt64
     var dropped: UInt64
+    var decodedWidth: Int
     var at: UInt64
 
     static func take(_ subscribers: [TrackedSubscriber]) async -> [Sample] {
         let snapshots = await Subscriber.snapshot(subscribers.map(\.subscriber), takingLatency: false)
         let now = MonotonicClock.now()
         return snapshots.map {
-            Sample(bytes: $0.endpoint.bytesReceived, received: $0.endpoint.datagramsReceived, dropped: $0.endpoint.datagramsLostToImpairment, at: now)
+            Sample(
+                bytes: $0.endpoint.bytesReceived, received: $0.endpoint.datagramsReceived, dropped: $0.endpoint.datagramsLostToImpairment,
+                decodedWidth: $0.media.decodedWidth, at: now)
         }
     }
 

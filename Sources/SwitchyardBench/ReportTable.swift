@@ -69,6 +69,22 @@ public enum ReportTable {
                 row("  \(subscriber.subscriber)", subscriber.events.map { String(format: "%.2fs %@", $0.seconds, $0.event) }.joined(separator: ", "))
             }
         }
+        if let simulcast = report.simulcast {
+            row("simulcast layers", simulcast.layers.joined(separator: " · "))
+            row("schedule (impaired)", "\(simulcast.schedule) (drop at \(number(simulcast.capDropSeconds, " s")), rise at \(number(simulcast.capRiseSeconds, " s")))")
+            row("clean subscribers on the right layer", "\(simulcast.rightLayer) of \(simulcast.cleanSubscribers)")
+            for subscriber in simulcast.subscribers {
+                let frames = subscriber.framesByWidth.sorted { Int($0.key) ?? 0 < Int($1.key) ?? 0 }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+                var line = "wants \(subscriber.preference) → expected \(subscriber.expectedWidth), decoded \(subscriber.finalWidth) wide (frames by width \(frames))"
+                if subscriber.impaired {
+                    line += "; down \(number(subscriber.downSwitchSeconds, " s", digits: 2)), up \(number(subscriber.upSwitchSeconds, " s", digits: 2))"
+                }
+                line += "; freezes \(subscriber.freezes), decode errors \(subscriber.decodeErrors), counter jumps \(subscriber.counterMismatches), PictureID gaps \(subscriber.pictureIDGaps)"
+                row("\(subscriber.subscriber)\(subscriber.impaired ? " (impaired)" : "")", line)
+                let changes = subscriber.layerChanges.map { "\(number($0.seconds, " s")) \($0.layer)→\($0.target) (\($0.reason))" }
+                if !changes.isEmpty { row("  layer changes", changes.joined(separator: "; ")) }
+            }
+        }
         if let bandwidth = report.bandwidth {
             row("bandwidth steps (\(bandwidth.subscriber), \(bandwidth.feedback))", "converged after; estimate mean / lowest / highest as shares of the target")
             for step in bandwidth.steps {

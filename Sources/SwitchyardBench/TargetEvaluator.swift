@@ -37,6 +37,22 @@ enum TargetEvaluator {
                 let name = "estimate converged to \(Int(step.targetKbps)) kbps after the step at \(Int(step.startSeconds)) s"
                 check(name, binds ? "≤ 5 s" : "≤ 10 s", step.convergedAfterSeconds, unit: " s") { $0 <= (binds ? 5 : 10) }
             }
+        case .simulcast:
+            let simulcast = report.simulcast
+            let subscribers = simulcast?.subscribers ?? []
+            check("clean subscribers on the layer their preference picks", "all \(simulcast?.cleanSubscribers ?? 0)", simulcast.map { Double($0.rightLayer) }, unit: "") {
+                Int($0) == simulcast?.cleanSubscribers
+            }
+            let impaired = subscribers.filter(\.impaired)
+            let worst = { (value: (BenchReport.SimulcastSubscriber) -> Double?) -> Double? in
+                impaired.isEmpty || impaired.contains { value($0) == nil } ? nil : impaired.compactMap(value).max()
+            }
+            check("cap drop → lower layer decoded", "≤ 2 s", worst(\.downSwitchSeconds), unit: " s") { $0 <= 2 }
+            check("cap lifted → layer back", "≤ 5 s", worst(\.upSwitchSeconds), unit: " s") { $0 <= 5 }
+            let freezes = subscribers.reduce(UInt64(0)) { $0 + $1.freezes }
+            let errors = subscribers.reduce(UInt64(0)) { $0 + $1.decodeErrors + $1.counterMismatches }
+            check("freezes", "0", simulcast == nil ? nil : Double(freezes), unit: "") { $0 == 0 }
+            check("decoder errors and counter jumps", "0", simulcast == nil ? nil : Double(errors), unit: "") { $0 == 0 }
         case .fallback:
             let fallback = report.fallback
             check("impairment → warning", "≤ 2 s", fallback?.warningAfterSeconds, unit: " s") { $0 <= 2 }

@@ -2,7 +2,8 @@ import Foundation
 
 /// Draws the run's timeline: one lane per watched subscriber with its received bitrate, the loss
 /// its network imposed, and its video state (on, warned, off for quality, paused) as a band; for an
-/// impaired subscriber also the router's estimate of its downlink and the rate cap imposed.
+/// impaired subscriber also the router's estimate of its downlink and the rate cap imposed; for the
+/// simulcast scenario the band shows the decoded layer instead (darker: a larger picture).
 public enum TimelineSVG {
     static let laneHeight = 90.0
     static let left = 140.0
@@ -15,13 +16,14 @@ public enum TimelineSVG {
             [point.kbps, point.estimateKbps ?? 0, point.capacityKbps ?? 0]
         }
         let maximumKbps: Double = max(100, values.max() ?? 100)
+        let layerWidths = Set(series.flatMap(\.points).compactMap(\.decodedWidth).filter { $0 > 0 }).sorted()
         let height = 60 + Double(series.count) * laneHeight + 40
         func x(_ seconds: Double) -> Double { left + plotWidth * seconds / duration }
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(left + plotWidth + 40))" height="\(Int(height))" font-family="sans-serif" font-size="11">
             <rect width="100%" height="100%" fill="white"/>
             <text x="\(left)" y="20" font-size="14">switchyard-bench \(report.scenario.rawValue): received kbps (line, 0–\(Int(maximumKbps))), imposed loss (grey), video state (band)</text>
-            <text x="\(left)" y="38">band: green on · amber warned · red off (quality) · blue paused (other reason); impaired lanes: router's estimate (orange), imposed rate cap (dashed)</text>
+            <text x="\(left)" y="38">\(layerWidths.isEmpty ? "band: green on · amber warned · red off (quality) · blue paused (other reason)" : "band: decoded width \(layerWidths.map(String.init).joined(separator: " / ")) (light to dark), grey nothing"); impaired lanes: router's estimate (orange), imposed rate cap (dashed)</text>
 
             """
         for (lane, entry) in series.enumerated() {
@@ -35,7 +37,8 @@ public enum TimelineSVG {
                 if lossHeight > 0 {
                     svg += "<rect x=\"\(format(x(previousSeconds)))\" y=\"\(format(top + plotHeight - lossHeight))\" width=\"\(format(max(0.5, x(point.seconds) - x(previousSeconds))))\" height=\"\(format(lossHeight))\" fill=\"#ddd\"/>\n"
                 }
-                svg += "<rect x=\"\(format(x(previousSeconds)))\" y=\"\(format(top + plotHeight + 4))\" width=\"\(format(max(0.5, x(point.seconds) - x(previousSeconds))))\" height=\"10\" fill=\"\(color(point.state))\"/>\n"
+                let band = point.decodedWidth.map { layerColor($0, widths: layerWidths) } ?? color(point.state)
+                svg += "<rect x=\"\(format(x(previousSeconds)))\" y=\"\(format(top + plotHeight + 4))\" width=\"\(format(max(0.5, x(point.seconds) - x(previousSeconds))))\" height=\"10\" fill=\"\(band)\"/>\n"
                 previousSeconds = point.seconds
             }
             let line = entry.points.map { "\(format(x($0.seconds))),\(format(top + plotHeight - plotHeight * min($0.kbps, maximumKbps) / maximumKbps))" }
@@ -67,6 +70,13 @@ public enum TimelineSVG {
         case "paused": "#4a90d9"
         default: "#2ca02c"
         }
+    }
+
+    /// Lighter for smaller pictures, darker for larger; grey before anything decoded.
+    private static func layerColor(_ width: Int, widths: [Int]) -> String {
+        guard let rank = widths.firstIndex(of: width) else { return "#bbb" }
+        let shades = ["#9ecae1", "#4292c6", "#08519c", "#08306b"]
+        return shades[min(rank * (shades.count - 1) / max(widths.count - 1, 1), shades.count - 1)]
     }
 
     private static func format(_ value: Double) -> String { String(format: "%.1f", value) }

@@ -1,18 +1,29 @@
+import SignalingProtocol
 import SwitchyardClient
 
-/// A subscriber the bench watches: its label, whether its network is impaired, and its video events
-/// with their times.
+/// A subscriber the bench watches: its label, whether its network is impaired, its preferred
+/// resolution, and its video events with their times.
 final class TrackedSubscriber: Sendable {
     let label: String
     let subscriber: Subscriber
     let isImpaired: Bool
+    let preference: VideoDimensions?
     private let log: TimedEventLog<SubscriberEvent>
 
-    init(label: String, subscriber: Subscriber, isImpaired: Bool) {
+    init(label: String, subscriber: Subscriber, isImpaired: Bool, preference: VideoDimensions? = nil) {
         self.label = label
         self.subscriber = subscriber
         self.isImpaired = isImpaired
+        self.preference = preference
         log = TimedEventLog(subscriber.events)
+    }
+
+    /// The simulcast layer changes (`videoLayerChanged`) after `start`.
+    func layerChanges(since start: UInt64) -> [(at: UInt64, change: SubscriberLayerChange)] {
+        log.events(since: start).compactMap { entry in
+            guard case .subscriberVideoLayerChanged(let change) = entry.event else { return nil }
+            return (entry.at, change)
+        }
     }
 
     /// Quality events (warnings, and disables/enables for reason quality) after `start`.

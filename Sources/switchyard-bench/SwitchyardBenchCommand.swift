@@ -1,6 +1,7 @@
 import ArgumentParser
 import CSystemShims
 import Foundation
+import SignalingProtocol
 import SwitchyardBench
 import SwitchyardClient
 
@@ -67,6 +68,8 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var mediaThreads: Int?
     @Option(help: "What subscribers send about their downlinks: remb or transport-cc.")
     var feedback: String?
+    @Option(help: "Simulcast: each subscriber's preferred resolution in turn, e.g. \"best,320x180,640x360\" (best: none).")
+    var preferences: String?
     @Option(help: "Write the report as JSON to this file.")
     var json: String?
     @Option(help: "Draw the timeline as SVG to this file.")
@@ -121,6 +124,17 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         if let connectConcurrency { options.connectConcurrency = connectConcurrency }
         if let mediaThreads { options.mediaThreads = mediaThreads }
         if let feedback { options.feedback = feedback }
+        if let preferences {
+            options.preferences = try preferences.split(separator: ",").map { item throws(ValidationError) -> VideoDimensions? in
+                let text = item.trimmingCharacters(in: .whitespaces)
+                if text == "best" { return nil }
+                let sides = text.split(separator: "x").compactMap { Int($0) }
+                guard sides.count == 2, sides.allSatisfy({ (1...16384).contains($0) }) else {
+                    throw ValidationError("--preferences: \"\(text)\" is neither best nor WIDTHxHEIGHT (e.g. 640x360)")
+                }
+                return VideoDimensions(width: sides[0], height: sides[1])
+            }
+        }
         if let problem = options.problem { throw ValidationError(problem) }
 
         // A socket per simulated client, UDP and TCP: a thousand clients need more than the usual 1024.
