@@ -252,28 +252,32 @@ final class Consumer {
     }
 
     /// Sends one packet of a bandwidth probe: padding on the retransmission stream, as libwebrtc
-    /// probes, so the media's own sequence stays untouched while it flows. A consumer without a
-    /// retransmission stream cannot probe.
-    func sendProbePadding(now: UInt64, probeCluster: Int) {
-        guard let stream = retransmissionStream else { return }
+    /// probes, so the media's own sequence stays untouched while it flows; without one, padding in
+    /// the media's own sequence between frames (`sendInlineProbe`). Returns whether it went.
+    @discardableResult
+    func sendProbePadding(now: UInt64, probeCluster: Int) -> Bool {
+        guard let stream = retransmissionStream else { return sendInlineProbe(now: now, probeCluster: probeCluster) }
         let sequenceNumber = retransmissionSequenceNumber
         retransmissionSequenceNumber &+= 1
-        _ = sendPaddingPacket(
+        return sendPaddingPacket(
             ssrc: stream.ssrc, payloadType: stream.payloadType, sequenceNumber: sequenceNumber,
             timestamp: rewriter.timestamp(at: now), now: now, probeCluster: probeCluster)
     }
 
-    var canProbe: Bool { retransmissionStream != nil }
+    /// Whether the consumer can carry probes: on its retransmission stream, or in its own sequence
+    /// when it keeps the history that keeps NACKs right around inserted padding (simulcast).
+    var canProbe: Bool { retransmissionStream != nil || layerSelector != nil }
 
     /// Sends one padding-only packet in this consumer's own sequence while media flows, between two
     /// frames: a bandwidth probe a receiver without RTX counts (and reports) like media. Only where
     /// nothing can still arrive late to take its number (no upstream gap awaiting repair). Returns
     /// whether it went.
-    func sendInlineProbe(now: UInt64) -> Bool {
+    func sendInlineProbe(now: UInt64, probeCluster: Int? = nil) -> Bool {
         guard isAtFrameBoundary, pauseReasons.isEmpty, producer.encodings[currentEncoding].nackGenerator?.missingCount ?? 0 == 0,
             let (sequenceNumber, timestamp) = rewriter.insertPadding()
         else { return false }
-        return sendPaddingPacket(ssrc: ssrc, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp, now: now)
+        return sendPaddingPacket(
+            ssrc: ssrc, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp, now: now, probeCluster: probeCluster)
     }
 
     private func sendPaddingPacket(

@@ -66,10 +66,12 @@ enum Forwarding {
 
     /// Runs one case, with or without segmented sends (UDP GSO), and with or without transport-wide
     /// numbering toward the subscribers (what a subscriber that sends transport-wide feedback costs
-    /// per forwarded packet), and returns its two output lines.
+    /// per forwarded packet), with or without a simulcast producer (every consumer then takes the
+    /// layered path: layer and temporal checks, PictureID rewriting, the NACK history), and returns
+    /// its two output lines.
     static func run(
-        _ forwardingCase: ForwardingCase, udpSegmentation: Bool, transportWide: Bool = false, timing: RunTiming,
-        libsrtp: LibsrtpCost
+        _ forwardingCase: ForwardingCase, udpSegmentation: Bool, transportWide: Bool = false, layered: Bool = false,
+        timing: RunTiming, libsrtp: LibsrtpCost
     ) async throws -> Outcome {
         let profile = forwardingCase.profile
         let plane = try MediaPlane(
@@ -84,8 +86,11 @@ enum Forwarding {
             options: PlainTransportOptions(
                 clientSRTP: SRTPParameters(profile: profile.rawValue, keyParameter: publisherKeys.sdesKeyParameter),
                 routerProfile: profile.rawValue))
-        let producer = try await plane.produce(
-            transport: publisherTransport.transportID, options: ProducerOptions(codec: vp8, ssrc: videoSSRC))
+        let producerOptions =
+            layered
+            ? ProducerOptions(codec: vp8, layers: [VideoLayer(ssrc: videoSSRC, width: 1280, height: 720, frameRate: 30)])
+            : ProducerOptions(codec: vp8, ssrc: videoSSRC)
+        let producer = try await plane.produce(transport: publisherTransport.transportID, options: producerOptions)
 
         var subscriberSockets: [Int32] = []
         for _ in 0..<subscriberCount {
@@ -164,7 +169,8 @@ enum Forwarding {
             .map { "\($0.key):\($0.value)" }.joined(separator: ",")
 
         var lines: [String] = []
-        let name = transportWide ? "forward_transport_wide" : udpSegmentation ? "forward" : "forward_without_segmentation"
+        let name =
+            layered ? "forward_simulcast" : transportWide ? "forward_transport_wide" : udpSegmentation ? "forward" : "forward_without_segmentation"
         lines.append(
             "\(name) \(profile.rawValue) subscribers=\(subscriberCount) forwarded_pps_per_cpu_second=\(Int(perCPUSecond.rounded()))")
         lines.append(

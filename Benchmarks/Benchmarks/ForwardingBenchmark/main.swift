@@ -6,10 +6,11 @@ import SRTP
 // rate of 1200-byte VP8 packets, fanned out to 20 subscribers over real UDP with real SRTP, for each
 // profile; then the resident memory one consumer costs.
 //
-// Each profile runs three times: with segmented sends (UDP GSO, the daemon's default; the `forward`
-// line), without (`forward_without_segmentation`), and segmented with every packet to the subscribers
+// Each profile runs four times: with segmented sends (UDP GSO, the daemon's default; the `forward`
+// line), without (`forward_without_segmentation`), segmented with every packet to the subscribers
 // given a transport-wide sequence number and its send recorded (`forward_transport_wide`, compared with
-// the first in `compare_transport_wide`). With --c-reference <path>, the minimal C forwarder built
+// the first in `compare_transport_wide`), and segmented from a simulcast producer, so every consumer
+// takes the layered path (`forward_simulcast`, compared in `compare_simulcast`). With --c-reference <path>, the minimal C forwarder built
 // against the same libsrtp2 runs right after, for a ratio measured in the same sitting.
 //
 // Options: --window <seconds> (default 5), --skip-memory, --only <profile name>, --c-reference <path>.
@@ -79,6 +80,11 @@ for forwardingCase in cases {
     print(
         "compare_transport_wide \(forwardingCase.profile.rawValue)"
             + " ratio=\(formatted(numbered.forwardedPerCPUSecond / segmented.forwardedPerCPUSecond, decimals: 3))")
+    let layered = try await Forwarding.run(forwardingCase, udpSegmentation: true, layered: true, timing: timing, libsrtp: libsrtp)
+    for line in layered.lines { print(line) }
+    print(
+        "compare_simulcast \(forwardingCase.profile.rawValue)"
+            + " ratio=\(formatted(layered.forwardedPerCPUSecond / segmented.forwardedPerCPUSecond, decimals: 3))")
     if let cReferencePath {
         let reference = try CReference.run(path: cReferencePath, profile: forwardingCase.profile, timing: timing)
         print(
