@@ -16,15 +16,21 @@ extension Consumer {
     /// The highest active layer the preference allows: the highest whose picture is within the
     /// preferred size in both dimensions, else the lowest active one. Nil while no layer arrives.
     func preferredLayer(now: UInt64) -> Int? {
-        let active = producer.encodings.filter { $0.isActive(now: now) }
-        guard let lowest = active.first else { return nil }
-        // A layer whose picture is not known yet (no key frame seen, none declared) is taken to fit
-        // until its first key frame says otherwise.
-        let fitting = active.last { encoding in
-            guard let size = encoding.pictureWidthAndHeight else { return true }
-            return size.width <= layerPreference.maximumWidth ?? .max && size.height <= layerPreference.maximumHeight ?? .max
+        var lowest: Int?
+        var fitting: Int?
+        for encoding in producer.encodings where encoding.isActive(now: now) {
+            lowest = lowest ?? encoding.index
+            // A layer whose picture is not known yet (no key frame seen, none declared) is taken to
+            // fit until its first key frame says otherwise.
+            guard let size = encoding.pictureWidthAndHeight else {
+                fitting = encoding.index
+                continue
+            }
+            if size.width <= layerPreference.maximumWidth ?? .max, size.height <= layerPreference.maximumHeight ?? .max {
+                fitting = encoding.index
+            }
         }
-        return (fitting ?? lowest).index
+        return fitting ?? lowest
     }
 
     /// What this consumer asks of its transport's budget, or nil when it asks nothing now (no layer

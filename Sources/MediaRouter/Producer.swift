@@ -165,6 +165,7 @@ final class Producer {
     /// rate moved by more than a quarter since the last time.
     private func announceLayers() {
         var changed = false
+        var learnedSSRCs = false
         var layers = announcedLayers
         for (index, encoding) in encodings.enumerated() {
             if let size = encoding.pictureWidthAndHeight, size != (layers[index].width, layers[index].height) {
@@ -176,12 +177,19 @@ final class Producer {
                 layers[index].frameRate = frameRate
                 changed = true
             }
-            if layers[index].ssrc == nil, encoding.isBound { layers[index].ssrc = encoding.ssrc }
-            if layers[index].rtxSSRC != encoding.rtxSSRC { layers[index].rtxSSRC = encoding.rtxSSRC }
+            if layers[index].ssrc == nil, encoding.isBound {
+                layers[index].ssrc = encoding.ssrc
+                learnedSSRCs = true
+            }
+            if layers[index].rtxSSRC != encoding.rtxSSRC {
+                layers[index].rtxSSRC = encoding.rtxSSRC
+                learnedSSRCs = true
+            }
         }
-        guard changed else { return }
+        // Kept even when there is nothing to tell, so the copy above is not made again every tick.
+        guard changed || learnedSSRCs else { return }
         announcedLayers = layers
-        transport.worker.events.yield(.producerLayersChanged(id, layers))
+        if changed { transport.worker.events.yield(.producerLayersChanged(id, layers)) }
     }
 
     /// Records the publisher's sender report about `ssrc`, for LSR / DLSR in our receiver reports.
