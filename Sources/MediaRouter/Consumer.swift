@@ -254,7 +254,6 @@ final class Consumer {
     /// Sends one packet of a bandwidth probe: padding on the retransmission stream, as libwebrtc
     /// probes, so the media's own sequence stays untouched while it flows; without one, padding in
     /// the media's own sequence between frames (`sendInlineProbe`). Returns whether it went.
-    @discardableResult
     func sendProbePadding(now: UInt64, probeCluster: Int) -> Bool {
         guard let stream = retransmissionStream else { return sendInlineProbe(now: now, probeCluster: probeCluster) }
         let sequenceNumber = retransmissionSequenceNumber

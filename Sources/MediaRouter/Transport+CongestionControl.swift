@@ -25,6 +25,6 @@ extension Transport {
         guard let prober, let outbound else { return }
         let packetBytes = prober.probePacketBytes + outbound.profile.rtpTrailerLength
         guard let cluster = sendSideEstimation!.nextProbe(now: now, packetBytes: packetBytes) else { return }
-        for _ in 0..<cluster.packetCount { prober.sendProbePadding(now: now, probeCluster: cluster.id) }
+        for _ in 0..<cluster.packetCount where !prober.sendProbePadding(now: now, probeCluster: cluster.id) { break }
     }
 }
