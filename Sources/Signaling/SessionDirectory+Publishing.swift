@@ -73,6 +73,7 @@ extension SessionDirectory {
             await closeTransports([transportID])
             throw SignalingError(.notConnected, "this connection left the session while publishing")
         }
+        try await refuseIfFailedWhileSettingUp(transportID)
         let videoType = parameters.videoType ?? .camera
         // A WebRTC publisher's layers are known by rid or SSRC only: their pictures and rates follow in
         // streamPropertyChanged once the router has seen them.

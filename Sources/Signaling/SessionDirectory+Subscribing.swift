@@ -59,6 +59,7 @@ extension SessionDirectory {
             await closeTransports([transportID])
             throw SignalingError(.notFound, "stream \(parameters.streamId) ended while subscribing")
         }
+        try await refuseIfFailedWhileSettingUp(transportID)
         var subscriber = SubscriberState(
             id: SessionIdentifier.make(prefix: "sb_"), streamId: parameters.streamId, connectionId: connectionId,
             transportID: transportID, audio: audio, video: video, subscribeToAudio: subscribeToAudio,

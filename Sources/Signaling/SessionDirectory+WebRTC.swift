@@ -168,6 +168,7 @@ extension SessionDirectory {
                 return
             }
         }
+        if transportsBeingSetUp.contains(transportID) { failuresBeforeRecorded[transportID] = reason }
     }
 
     /// The fault-injection test aid on one subscriber's downlink or, with `streamId`, one stream's
@@ -200,10 +201,22 @@ extension SessionDirectory {
     func createWebRTCTransport(in sessionId: String) async throws(SignalingError) -> WebRTCTransportParameters {
         let routerID = try await router(of: sessionId)
         do {
-            return try await media.createWebRTCTransport(router: routerID)
+            let transport = try await media.createWebRTCTransport(router: routerID)
+            transportsBeingSetUp.insert(transport.transportID)
+            return transport
         } catch {
             throw Self.mediaError(error)
         }
+    }
+
+    /// Whether the media plane gave up on a WebRTC transport while its request was under way; the
+    /// request then closes it and refuses with the media plane's reason instead of recording a stream
+    /// or subscriber nothing would ever end.
+    func refuseIfFailedWhileSettingUp(_ transportID: TransportID) async throws(SignalingError) {
+        transportsBeingSetUp.remove(transportID)
+        guard let reason = failuresBeforeRecorded.removeValue(forKey: transportID) else { return }
+        await closeTransports([transportID])
+        throw SignalingError(.mediaError, "the media connection failed before the request completed: \(reason)")
     }
 
     /// - Parameter sdpField: The request field the remote description came from, for errors.

@@ -16,6 +16,11 @@ public actor SessionDirectory {
     var sessions: [String: SessionState] = [:]
     /// Audio-fallback events sent to clients since the server started, by event name.
     var audioFallbackEventCounts: [String: UInt64] = [:]
+    /// WebRTC transports whose publish or subscribe request is still under way: the media plane may
+    /// give up on one before the request has recorded the stream or subscriber it carries.
+    var transportsBeingSetUp: Set<TransportID> = []
+    /// Why the media plane gave up on a transport of `transportsBeingSetUp`, for its request to refuse.
+    var failuresBeforeRecorded: [TransportID: String] = [:]
 
     public init(
         media: any MediaControl, limits: SignalingLimits, reconnection: ReconnectionSettings = ReconnectionSettings(),
@@ -234,6 +239,8 @@ public actor SessionDirectory {
 
     func closeTransports(_ transports: [TransportID]) async {
         for transport in transports {
+            transportsBeingSetUp.remove(transport)
+            failuresBeforeRecorded.removeValue(forKey: transport)
             do {
                 try await media.closeTransport(transport)
             } catch {
