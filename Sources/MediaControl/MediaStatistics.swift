@@ -5,6 +5,8 @@ public struct ConsumerStatistics: Equatable, Sendable {
     public var packetsSent: UInt64 = 0
     public var bytesSent: UInt64 = 0
     public var retransmittedPackets: UInt64 = 0
+    /// NACKed packets not resent because the transport's resend budget (its downlink estimate) was spent.
+    public var retransmissionsOverBudget: UInt64 = 0
     /// Cumulative loss from the subscriber's latest receiver report.
     public var packetsLost: Int64 = 0
     /// Fraction lost (0–255, of 256) from the latest receiver report.

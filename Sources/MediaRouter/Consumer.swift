@@ -41,6 +41,7 @@ final class Consumer {
     private(set) var payloadBytesSent: UInt64 = 0
     private(set) var bytesSent: UInt64 = 0
     private(set) var retransmittedPackets: UInt64 = 0
+    private(set) var retransmissionsOverBudget: UInt64 = 0
     private(set) var nacksReceived: UInt64 = 0
     private(set) var keyFrameRequestsReceived: UInt64 = 0
     private(set) var probePacketsSent: UInt64 = 0
@@ -71,8 +72,12 @@ final class Consumer {
         waitingForKeyFrame = producer.kind == .video
         rewriter = ConsumerSequenceRewriter(clockRate: producer.options.codec.clockRate)
         layerPreference = preference
-        if producer.isLayered {
+        // Probes go in the consumer's own sequence where there is no retransmission stream to carry
+        // them, and the history keeps NACKs right around the padding.
+        if producer.kind == .video, retransmissionStream == nil, transport.transportWideSequenceID != nil || producer.isLayered {
             rewriter.keepHistory()
+        }
+        if producer.isLayered {
             // Start low: the lowest layer costs least to get going, and the budget moves it up.
             layerSelector = SimulcastLayerSelector(initialLayer: 0)
         }
@@ -103,7 +108,7 @@ final class Consumer {
         }
         guard let mapped = rewriter.rewrite(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, now: now)
         else { return }
-        if layerSelector != nil, mapped.sequenceNumber == rewriter.lastSequenceNumber { isAtFrameBoundary = packet.marker }
+        if rewriter.keepsHistory, mapped.sequenceNumber == rewriter.lastSequenceNumber { isAtFrameBoundary = packet.marker }
         if send(packet, sequenceNumber: mapped.sequenceNumber, timestamp: mapped.timestamp, descriptor: frame.descriptor, now: now) {
             packetsSent &+= 1
             payloadBytesSent &+= UInt64(packet.payloadLength)
@@ -140,12 +145,17 @@ final class Consumer {
     }
 
     /// Resends a packet a subscriber NACKed, from the producer's retransmission ring: as an RFC 4588
-    /// packet on the retransmission stream when the consumer has one.
+    /// packet on the retransmission stream when the consumer has one, and only as far as the
+    /// transport's resend budget allows.
     func retransmit(consumerSequenceNumber: UInt16, now: UInt64) {
         guard pauseReasons.isEmpty, let buffer = producer.encodings[currentEncoding].retransmissions,
             let producerSequenceNumber = rewriter.producerSequenceNumber(forConsumer: consumerSequenceNumber),
             let stored = buffer.packet(sequenceNumber: producerSequenceNumber, now: now)
         else { return }
+        guard transport.retransmissionBudget.spend(stored.count, now: now) else {
+            retransmissionsOverBudget &+= 1
+            return
+        }
         let slot = transport.worker.sendSlot()
         guard stored.count <= slot.buffer.count else {
             transport.worker.releaseLastSendSlot(slot.index)
@@ -264,8 +274,8 @@ final class Consumer {
     }
 
     /// Whether the consumer can carry probes: on its retransmission stream, or in its own sequence
-    /// when it keeps the history that keeps NACKs right around inserted padding (simulcast).
-    var canProbe: Bool { retransmissionStream != nil || layerSelector != nil }
+    /// when it keeps the history that keeps NACKs right around inserted padding.
+    var canProbe: Bool { retransmissionStream != nil || rewriter.keepsHistory }
 
     /// Sends one padding-only packet in this consumer's own sequence while media flows, between two
     /// frames: a bandwidth probe a receiver without RTX counts (and reports) like media. Only where
@@ -387,6 +397,7 @@ final class Consumer {
         result.retransmittedPackets = retransmittedPackets
         result.nacksReceived = nacksReceived
         result.probePacketsSent = probePacketsSent
+        result.retransmissionsOverBudget = retransmissionsOverBudget
         result.keyFrameRequestsReceived = keyFrameRequestsReceived
         result.pauseReasons = pauseReasons
         result.layer = layerState

@@ -86,6 +86,9 @@ struct ConsumerSequenceRewriter: Sendable {
     /// Outgoing numbers remembered for NACKs once packets are dropped within runs.
     static let historySize = 1024
 
+    /// Whether outgoing numbers map back through a history (`keepHistory`), so padding can be inserted.
+    var keepsHistory: Bool { !history.isEmpty }
+
     /// Makes room for the NACK history `drop` needs; call once, before forwarding.
     mutating func keepHistory() {
         if history.isEmpty { history = Array(repeating: Self.noPacket, count: Self.historySize) }

@@ -30,9 +30,14 @@ extension Transport {
         if let action = downlink.record(sample, now: now) { perform(action, side: .subscriber, now: now) }
     }
 
-    /// Timer work: probe padding while the subscriber's video is off, and the publisher's uplink sample.
+    /// Timer work: probe padding while the subscriber's video is off, the resend budget at the
+    /// downlink's estimate, and the publisher's uplink sample.
     func tickQuality(now: UInt64) {
         if downlink.policy.isVideoOff { probe(now: now) } else { lastProbeAt = nil }
+        let estimate = downlink.quality.availableBitrate
+        if estimate.map({ $0 / 8 }) != retransmissionBudget.bytesPerSecond {
+            retransmissionBudget.setRate(bitsPerSecond: estimate, now: now)
+        }
         guard !producers.isEmpty else { return }
         let interval = UInt64(worker.configuration.audioFallback.publisherSampleInterval.nanoseconds)
         guard let since = uplink.lastSampleAt else {

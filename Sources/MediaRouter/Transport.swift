@@ -68,6 +68,8 @@ final class Transport {
     var sendSideEstimation: SendSideEstimation?
     /// Transport-wide feedback toward the client about what it sends.
     var arrivalFeedback: TransportFeedbackRecorder?
+    /// What NACK-driven resends toward the client may take, at the downlink's estimated rate.
+    var retransmissionBudget = RetransmissionBudget()
     /// Bytes of probe padding owed since the last tick, while video is off for quality.
     var probeCredit = 0.0
     var lastProbeAt: UInt64?

@@ -5,8 +5,9 @@ import Foundation
 /// → −5 %) at most once per 300 ms, but not below 85 % of what the receiver acknowledged (a sender
 /// that cannot slow down, like a router forwarding one encoding through a policer, would otherwise
 /// drive it to the minimum while the path still carries the policer's rate). It holds while loss
-/// stays between 2 % and 10 %, grows 8 % a second once loss is down to 2 %, and goes away when it
-/// has grown past the delay-based rate. Random loss below 10 % therefore never drags the estimate
+/// stays between 2 % and 10 %, grows 8 % a second once loss is down to 2 % (at once to what the
+/// receiver acknowledged, when that is more), and goes away when it has grown past the delay-based
+/// rate. Random loss below 10 % therefore never drags the estimate
 /// down; the delay-based part alone decides.
 public struct LossBasedBound: Equatable, Sendable {
     static let lowLoss = 0.02
@@ -49,14 +50,18 @@ public struct LossBasedBound: Equatable, Sendable {
                 bound = max(cut, min(0.85 * (acknowledged ?? 0), estimate))
             }
         } else if fraction <= Self.lowLoss, let current = bound {
-            let grown = current * pow(1.08, elapsedSeconds) + 1000 * elapsedSeconds
+            // What arrived with no loss to speak of, the path evidently carries: a router forwarding
+            // more than the ceiling (one encoding does not follow it) shows it at once.
+            let grown = max(current * pow(1.08, elapsedSeconds) + 1000 * elapsedSeconds, acknowledged ?? 0)
             bound = grown >= delayBased ? nil : grown
         }
         return bound
     }
 
-    /// A probe showed the path carries `proven`.
+    /// A probe showed the path carries `proven`. Not while loss is heavy: a policer lets a short
+    /// probe through on its burst allowance and drops the media that follows.
     public mutating func raise(to proven: Double) {
-        if let current = bound { bound = max(current, proven) }
+        guard lastLossFraction <= Self.highLoss, let current = bound else { return }
+        bound = max(current, proven)
     }
 }

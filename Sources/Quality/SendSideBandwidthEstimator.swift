@@ -77,7 +77,8 @@ public struct SendSideBandwidthEstimator: Equatable, Sendable {
             lastProbeEnded = now
             let proven = measurement.provenBitrate ?? 0
             chainProbes = proven >= measurement.cluster.targetBitrate * Self.probeContinuationShare
-            if usage != .overusing, proven > delayBased {
+            // Either part may be what holds the estimate down: the proven rate lifts both.
+            if usage != .overusing, proven > estimate {
                 rateController.raise(to: proven)
                 lossBound.raise(to: proven)
                 delayBased = rateController.bitrate

@@ -60,6 +60,7 @@ extension SessionDirectory {
                 roundTripTimeSeconds: counters.roundTripTimeSeconds, retransmittedPackets: counters.retransmittedPackets,
                 nacksReceived: counters.nacksReceived, keyFrameRequestsReceived: counters.keyFrameRequestsReceived,
                 bytesReceived: bytesReceived, probePacketsSent: counters.probePacketsSent)
+            statistics.retransmissionsOverBudget = counters.retransmissionsOverBudget
             statistics.layer = layers?.layer
             statistics.targetLayer = layers?.targetLayer
             statistics.layerReason = layers?.reason

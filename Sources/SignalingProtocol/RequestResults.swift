@@ -122,6 +122,8 @@ public struct TrackStatistics: Codable, Equatable, Sendable {
     public var jitterSeconds: Double
     public var roundTripTimeSeconds: Double?
     public var retransmittedPackets: UInt64
+    /// NACKed packets not resent because the resends would have passed the downlink's estimate.
+    public var retransmissionsOverBudget: UInt64?
     public var nacksReceived: UInt64
     public var keyFrameRequestsReceived: UInt64
     /// Bytes that reached the subscriber: `bytesSent` in the share of packets received.

@@ -128,6 +128,36 @@ import Testing
         #expect(statistics.consumers.first?.retransmittedPackets == 1)
     }
 
+    @Test func resendsStopAtTheSubscribersEstimate() async throws {
+        let session = try await RoutedSession.make(subscriberCount: 1, portBase: 44_500)
+        defer { session.plane.shutdown() }
+        let subscriber = session.subscribers[0]
+        let consumerSSRC = session.consumers[0].ssrc
+        // 96 kbps from the subscriber's REMB: half a second of it is under the 12,000-byte floor.
+        try subscriber.sendRTCP { writer throws(RTCPError) in
+            try RTCPReceiverReport.write(senderSSRC: 0x5555, reportBlocks: EmptyCollection(), into: &writer)
+            try RTCPReceiverEstimatedMaximumBitrate.write(senderSSRC: 0x5555, bitrate: 96_000, ssrcs: [consumerSSRC], into: &writer)
+        }
+        // 30 packets of 1,012 bytes each (a 12-byte header and 1,000 of payload).
+        try session.publish(from: 0, count: 30, keyFrameAt: [0])
+        // The first five arrive; the other 25 are lost on the way (never unprotected, so a resend is no replay).
+        let arrived = subscriber.receiveRTP(count: 5)
+        #expect(arrived.count == 5)
+        for _ in 0..<25 { #expect(subscriber.discardNext()) }
+        let lost = (1...25).map { arrived[4].sequenceNumber &+ UInt16($0) }
+        // Wait for the worker's tick to take the estimate into the budget, then NACK all 25 at once.
+        try await Task.sleep(for: .milliseconds(200))
+        try subscriber.sendRTCP { writer throws(RTCPError) in
+            try RTCPReceiverReport.write(senderSSRC: 0x5555, reportBlocks: EmptyCollection(), into: &writer)
+            try RTCPGenericNACK.write(senderSSRC: 0x5555, mediaSSRC: consumerSSRC, lostSequenceNumbers: lost, into: &writer)
+        }
+        let resent = subscriber.receiveRTP(count: 25)
+        #expect(resent.map(\.sequenceNumber) == Array(lost.prefix(11)))
+        let statistics = try await session.plane.statistics(router: session.router)
+        #expect(statistics.consumers.first?.retransmittedPackets == 11)
+        #expect(statistics.consumers.first?.retransmissionsOverBudget == 14)
+    }
+
     @Test func subscriberKeyFrameRequestsReachThePublisherOncePerThrottleWindow() async throws {
         let session = try await RoutedSession.make(subscriberCount: 20, portBase: 41_300, keyFrameInterval: .seconds(2))
         defer { session.plane.shutdown() }

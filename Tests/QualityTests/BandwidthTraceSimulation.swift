@@ -30,6 +30,10 @@ struct BandwidthTraceSimulation {
     var feedbackInterval = 0.05
     /// Whether the sender follows the estimate; a router forwarding one encoding does not.
     var followsEstimate = true
+    /// Sends video as an encoder makes it and a router forwards it: every frame's packets at once,
+    /// `framesPerSecond` frames a second, every `keyFrameInterval` seconds a key frame
+    /// `keyFrameMultiple` times a delta frame's size. Nil sends evenly, packet by packet.
+    var frames: (framesPerSecond: Double, keyFrameInterval: Double, keyFrameMultiple: Double)?
     var estimator: SendSideBandwidthEstimator
     private var generator: SeededGenerator
     /// The receiver's clock runs this far from the sender's: only differences may matter.
@@ -83,10 +87,27 @@ struct BandwidthTraceSimulation {
             if let probe = estimator.nextProbe(now: now) {
                 for _ in 0..<probe.packetCount { transmit(packetBytes, cluster: probe.id, now: now, seconds: time) }
             }
-            budget += (followsEstimate ? min(estimator.estimate, wantedBitrate) : wantedBitrate) / 8 / 1000
-            while budget >= Double(packetBytes) {
-                budget -= Double(packetBytes)
-                transmit(packetBytes, cluster: nil, now: now, seconds: time)
+            let rate = followsEstimate ? min(estimator.estimate, wantedBitrate) : wantedBitrate
+            if let frames {
+                let framePeriod = Int((1000 / frames.framesPerSecond).rounded())
+                if step % framePeriod == 0 {
+                    let keyPeriod = Int((frames.keyFrameInterval * 1000).rounded())
+                    let framesPerKeyPeriod = frames.keyFrameInterval * frames.framesPerSecond
+                    // Delta frames shrink so that the key frames keep the mean at the rate.
+                    let deltaBytes = rate * frames.keyFrameInterval / 8 / (framesPerKeyPeriod - 1 + frames.keyFrameMultiple)
+                    budget += step % keyPeriod == 0 ? deltaBytes * frames.keyFrameMultiple : deltaBytes
+                    while budget > 0 {
+                        let size = min(packetBytes, max(Int(budget), 100))
+                        budget -= Double(size)
+                        transmit(size, cluster: nil, now: now, seconds: time)
+                    }
+                }
+            } else {
+                budget += rate / 8 / 1000
+                while budget >= Double(packetBytes) {
+                    budget -= Double(packetBytes)
+                    transmit(packetBytes, cluster: nil, now: now, seconds: time)
+                }
             }
             if now >= nextFeedback {
                 nextFeedback += UInt64(feedbackInterval * 1e9)

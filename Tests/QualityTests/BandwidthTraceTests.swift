@@ -85,4 +85,30 @@ import Testing
         #expect(samples.mean(5, 30) >= 0.75 * clean, "\(samples.mean(5, 30)) against \(clean)")
         #expect(samples.mean(15, 30) >= 0.95 * clean)
     }
+
+    @Test func afterAStretchOfHeavyLossWhatArrivesCleanlyIsBelievedAtOnce() {
+        // One 700 kbps encoding forwarded as it comes (key frames every 2 s), 30 % loss from 5 s to 10 s:
+        // the loss-based ceiling comes down, and once loss is gone the rate that arrives without loss
+        // lifts it, where growing 8 % a second would take the estimate ten seconds and more.
+        var simulation = BandwidthTraceSimulation(capacity: { _ in Self.cleanCapacity }, wantedBitrate: 700_000, startBitrate: 1_000_000)
+        simulation.followsEstimate = false
+        simulation.frames = (30, 2, 10)
+        simulation.lossProbability = { $0 >= 5 && $0 < 10 ? 0.3 : 0 }
+        let samples = simulation.run(seconds: 20)
+        #expect(samples.mean(8, 10) < 0.8 * 700_000, "the loss brought the ceiling down: \(samples.mean(8, 10))")
+        let seconds = samples.secondMeans(12, 20)
+        #expect(seconds.allSatisfy { $0 >= 0.95 * 700_000 }, "\(seconds.map { Int($0 / 1000) }) kbps from 12 s")
+    }
+
+    @Test func burstyVideoOnACleanLinkIsNotTakenForCongestion() {
+        // Key frames ten times a delta frame's size, every frame's packets sent at once: each key frame
+        // queues at a 2.5 Mbps bottleneck for ~130 ms. The estimate still never drops under what is sent.
+        for capacity in [Self.cleanCapacity, 100_000_000] {
+            var simulation = BandwidthTraceSimulation(capacity: { _ in capacity }, wantedBitrate: 1_000_000, startBitrate: 1_000_000)
+            simulation.followsEstimate = false
+            simulation.frames = (30, 2, 10)
+            let seconds = simulation.run(seconds: 20).secondMeans(0, 20)
+            #expect(seconds.allSatisfy { $0 >= 1_000_000 }, "capacity \(capacity): \(seconds.map { Int($0 / 1000) }) kbps")
+        }
+    }
 }
