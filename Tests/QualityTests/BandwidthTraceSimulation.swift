@@ -34,6 +34,9 @@ struct BandwidthTraceSimulation {
     /// `framesPerSecond` frames a second, every `keyFrameInterval` seconds a key frame
     /// `keyFrameMultiple` times a delta frame's size. Nil sends evenly, packet by packet.
     var frames: (framesPerSecond: Double, keyFrameInterval: Double, keyFrameMultiple: Double)?
+    /// What a sender that does not follow the estimate sends at each second (a router switching
+    /// simulcast layers): with `frames`, each change starts with a key frame. Nil sends `wantedBitrate`.
+    var sendingBitrate: ((Double) -> Double)?
     var estimator: SendSideBandwidthEstimator
     private var generator: SeededGenerator
     /// The receiver's clock runs this far from the sender's: only differences may matter.
@@ -63,6 +66,7 @@ struct BandwidthTraceSimulation {
         var nextFeedback = UInt64(feedbackInterval * 1e9)
         var pendingFeedback: [(deliverAt: UInt64, range: Range<Int>)] = []
         var samples: [Sample] = []
+        var previousRate: Double?
         estimator.desiredBitrate = wantedBitrate
         estimator.roundTripSeconds = 2 * propagationMilliseconds / 1000
 
@@ -87,15 +91,17 @@ struct BandwidthTraceSimulation {
             if let probe = estimator.nextProbe(now: now) {
                 for _ in 0..<probe.packetCount { transmit(packetBytes, cluster: probe.id, now: now, seconds: time) }
             }
-            let rate = followsEstimate ? min(estimator.estimate, wantedBitrate) : wantedBitrate
+            let rate = followsEstimate ? min(estimator.estimate, wantedBitrate) : sendingBitrate?(time) ?? wantedBitrate
             if let frames {
                 let framePeriod = Int((1000 / frames.framesPerSecond).rounded())
                 if step % framePeriod == 0 {
                     let keyPeriod = Int((frames.keyFrameInterval * 1000).rounded())
+                    let switched = previousRate.map { $0 != rate } ?? false
+                    previousRate = rate
                     let framesPerKeyPeriod = frames.keyFrameInterval * frames.framesPerSecond
                     // Delta frames shrink so that the key frames keep the mean at the rate.
                     let deltaBytes = rate * frames.keyFrameInterval / 8 / (framesPerKeyPeriod - 1 + frames.keyFrameMultiple)
-                    budget += step % keyPeriod == 0 ? deltaBytes * frames.keyFrameMultiple : deltaBytes
+                    budget += step % keyPeriod == 0 || switched ? deltaBytes * frames.keyFrameMultiple : deltaBytes
                     while budget > 0 {
                         let size = min(packetBytes, max(Int(budget), 100))
                         budget -= Double(size)

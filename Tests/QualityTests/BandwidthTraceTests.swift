@@ -83,7 +83,7 @@ import Testing
         simulation.jitterMilliseconds = 20
         let samples = simulation.run(seconds: 30)
         #expect(samples.mean(5, 30) >= 0.75 * clean, "\(samples.mean(5, 30)) against \(clean)")
-        #expect(samples.mean(15, 30) >= 0.95 * clean)
+        #expect(samples.mean(15, 30) >= 0.93 * clean, "\(samples.mean(15, 30)) against \(clean)")
     }
 
     @Test func afterAStretchOfHeavyLossWhatArrivesCleanlyIsBelievedAtOnce() {
@@ -109,6 +109,23 @@ import Testing
             simulation.frames = (30, 2, 10)
             let seconds = simulation.run(seconds: 20).secondMeans(0, 20)
             #expect(seconds.allSatisfy { $0 >= 1_000_000 }, "capacity \(capacity): \(seconds.map { Int($0 / 1000) }) kbps")
+        }
+    }
+
+    @Test func aKeyFrameBurstAtALayerSwitchIsNotTakenForCongestion() {
+        // A router forwarding a 150 kbps layer switches to the 1 Mbps one at 5 s and at 15 s, each time
+        // starting with a key frame of ~57 KB sent at once: at a 3 Mbps bottleneck it queues ~150 ms.
+        // Judged as sent, that burst is overuse and cuts the estimate to 85 % of the 150 kbps
+        // acknowledged (seen: 130 kbps), which would send the subscriber back down a layer.
+        var simulation = BandwidthTraceSimulation(capacity: { _ in 3_000_000 }, wantedBitrate: 1_000_000, startBitrate: 1_000_000)
+        simulation.followsEstimate = false
+        simulation.frames = (30, 5, 15)
+        simulation.queueLimitBytes = 75_000
+        simulation.sendingBitrate = { ($0 >= 5 && $0 < 10) || $0 >= 15 ? 1_000_000 : 150_000 }
+        let samples = simulation.run(seconds: 20)
+        for start in [5.0, 15.0] {
+            let lowest = samples.between(start, start + 2).min() ?? 0
+            #expect(lowest >= 900_000, "lowest estimate \(Int(lowest)) in the 2 s after the switch at \(start) s")
         }
     }
 }
