@@ -16,9 +16,6 @@ public struct SendSideBandwidthEstimator: Equatable, Sendable {
     /// The least spread of arrivals in one feedback message that measures a bottleneck's rate
     /// (shorter spans are dominated by the receiver's timestamp granularity and batching).
     static let minimumQueueSpanNanoseconds: Int64 = 20_000_000
-    /// The rate, as a multiple of the estimate, of the pacer the delay-based part judges sends by
-    /// (libwebrtc paces at 2.5 × its target).
-    static let pacingFactor = 2.5
 
     public let configuration: BandwidthEstimatorConfiguration
     private var grouping = PacketGrouping()
@@ -31,12 +28,13 @@ public struct SendSideBandwidthEstimator: Equatable, Sendable {
     /// The arrivals of the feedback message being taken: on overuse, a queue is building, and they
     /// arrive at the bottleneck's rate.
     private var arrivalsInFeedback = ArrivalSpread()
+    /// The highest of those rates since overuse began: the feedback that follows a burst reports the
+    /// packets after it, which no longer queue, while the detector still says overusing.
+    private var queueRateInOveruse: Double?
     private var probe: ProbeMeasurement?
     private var nextProbeID = 1
     private var lastProbeEnded: UInt64?
     private var chainProbes = true
-    /// When the pacer the delay-based part assumes would have sent the last packet recorded.
-    private var pacedSendClock: UInt64 = 0
     /// Round-trip time, seconds, as the caller last measured it.
     public var roundTripSeconds = 0.1
     /// What the router would send if the path allowed it; probes go up to it.
@@ -62,23 +60,13 @@ public struct SendSideBandwidthEstimator: Equatable, Sendable {
     /// Takes one packet of a feedback message, in send order.
     public mutating func record(_ packet: PacketFeedback) {
         lossBound.count(received: packet.arrivalTime != nil)
-        // The router forwards a frame's packets as they come, unpaced: the delay-based part judges them
-        // as if a pacer had sent them at `pacingFactor` × the estimate, so a key frame's burst (a
-        // simulcast switch, a refresh) is not taken for a path that cannot carry the estimate. A path
-        // slower than the paced rate still shows its queue growing. Probes keep their own send times:
-        // they are bursts on purpose, and short.
-        var pacedSendTime = packet.sendTime
-        if packet.probeCluster == nil {
-            pacedSendTime = max(packet.sendTime, pacedSendClock)
-            pacedSendClock = pacedSendTime &+ UInt64(Double(packet.size * 8) / (Self.pacingFactor * estimate) * 1e9)
-        }
         guard let arrival = packet.arrivalTime else { return }
         acknowledged.add(size: packet.size, arrivalTime: arrival)
         arrivalsInFeedback.add(size: packet.size, arrivalTime: arrival)
         if let cluster = packet.probeCluster, cluster == probe?.cluster.id {
             probe?.add(size: packet.size, arrivalTime: arrival)
         }
-        guard let delta = grouping.add(sendTime: pacedSendTime, arrivalTime: arrival) else { return }
+        guard let delta = grouping.add(sendTime: packet.sendTime, arrivalTime: arrival) else { return }
         let trend = trendline.update(delta)
         let verdict = detector.detect(
             trend: trend, deltaCount: trendline.deltaCount, sendDeltaMilliseconds: delta.sendDeltaMilliseconds,
@@ -93,15 +81,17 @@ public struct SendSideBandwidthEstimator: Equatable, Sendable {
         if let verdict = usageInFeedback { usage = verdict }
         usageInFeedback = nil
         // A cut goes to 85 % of what the path carries. While the router forwards a low simulcast layer
-        // the acknowledged rate is only what it sent; the packets queueing now (a key frame's burst)
-        // show the bottleneck's own rate.
-        var throughput = acknowledged.bitrate
-        if usage == .overusing, arrivalsInFeedback.spanNanoseconds >= Self.minimumQueueSpanNanoseconds,
-            let queued = arrivalsInFeedback.bitrate
-        {
-            throughput = max(throughput ?? 0, queued)
+        // the acknowledged rate is only what it sent; the packets that queued since overuse began (a
+        // key frame's burst) show the bottleneck's own rate.
+        if usage == .overusing {
+            if arrivalsInFeedback.spanNanoseconds >= Self.minimumQueueSpanNanoseconds, let queued = arrivalsInFeedback.bitrate {
+                queueRateInOveruse = max(queueRateInOveruse ?? 0, queued)
+            }
+        } else {
+            queueRateInOveruse = nil
         }
         arrivalsInFeedback = ArrivalSpread()
+        let throughput = queueRateInOveruse.map { max($0, acknowledged.bitrate ?? 0) } ?? acknowledged.bitrate
         var delayBased = rateController.update(
             usage: usage, acknowledgedBitrate: throughput, roundTripSeconds: roundTripSeconds, now: now)
         if let measurement = probe, measurement.isComplete {
