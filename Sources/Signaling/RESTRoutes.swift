@@ -136,7 +136,7 @@ struct RESTRoutes: Sendable {
         }
     }
 
-    private static func json(_ value: some Encodable, status: HTTPResponse.Status) -> Response {
+    static func json(_ value: some Encodable, status: HTTPResponse.Status) -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
@@ -144,7 +144,7 @@ struct RESTRoutes: Sendable {
             status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    private static func status(for code: SignalingErrorCode) -> HTTPResponse.Status {
+    static func status(for code: SignalingErrorCode) -> HTTPResponse.Status {
         switch code {
         case .invalidToken, .tokenExpired: .unauthorized
         case .forbidden, .notOwner: .forbidden

@@ -182,6 +182,9 @@ public actor SessionDirectory {
     func removeStream(sessionId: String, streamId: String, reason: StreamDestroyedReason, notifyPublisher: Bool) -> [TransportID] {
         guard let stream = sessions[sessionId]?.streams.removeValue(forKey: streamId) else { return [] }
         sessions[sessionId]?.connections[stream.publisherConnectionId]?.streamIds.remove(streamId)
+        if sessions[sessionId]?.connections[stream.publisherConnectionId]?.isWHIPPublisher == true {
+            endWHIPConnection(sessionId: sessionId, connectionId: stream.publisherConnectionId, after: reason)
+        }
         var transports = [stream.transportID]
         for subscriberId in stream.subscriberIds {
             if let subscriber = removeSubscriber(sessionId: sessionId, subscriberId: subscriberId) {

@@ -6,8 +6,8 @@ import Logging
 import MediaControl
 import NIOCore
 
-/// The signaling side of Switchyard: the session directory, the client WebSocket at `/v1/ws` and
-/// the REST API under `/v1/sessions`, registered on a router the daemon owns.
+/// The signaling side of Switchyard: the session directory, the client WebSocket at `/v1/ws`, the
+/// REST API under `/v1/sessions` and WHIP under `/v1/whip`, registered on a router the daemon owns.
 public struct SignalingServer: Sendable {
     public static let webSocketPath = "/v1/ws"
 
@@ -17,6 +17,7 @@ public struct SignalingServer: Sendable {
     private let sockets = OpenSockets()
     private let handler: ClientSessionHandler
     private let rest: RESTRoutes
+    private let whip: WHIPRoutes
 
     public init(
         media: any MediaControl, tokens: TokenAuthority, configuration: SignalingConfiguration, logger: Logger,
@@ -30,9 +31,10 @@ public struct SignalingServer: Sendable {
         handler = ClientSessionHandler(
             directory: directory, sockets: sockets, tokens: tokens, configuration: configuration, wallClock: wallClock)
         rest = RESTRoutes(directory: directory, tokens: tokens, wallClock: wallClock)
+        whip = WHIPRoutes(directory: directory, tokens: tokens, wallClock: wallClock)
     }
 
-    /// Registers the REST API, and an answer for a plain GET of the WebSocket path.
+    /// Registers the REST API, WHIP, and an answer for a plain GET of the WebSocket path.
     public func register(on router: Router<BasicRequestContext>) {
         router.get(RouterPath(Self.webSocketPath)) { _, _ in
             Response(
@@ -40,6 +42,7 @@ public struct SignalingServer: Sendable {
                 body: ResponseBody(byteBuffer: ByteBuffer(string: "\(Self.webSocketPath) is a WebSocket: send an upgrade request\n")))
         }
         rest.register(on: router)
+        whip.register(on: router)
     }
 
     /// Decides whether a request upgrades to the client WebSocket: a GET of `/v1/ws` does. The

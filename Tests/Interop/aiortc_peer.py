@@ -6,12 +6,17 @@ pyOpenSSL DTLS, libsrtp through pylibsrtp, libvpx and libopus through PyAV) for 
 
   aiortc_peer.py publish   --url ws://127.0.0.1:7880/v1/ws --session S --token T --seconds N [--name NAME]
   aiortc_peer.py subscribe --url ws://127.0.0.1:7880/v1/ws --session S --token T --seconds N [--stream-id ID]
+  aiortc_peer.py whip      --url http://127.0.0.1:7880/v1/whip/S --token T --seconds N [--name NAME]
 
 publish: sends a 440 Hz Opus tone and 320x240 VP8 video at 30 fps (a moving pattern) for N seconds
 after ICE and DTLS connect, then sends `disconnect`. Prints one JSON line:
   {"role": "publisher", "streamId", "connected", "connectSeconds", "srtpProfile", "dtlsVersion",
    "dtlsCipher", "audioFramesSent", "videoFramesSent", "audioPacketsSent", "videoPacketsSent",
    "events": [{"event", "reason"}...]}
+whip: publishes the same media over WHIP (RFC 9725) instead of the signaling protocol: POSTs the
+offer, applies the answer, sends for N seconds after ICE and DTLS connect, then DELETEs the resource.
+Prints {"role": "whip-publisher", "streamId", "location", "connected", "connectSeconds", "offerSentAt",
+"srtpProfile", ..., "deleteStatus"}; an HTTP refusal prints {"error": {"status", "body"}} and exits 2.
 subscribe: subscribes to the given stream, or the first stream that exists or appears within N
 seconds, and counts what aiortc decodes for N seconds after the subscribe request. Prints:
   {"role": "subscriber", "streamId", "subscriberId", "connected", "videoFrames", "audioFrames",
@@ -32,6 +37,8 @@ import json
 import math
 import sys
 import time
+import urllib.error
+import urllib.request
 
 import av
 import numpy
@@ -241,6 +248,49 @@ async def run_publish(args, out: dict) -> int:
         await pc.close()
 
 
+def http(method: str, url: str, token: str, body: str | None = None) -> tuple[int, dict, str]:
+    request = urllib.request.Request(url, method=method, data=body.encode() if body is not None else None)
+    request.add_header("Authorization", f"Bearer {token}")
+    if body is not None:
+        request.add_header("Content-Type", "application/sdp")
+    try:
+        with urllib.request.urlopen(request, timeout=CONNECT_TIMEOUT) as response:
+            return response.status, dict(response.headers), response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read().decode()
+
+
+async def run_whip(args, out: dict) -> int:
+    pc = new_peer_connection()
+    audio, video = ToneTrack(), PatternTrack()
+    try:
+        prefer(pc.addTransceiver(audio, direction="sendonly"), "audio", ["audio/opus"])
+        prefer(pc.addTransceiver(video, direction="sendonly"), "video", ["video/vp8", "video/rtx"])
+        await pc.setLocalDescription(await pc.createOffer())
+        url = args.url + (f"?name={urllib.request.quote(args.name)}" if args.name is not None else "")
+        started = time.monotonic()
+        out["offerSentAt"] = time.time()
+        status, headers, body = await asyncio.to_thread(http, "POST", url, args.token, pc.localDescription.sdp)
+        if status != 201:
+            out["error"] = {"status": status, "body": body}
+            return 2
+        location = headers.get("Location") or headers.get("location")
+        out["location"] = location
+        out["streamId"] = location.rsplit("/", 1)[-1]
+        await pc.setRemoteDescription(RTCSessionDescription(sdp=body, type="answer"))
+        out["connected"] = await wait_connected(pc, CONNECT_TIMEOUT)
+        out["connectSeconds"] = round(time.monotonic() - started, 3) if out["connected"] else None
+        out.update(dtls_facts(pc))
+        if out["connected"]:
+            await asyncio.sleep(args.seconds)
+        out["audioFramesSent"], out["videoFramesSent"] = audio.frames, video.frames
+        base = args.url.split("/v1/whip/", 1)[0]
+        out["deleteStatus"], _, _ = await asyncio.to_thread(http, "DELETE", base + location, args.token)
+        return 0 if out["connected"] else 1
+    finally:
+        await pc.close()
+
+
 async def first_stream(client: SignalingClient, connect_result: dict, stream_id: str | None, timeout: float) -> str | None:
     own = connect_result["connection"]["connectionId"]
     for stream in connect_result["session"]["streams"]:
@@ -313,10 +363,10 @@ async def run_subscribe(args, out: dict) -> int:
 
 
 async def main(args) -> int:
-    if args.mode == "publish":
-        out = {"role": "publisher", "streamId": None, "connected": False, "connectSeconds": None,
-               "srtpProfile": None, "dtlsVersion": None, "dtlsCipher": None}
-        runner = run_publish
+    if args.mode in ("publish", "whip"):
+        out = {"role": "publisher" if args.mode == "publish" else "whip-publisher", "streamId": None, "connected": False,
+               "connectSeconds": None, "srtpProfile": None, "dtlsVersion": None, "dtlsCipher": None}
+        runner = run_publish if args.mode == "publish" else run_whip
     else:
         out = {"role": "subscriber", "streamId": None, "subscriberId": None, "connected": False,
                "videoFrames": 0, "audioFrames": 0, "width": None, "height": None, "srtpProfile": None,
@@ -337,13 +387,14 @@ async def main(args) -> int:
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     modes = parser.add_subparsers(dest="mode", required=True)
-    for mode in ("publish", "subscribe"):
+    for mode in ("publish", "subscribe", "whip"):
         sub = modes.add_parser(mode)
-        sub.add_argument("--url", required=True, help="ws://HOST:PORT/v1/ws")
-        sub.add_argument("--session", required=True)
+        sub.add_argument("--url", required=True, help="ws://HOST:PORT/v1/ws, or for whip http://HOST:PORT/v1/whip/SESSION")
+        if mode != "whip":
+            sub.add_argument("--session", required=True)
         sub.add_argument("--token", required=True, help="a client token for this session")
         sub.add_argument("--seconds", type=float, default=5.0)
-        if mode == "publish":
+        if mode in ("publish", "whip"):
             sub.add_argument("--name", help="the stream's name")
         else:
             sub.add_argument("--stream-id", help="default: the first stream that exists or appears")

@@ -66,15 +66,24 @@ final class DaemonHarness: Sendable {
 
     /// One HTTP request to the daemon, with a bearer token and a JSON body when given.
     func http(_ method: String, _ path: String, token: String?, body: String? = nil) async throws -> (status: Int, body: Data) {
+        let response = try await http(method, path, token: token, body: body, contentType: body == nil ? nil : "application/json")
+        return (response.status, response.body)
+    }
+
+    /// One HTTP request to the daemon with the body's own content type; the answer's headers too.
+    func http(
+        _ method: String, _ path: String, token: String?, body: String?, contentType: String?
+    ) async throws -> (status: Int, headers: [String: String], body: Data) {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        if let body {
-            request.httpBody = Data(body.utf8)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
+        if let body { request.httpBody = Data(body.utf8) }
+        if let contentType { request.setValue(contentType, forHTTPHeaderField: "Content-Type") }
         let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as! HTTPURLResponse).statusCode, data)
+        let http = response as! HTTPURLResponse
+        var headers: [String: String] = [:]
+        for case (let name as String, let value as String) in http.allHeaderFields { headers[name.lowercased()] = value }
+        return (http.statusCode, headers, data)
     }
 
     func connect(session: String, role: Role, data: String = "") async throws -> (WebSocketTestClient, ConnectResult) {

@@ -32,6 +32,40 @@ import Testing
         }
     }
 
+    /// aiortc publishes over WHIP (one POST, no signaling protocol), another aiortc subscribes over
+    /// the WebSocket and decodes, and the publisher's DELETE ends the stream.
+    @Test func aiortcPublishesOverWHIPAndAWebSocketSubscriberDecodes() async throws {
+        let daemon = try await DaemonHarness.start()
+        #expect(try await daemon.http("POST", "/v1/sessions", token: try await daemon.restToken(), body: #"{"sessionId":"whip"}"#).status == 201)
+        let subscriber = try InteropProcess(
+            script: "aiortc_peer.py",
+            arguments: [
+                "subscribe", "--url", "ws://127.0.0.1:\(daemon.port)/v1/ws", "--session", "whip", "--token",
+                try await daemon.token(session: "whip", role: .subscriber), "--seconds", "4",
+            ])
+        try await Task.sleep(for: .milliseconds(1500))
+        let publisher = try InteropProcess(
+            script: "aiortc_peer.py",
+            arguments: [
+                "whip", "--url", "http://127.0.0.1:\(daemon.port)/v1/whip/whip", "--token",
+                try await daemon.token(session: "whip", role: .publisher), "--seconds", "8", "--name", "aiortc over WHIP",
+            ])
+        let received = await subscriber.finish(within: .seconds(60))
+        let sent = await publisher.finish(within: .seconds(60))
+        let left = await daemon.daemon.signaling.directory.snapshot(of: "whip")
+        try await daemon.stop()
+        #expect(sent.status == 0, "WHIP publisher: \(sent.output) \(sent.errors.suffix(2000))")
+        #expect(received.status == 0, "subscriber: \(received.output) \(received.errors.suffix(2000))")
+        #expect(received.report["streamId"] as? String == sent.report["streamId"] as? String)
+        #expect((received.report["videoFrames"] as? Int ?? 0) >= 30, "decoded video frames: \(received.report)")
+        #expect((received.report["audioFrames"] as? Int ?? 0) >= 50, "decoded audio frames: \(received.report)")
+        #expect(sent.report["deleteStatus"] as? Int == 200)
+        #expect(left?.streams.isEmpty == true && left?.connections.isEmpty == true, "\(String(describing: left))")
+        if let offered = sent.report["offerSentAt"] as? Double, let decoded = received.report["firstFrameAt"] as? Double {
+            print("webrtc-interop whip aiortc post_to_first_decoded_frame_ms=\(Int((decoded - offered) * 1000))")
+        }
+    }
+
     @Test func chromiumSeesAndHearsAnotherTabFallsBackToAudioUnderLossRecoversAndSurvivesADroppedWebSocket() async throws {
         let daemon = try await DaemonHarness.start { configuration in
             configuration.media.faultInjection = true
