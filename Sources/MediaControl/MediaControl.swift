@@ -36,9 +36,11 @@ public protocol MediaControl: Sendable {
     func closeProducer(_ producer: ProducerID) async throws(MediaControlError)
 
     /// Starts forwarding a producer to a subscriber's transport, paused for `pauseReasons` if any; of a
-    /// simulcast producer, the layers `preference` allows.
+    /// simulcast producer, the layers `preference` allows; with the receiver's `payloadTypes` when it
+    /// chose them (else the publisher's).
     func consume(
-        transport: TransportID, producer: ProducerID, pauseReasons: Set<ConsumerPauseReason>, preference: VideoLayerPreference
+        transport: TransportID, producer: ProducerID, pauseReasons: Set<ConsumerPauseReason>, preference: VideoLayerPreference,
+        payloadTypes: ReceiverPayloadTypes?
     ) async throws(MediaControlError) -> ConsumerParameters
     /// Changes which layers of a simulcast producer the consumer may receive; ignored for one encoding.
     func setLayerPreference(_ consumer: ConsumerID, _ preference: VideoLayerPreference) async throws(MediaControlError)
@@ -67,6 +69,13 @@ extension MediaControl {
     public func consume(
         transport: TransportID, producer: ProducerID, pauseReasons: Set<ConsumerPauseReason>
     ) async throws(MediaControlError) -> ConsumerParameters {
-        try await consume(transport: transport, producer: producer, pauseReasons: pauseReasons, preference: .unconstrained)
+        try await consume(transport: transport, producer: producer, pauseReasons: pauseReasons, preference: .unconstrained, payloadTypes: nil)
+    }
+
+    /// Starts forwarding with the publisher's payload types.
+    public func consume(
+        transport: TransportID, producer: ProducerID, pauseReasons: Set<ConsumerPauseReason>, preference: VideoLayerPreference
+    ) async throws(MediaControlError) -> ConsumerParameters {
+        try await consume(transport: transport, producer: producer, pauseReasons: pauseReasons, preference: preference, payloadTypes: nil)
     }
 }

@@ -52,20 +52,23 @@ final class Consumer {
 
     init(
         id: ConsumerID, producer: Producer, transport: Transport, pauseReasons: Set<ConsumerPauseReason>,
-        preference: VideoLayerPreference = .unconstrained, now: UInt64
+        preference: VideoLayerPreference = .unconstrained, payloadTypes: ReceiverPayloadTypes? = nil, now: UInt64
     ) {
         self.id = id
         self.producer = producer
         self.transport = transport
         ssrc = UInt32.random(in: 1...UInt32.max)
         let codec = producer.options.codec
-        payloadType = codec.payloadType
+        payloadType = payloadTypes?.media ?? codec.payloadType
         // WebRTC receivers count a packet repaired on its own SSRC as received, so their reports would
-        // hide the loss the audio-fallback policy judges; RTX keeps the two apart. The publisher's RTX
-        // payload type when it has one, else the next dynamic one.
+        // hide the loss the audio-fallback policy judges; RTX keeps the two apart. The receiver's RTX
+        // payload type when it chose one (none when it offered none), else the publisher's, else the
+        // next dynamic one.
+        let retransmissionPayloadType =
+            payloadTypes.map(\.retransmission) ?? codec.rtxPayloadType ?? (codec.payloadType == 127 ? 126 : codec.payloadType + 1)
         retransmissionStream =
             transport.webRTC != nil && producer.kind == .video
-            ? (UInt32.random(in: 1...UInt32.max), codec.rtxPayloadType ?? (codec.payloadType == 127 ? 126 : codec.payloadType + 1))
+            ? retransmissionPayloadType.map { (UInt32.random(in: 1...UInt32.max), $0) }
             : nil
         sendTimeExtensionID = transport.webRTC != nil ? producer.options.absoluteSendTimeID : nil
         self.pauseReasons = pauseReasons

@@ -368,7 +368,7 @@ public final class MediaPlane: MediaControl {
 
     public func consume(
         transport transportID: TransportID, producer producerID: ProducerID, pauseReasons: Set<ConsumerPauseReason>,
-        preference: VideoLayerPreference
+        preference: VideoLayerPreference, payloadTypes: ReceiverPayloadTypes?
     ) async throws(MediaControlError) -> ConsumerParameters {
         let (routerID, worker) = try locate(transportID)
         let producerRouter = try locate(producerID).0
@@ -385,13 +385,15 @@ public final class MediaPlane: MediaControl {
             guard let producer = router.producers[producerID] else { return .failure(.unknownProducer(producerID)) }
             let now = MediaClock.monotonicNow()
             let consumer = Consumer(
-                id: id, producer: producer, transport: transport, pauseReasons: pauseReasons, preference: preference, now: now)
+                id: id, producer: producer, transport: transport, pauseReasons: pauseReasons, preference: preference,
+                payloadTypes: payloadTypes, now: now)
             router.consumers[id] = consumer
             transport.register(consumer)
             producer.add(consumer)
             if consumer.layerSelector != nil { transport.allocateLayers(now: now) }
             worker.flush()
             var codec = producer.options.codec
+            codec.payloadType = consumer.payloadType
             codec.rtxPayloadType = consumer.retransmissionStream?.payloadType
             return .success(
                 ConsumerParameters(

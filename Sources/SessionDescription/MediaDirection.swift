@@ -5,4 +5,5 @@ public enum MediaDirection: String, Sendable {
 
     /// Whether the writer of the description sends media in this direction.
     public var sends: Bool { self == .sendrecv || self == .sendonly }
+    public var receives: Bool { self == .sendrecv || self == .recvonly }
 }

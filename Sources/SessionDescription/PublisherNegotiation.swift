@@ -19,7 +19,7 @@ public enum PublisherNegotiation {
     public static let acceptedRTCPFeedback = ["nack", "nack pli", "ccm fir", "goog-remb", "transport-cc"]
 
     /// The transport protocols of DTLS-SRTP over UDP (RFC 5764 section 8), the only ones the router speaks.
-    private static let acceptedTransportProtocols = ["UDP/TLS/RTP/SAVPF", "UDP/TLS/RTP/SAVP"]
+    static let acceptedTransportProtocols = ["UDP/TLS/RTP/SAVPF", "UDP/TLS/RTP/SAVP"]
 
     /// Formats that protect, repair or accompany media rather than encode it; left out when an error
     /// lists what the publisher offered, since naming them would not help anyone pick a codec.
@@ -80,7 +80,7 @@ public enum PublisherNegotiation {
         var track: NegotiatedTrack?
     }
 
-    private struct ChosenCodec {
+    struct ChosenCodec {
         var rtpmap: RTPMap
         var fmtp: String?
         var rtxPayloadType: UInt8?
@@ -126,7 +126,7 @@ public enum PublisherNegotiation {
 
     /// The first `opus/48000/2` of an audio m-section, or the first `VP8/90000` of a video one with
     /// the RTX format whose `apt` points at it.
-    private static func chooseCodec(in section: MediaDescription) -> ChosenCodec? {
+    static func chooseCodec(in section: MediaDescription) -> ChosenCodec? {
         let rtpmaps = section.rtpmaps
         let fmtp = section.fmtp
         let offeredMaps = section.formats.compactMap { UInt8($0).flatMap { rtpmaps[$0] } }
@@ -154,7 +154,7 @@ public enum PublisherNegotiation {
     }
 
     /// The offered codec names, for the error that says none of them will do.
-    private static func offeredCodecNames(in section: MediaDescription) -> String {
+    static func offeredCodecNames(in section: MediaDescription) -> String {
         let rtpmaps = section.rtpmaps
         var names: [String] = []
         for format in section.formats {
@@ -268,7 +268,7 @@ public enum PublisherNegotiation {
 
     /// Port 0 with the offer's protocol and formats and its mid (RFC 8829 section 5.3.1); the `c=` line
     /// keeps the description valid, since the answer has none at session level.
-    private static func rejection(of offered: MediaDescription) -> MediaDescription {
+    static func rejection(of offered: MediaDescription) -> MediaDescription {
         var lines = [SDPLine(type: "c", value: "IN IP4 0.0.0.0")]
         if let mid = offered.mid { lines.append(.attribute("mid", mid)) }
         return MediaDescription(

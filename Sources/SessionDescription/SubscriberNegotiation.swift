@@ -83,12 +83,12 @@ public enum SubscriberNegotiation {
         return kept ? offered.id : nil
     }
 
-    private static func section(for track: OutgoingTrack, local: LocalTransportDescription) -> MediaDescription {
+    static func section(for track: OutgoingTrack, local: LocalTransportDescription, setup: DTLSSetupRole = .actpass) -> MediaDescription {
         let msid = "\(track.streamID) \(track.trackID)"
         let rtpmap = RTPMap(
             payloadType: track.payloadType, name: track.codecName, clockRate: track.clockRate, channels: track.channels)
         var lines = [local.connectionLine, .attribute("mid", track.mid)]
-        lines += local.credentialLines(setup: .actpass)
+        lines += local.credentialLines(setup: setup)
         lines.append(.attribute("rtcp-mux"))
         lines.append(.attribute(MediaDirection.sendonly.rawValue))
         lines.append(.attribute("msid", msid))

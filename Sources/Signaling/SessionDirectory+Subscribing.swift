@@ -37,24 +37,8 @@ extension SessionDirectory {
         case (_?, true):
             throw .invalidParams("params", "subscribe takes transport (plain SRTP) or webrtc: true, not both")
         }
-        var audio: ConsumerParameters?
-        var video: ConsumerParameters?
-        do {
-            if let track = stream.audio {
-                audio = try await media.consume(
-                    transport: transportID, producer: track.producerID,
-                    pauseReasons: Self.pauseReasons(subscriberWants: subscribeToAudio, publisherSends: stream.info.hasAudio))
-            }
-            if let track = stream.video {
-                video = try await media.consume(
-                    transport: transportID, producer: track.producerID,
-                    pauseReasons: Self.pauseReasons(subscriberWants: subscribeToVideo, publisherSends: stream.info.hasVideo),
-                    preference: preference)
-            }
-        } catch {
-            await closeTransports([transportID])
-            throw Self.mediaError(error)
-        }
+        let (audio, video) = try await consumeTracks(
+            of: stream, on: transportID, subscribeToAudio: subscribeToAudio, subscribeToVideo: subscribeToVideo, preference: preference)
         guard sessions[sessionId]?.connections[connectionId] != nil, let current = sessions[sessionId]?.streams[parameters.streamId] else {
             await closeTransports([transportID])
             throw SignalingError(.notFound, "stream \(parameters.streamId) ended while subscribing")
@@ -67,12 +51,7 @@ extension SessionDirectory {
         if let webRTCTransport {
             subscriber.webRTC = offerToSubscriber(transport: webRTCTransport, stream: current, audio: audio, video: video)
         }
-        sessions[sessionId]!.subscribers[subscriber.id] = subscriber
-        sessions[sessionId]!.connections[connectionId]!.subscriberIds.insert(subscriber.id)
-        sessions[sessionId]!.streams[parameters.streamId]!.subscriberIds.insert(subscriber.id)
-        if video != nil, current.audioFallback.subscriberAudioFallbackEnabled == true {
-            await setAudioFallback(transport: transportID, side: .subscriber, enabled: true)
-        }
+        await record(subscriber, of: current, in: sessionId)
         let disableReason: VideoDisableReason? =
             if video == nil { nil } else if !subscribeToVideo { .subscriberPropertyChanged } else if !current.info.hasVideo { .publisherPropertyChanged } else { nil }
         return SubscribeResult(
@@ -80,6 +59,44 @@ extension SessionDirectory {
             sdpOffer: subscriber.webRTC?.offer.description,
             audio: audio.map { Self.track($0) }, video: video.map { Self.track($0) },
             videoEnabled: video != nil && disableReason == nil, videoDisableReason: disableReason)
+    }
+
+    /// One consumer per track of `stream` on the transport, paused for whichever choice has it off;
+    /// with the receiver's payload types when it chose them. Closes the transport when one fails.
+    func consumeTracks(
+        of stream: StreamState, on transportID: TransportID, subscribeToAudio: Bool, subscribeToVideo: Bool,
+        preference: VideoLayerPreference, payloadTypes: (audio: ReceiverPayloadTypes?, video: ReceiverPayloadTypes?) = (nil, nil)
+    ) async throws(SignalingError) -> (audio: ConsumerParameters?, video: ConsumerParameters?) {
+        var audio: ConsumerParameters?
+        var video: ConsumerParameters?
+        do {
+            if let track = stream.audio {
+                audio = try await media.consume(
+                    transport: transportID, producer: track.producerID,
+                    pauseReasons: Self.pauseReasons(subscriberWants: subscribeToAudio, publisherSends: stream.info.hasAudio),
+                    preference: .unconstrained, payloadTypes: payloadTypes.audio)
+            }
+            if let track = stream.video {
+                video = try await media.consume(
+                    transport: transportID, producer: track.producerID,
+                    pauseReasons: Self.pauseReasons(subscriberWants: subscribeToVideo, publisherSends: stream.info.hasVideo),
+                    preference: preference, payloadTypes: payloadTypes.video)
+            }
+        } catch {
+            await closeTransports([transportID])
+            throw Self.mediaError(error)
+        }
+        return (audio, video)
+    }
+
+    /// Enters a new subscriber in the bookkeeping, with the stream's audio fallback for its downlink.
+    func record(_ subscriber: SubscriberState, of stream: StreamState, in sessionId: String) async {
+        sessions[sessionId]!.subscribers[subscriber.id] = subscriber
+        sessions[sessionId]!.connections[subscriber.connectionId]!.subscriberIds.insert(subscriber.id)
+        sessions[sessionId]!.streams[subscriber.streamId]!.subscriberIds.insert(subscriber.id)
+        if subscriber.video != nil, stream.audioFallback.subscriberAudioFallbackEnabled == true {
+            await setAudioFallback(transport: subscriber.transportID, side: .subscriber, enabled: true)
+        }
     }
 
     public func unsubscribe(sessionId: String, connectionId: String, subscriberId: String) async throws(SignalingError) {

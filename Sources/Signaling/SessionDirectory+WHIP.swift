@@ -16,10 +16,7 @@ extension SessionDirectory {
     public func publishWHIP(grant: ClientGrant, name: String?, sdpOffer: String) async throws(SignalingError) -> WHIPResource {
         guard sessions[grant.sessionId] != nil else { throw SignalingError(.notFound, "no session \(grant.sessionId)") }
         guard grant.role.canPublish else { throw SignalingError(.forbidden, "role \(grant.role.rawValue) cannot publish") }
-        // Nobody reads a WHIP publisher's events: an outbox that holds none drops them as they come.
-        let connected = try connect(grant: grant, outbox: ClientOutbox(limits: ClientOutbox.Limits(messages: 0, bytes: 0)))
-        let connectionId = connected.connection.connectionId
-        sessions[grant.sessionId]?.connections[connectionId]?.isWHIPPublisher = true
+        let connectionId = try connectHTTPResource(grant: grant)
         do throws(SignalingError) {
             let published = try await publish(
                 sessionId: grant.sessionId, connectionId: connectionId,
@@ -32,19 +29,27 @@ extension SessionDirectory {
         }
     }
 
+    /// Joins a WHIP publisher or WHEP player to its session as a connection without a socket. Nobody
+    /// reads its events: an outbox that holds none drops them as they come.
+    func connectHTTPResource(grant: ClientGrant) throws(SignalingError) -> String {
+        let connected = try connect(grant: grant, outbox: ClientOutbox(limits: ClientOutbox.Limits(messages: 0, bytes: 0)))
+        sessions[grant.sessionId]?.connections[connected.connection.connectionId]?.isHTTPResource = true
+        return connected.connection.connectionId
+    }
+
     /// Ends a WHIP resource (DELETE): the stream goes with `clientDisconnected`, then its connection.
     /// `grant` must be for the resource's session and allow publishing.
     public func endWHIP(grant: ClientGrant, streamId: String) async throws(SignalingError) {
         guard let stream = sessions[grant.sessionId]?.streams[streamId],
-            sessions[grant.sessionId]?.connections[stream.publisherConnectionId]?.isWHIPPublisher == true
+            sessions[grant.sessionId]?.connections[stream.publisherConnectionId]?.isHTTPResource == true
         else { throw SignalingError(.notFound, "no WHIP resource \(streamId) in session \(grant.sessionId)") }
         guard grant.role.canPublish else { throw SignalingError(.forbidden, "role \(grant.role.rawValue) cannot end a WHIP stream") }
         await disconnect(sessionId: grant.sessionId, connectionId: stream.publisherConnectionId, reason: .clientDisconnected)
     }
 
-    /// A WHIP publisher's stream ended some other way: its connection follows, once the stream's own
-    /// bookkeeping is done.
-    func endWHIPConnection(sessionId: String, connectionId: String, after reason: StreamDestroyedReason) {
+    /// A WHIP publisher's stream or a WHEP player's subscription ended some other way: its connection
+    /// follows, once the stream's or subscriber's own bookkeeping is done.
+    func endHTTPResource(sessionId: String, connectionId: String, after reason: StreamDestroyedReason) {
         let connectionReason: ConnectionDestroyedReason =
             switch reason {
             case .forceUnpublished, .forceDisconnected: .forceDisconnected

@@ -52,32 +52,44 @@ extension SessionDirectory {
     func offerToSubscriber(
         transport: WebRTCTransportParameters, stream: StreamState, audio: ConsumerParameters?, video: ConsumerParameters?
     ) -> SubscriberWebRTCState {
-        var tracks: [OutgoingTrack] = []
-        let cname = "switchyard-\(stream.info.streamId)"
         let transportWide = HeaderExtension(
             id: SubscriberNegotiation.transportWideSequenceID(
                 publisherExtensions: (stream.audio?.headerExtensions ?? []) + (stream.video?.headerExtensions ?? [])),
             uri: HeaderExtensionURI.transportWideSequenceNumber)
+        let tracks = Self.outgoingTracks(
+            of: stream, audio: audio, video: video, transportWide: transportWide, mids: (audio: "0", video: audio == nil ? "0" : "1"))
+        let sessionID = Self.sdpSessionID()
+        let offer = SubscriberNegotiation.offer(tracks: tracks, local: Self.localDescription(transport), sessionID: sessionID, sessionVersion: 1)
+        return SubscriberWebRTCState(transport: transport, offer: offer, tracks: tracks, sdpSessionID: sessionID, sdpVersion: 1)
+    }
+
+    /// The tracks the router sends a WebRTC subscriber, in the payload types its consumers send with
+    /// and with the extensions the router writes.
+    static func outgoingTracks(
+        of stream: StreamState, audio: ConsumerParameters?, video: ConsumerParameters?, transportWide: HeaderExtension?,
+        mids: (audio: String, video: String)
+    ) -> [OutgoingTrack] {
+        var tracks: [OutgoingTrack] = []
+        let cname = "switchyard-\(stream.info.streamId)"
+        let numbering = transportWide.map { [$0] } ?? []
         if let audio {
             tracks.append(
                 OutgoingTrack(
-                    mid: "\(tracks.count)", kind: "audio", codecName: "opus", payloadType: audio.codec.payloadType, clockRate: 48_000,
+                    mid: mids.audio, kind: "audio", codecName: "opus", payloadType: audio.codec.payloadType, clockRate: 48_000,
                     channels: 2, ssrc: audio.ssrc, cname: cname, streamID: stream.info.streamId, trackID: "\(stream.info.streamId)-audio",
-                    headerExtensions: Self.forwardedExtensions(of: stream.audio) + [transportWide], rtcpFeedback: ["transport-cc"],
+                    headerExtensions: forwardedExtensions(of: stream.audio) + numbering, rtcpFeedback: ["transport-cc"],
                     fmtp: "minptime=10;useinbandfec=1"))
         }
         if let video {
             tracks.append(
                 OutgoingTrack(
-                    mid: "\(tracks.count)", kind: "video", codecName: "VP8", payloadType: video.codec.payloadType, clockRate: 90_000,
+                    mid: mids.video, kind: "video", codecName: "VP8", payloadType: video.codec.payloadType, clockRate: 90_000,
                     channels: nil, ssrc: video.ssrc, cname: cname, streamID: stream.info.streamId, trackID: "\(stream.info.streamId)-video",
-                    headerExtensions: Self.forwardedExtensions(of: stream.video) + [transportWide],
+                    headerExtensions: forwardedExtensions(of: stream.video) + numbering,
                     rtcpFeedback: ["nack", "nack pli", "ccm fir", "goog-remb", "transport-cc"],
                     fmtp: nil, rtxPayloadType: video.rtxSSRC == nil ? nil : video.codec.rtxPayloadType, rtxSSRC: video.rtxSSRC))
         }
-        let sessionID = Self.sdpSessionID()
-        let offer = SubscriberNegotiation.offer(tracks: tracks, local: Self.localDescription(transport), sessionID: sessionID, sessionVersion: 1)
-        return SubscriberWebRTCState(transport: transport, offer: offer, tracks: tracks, sdpSessionID: sessionID, sdpVersion: 1)
+        return tracks
     }
 
     /// The subscriber's answer to the router's offer: its ICE credentials and certificate fingerprint.
@@ -220,7 +232,7 @@ extension SessionDirectory {
     }
 
     /// - Parameter sdpField: The request field the remote description came from, for errors.
-    private func connect(
+    func connect(
         _ transportID: TransportID, to remote: RemoteTransportDescription, from sdpField: String, transportWideSequenceID: UInt8? = nil
     ) async throws(SignalingError) {
         let parameters = WebRTCRemoteParameters(
@@ -271,5 +283,5 @@ extension SessionDirectory {
         return (track?.headerExtensions ?? []).filter { forwarded.contains($0.uri) }
     }
 
-    private static func sdpSessionID() -> UInt64 { UInt64.random(in: 1...UInt64(Int64.max)) }
+    static func sdpSessionID() -> UInt64 { UInt64.random(in: 1...UInt64(Int64.max)) }
 }

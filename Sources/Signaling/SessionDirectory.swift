@@ -182,8 +182,8 @@ public actor SessionDirectory {
     func removeStream(sessionId: String, streamId: String, reason: StreamDestroyedReason, notifyPublisher: Bool) -> [TransportID] {
         guard let stream = sessions[sessionId]?.streams.removeValue(forKey: streamId) else { return [] }
         sessions[sessionId]?.connections[stream.publisherConnectionId]?.streamIds.remove(streamId)
-        if sessions[sessionId]?.connections[stream.publisherConnectionId]?.isWHIPPublisher == true {
-            endWHIPConnection(sessionId: sessionId, connectionId: stream.publisherConnectionId, after: reason)
+        if sessions[sessionId]?.connections[stream.publisherConnectionId]?.isHTTPResource == true {
+            endHTTPResource(sessionId: sessionId, connectionId: stream.publisherConnectionId, after: reason)
         }
         var transports = [stream.transportID]
         for subscriberId in stream.subscriberIds {
@@ -201,6 +201,9 @@ public actor SessionDirectory {
     func removeSubscriber(sessionId: String, subscriberId: String) -> SubscriberState? {
         guard let subscriber = sessions[sessionId]?.subscribers.removeValue(forKey: subscriberId) else { return nil }
         sessions[sessionId]?.connections[subscriber.connectionId]?.subscriberIds.remove(subscriberId)
+        if sessions[sessionId]?.connections[subscriber.connectionId]?.isHTTPResource == true {
+            endHTTPResource(sessionId: sessionId, connectionId: subscriber.connectionId, after: .clientDisconnected)
+        }
         sessions[sessionId]?.streams[subscriber.streamId]?.subscriberIds.remove(subscriberId)
         return subscriber
     }

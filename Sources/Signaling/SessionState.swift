@@ -13,8 +13,9 @@ struct ConnectionState {
     var recentSignalIds: RecentSignalIds
     var streamIds: Set<String> = []
     var subscriberIds: Set<String> = []
-    /// A WHIP publisher: no socket (its events go nowhere), one stream, and gone when the stream is.
-    var isWHIPPublisher = false
+    /// A WHIP publisher or a WHEP player: no socket (its events go nowhere), one stream or one
+    /// subscriber, and gone when that is.
+    var isHTTPResource = false
     /// While its socket is away: ends the connection when the grace period runs out.
     var graceTimer: Task<Void, Never>?
     /// Tells the current grace timer from one cancelled by a return.

@@ -7,7 +7,7 @@ import MediaControl
 import NIOCore
 
 /// The signaling side of Switchyard: the session directory, the client WebSocket at `/v1/ws`, the
-/// REST API under `/v1/sessions` and WHIP under `/v1/whip`, registered on a router the daemon owns.
+/// REST API under `/v1/sessions`, WHIP under `/v1/whip` and WHEP under `/v1/whep`, registered on a router the daemon owns.
 public struct SignalingServer: Sendable {
     public static let webSocketPath = "/v1/ws"
 
@@ -17,7 +17,7 @@ public struct SignalingServer: Sendable {
     private let sockets = OpenSockets()
     private let handler: ClientSessionHandler
     private let rest: RESTRoutes
-    private let whip: WHIPRoutes
+    private let whip: WHIPWHEPRoutes
 
     public init(
         media: any MediaControl, tokens: TokenAuthority, configuration: SignalingConfiguration, logger: Logger,
@@ -31,10 +31,10 @@ public struct SignalingServer: Sendable {
         handler = ClientSessionHandler(
             directory: directory, sockets: sockets, tokens: tokens, configuration: configuration, wallClock: wallClock)
         rest = RESTRoutes(directory: directory, tokens: tokens, wallClock: wallClock)
-        whip = WHIPRoutes(directory: directory, tokens: tokens, wallClock: wallClock)
+        whip = WHIPWHEPRoutes(directory: directory, tokens: tokens, wallClock: wallClock)
     }
 
-    /// Registers the REST API, WHIP, and an answer for a plain GET of the WebSocket path.
+    /// Registers the REST API, WHIP and WHEP, and an answer for a plain GET of the WebSocket path.
     public func register(on router: Router<BasicRequestContext>) {
         router.get(RouterPath(Self.webSocketPath)) { _, _ in
             Response(

@@ -118,3 +118,126 @@ import Testing
         try await daemon.stop()
     }
 }
+
+/// WHEP over real HTTP: the router answers a player's offer in the player's payload types, the
+/// session sees the player come and go, and every refusal has its status.
+@Suite(.serialized) struct WHEPTests {
+    static func playerOffer(video: Bool = true, audio: Bool = true, videoCodec: String = "VP8") -> String {
+        let fingerprint = (0..<32).map { _ in "CD" }.joined(separator: ":")
+        let mids = (audio ? ["a"] : []) + (video ? ["v"] : [])
+        var lines = ["v=0", "o=- 1 1 IN IP4 127.0.0.1", "s=-", "t=0 0", "a=group:BUNDLE \(mids.joined(separator: " "))"]
+        let transport = [
+            "c=IN IP4 0.0.0.0", "a=ice-ufrag:play", "a=ice-pwd:0123456789abcdefghijkl", "a=fingerprint:sha-256 \(fingerprint)",
+            "a=setup:actpass", "a=rtcp-mux", "a=recvonly",
+        ]
+        if audio {
+            lines += ["m=audio 9 UDP/TLS/RTP/SAVPF 109"] + transport + [
+                "a=mid:a", "a=rtpmap:109 opus/48000/2", "a=extmap:5 \(transportWideURI)", "a=rtcp-fb:109 transport-cc",
+            ]
+        }
+        if video {
+            lines += ["m=video 9 UDP/TLS/RTP/SAVPF 120 121"] + transport + [
+                "a=mid:v", "a=rtpmap:120 \(videoCodec)/90000", "a=rtpmap:121 rtx/90000", "a=fmtp:121 apt=120",
+                "a=rtcp-fb:120 nack", "a=rtcp-fb:120 nack pli", "a=rtcp-fb:120 transport-cc", "a=extmap:5 \(transportWideURI)",
+            ]
+        }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    static let transportWideURI = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
+
+    private func errorMessage(_ body: Data) -> String {
+        ((try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["message"] as? String) ?? String(decoding: body, as: UTF8.self)
+    }
+
+    @Test func theRouterAnswersInThePlayersPayloadTypesAndDeleteEndsThePlayer() async throws {
+        let daemon = try await DaemonHarness.start()
+        let (publisher, _) = try await daemon.connect(session: "theatre", role: .publisher)
+        guard case .publish(let published) = try await publisher.call(.publish(PublishParameters(sdpOffer: WebRTCSignalingTests.publisherOffer())))
+        else { throw WebSocketTestClient.Failure.timedOut("publish reply") }
+        let streamId = published.stream.streamId
+        let token = try await daemon.token(session: "theatre", role: .subscriber, data: "player")
+        let created = try await daemon.http(
+            "POST", "/v1/whep/theatre/\(streamId)", token: token, body: Self.playerOffer(), contentType: "application/sdp")
+        #expect(created.status == 201, "\(errorMessage(created.body))")
+        #expect(created.headers["content-type"] == "application/sdp")
+        #expect(created.headers["access-control-allow-origin"] == "*")
+        let location = try #require(created.headers["location"])
+        #expect(location.hasPrefix("/v1/whep/theatre/\(streamId)/sb_"))
+        let answer = String(decoding: created.body, as: UTF8.self)
+        for line in [
+            "a=group:BUNDLE a v", "a=rtpmap:109 opus/48000/2", "a=mid:a", "a=rtpmap:120 VP8/90000", "a=rtpmap:121 rtx/90000", "a=fmtp:121 apt=120",
+            "a=rtcp-fb:120 nack pli", "a=mid:v", "a=sendonly", "a=setup:passive", "a=extmap:5 \(Self.transportWideURI)", "a=ice-lite",
+        ] {
+            #expect(answer.contains(line + "\r\n"), "the answer lacks \(line): \(answer)")
+        }
+        #expect(answer.contains(" UDP/TLS/RTP/SAVPF 109\r\n") && answer.contains(" UDP/TLS/RTP/SAVPF 120 121\r\n"))
+        #expect(!answer.contains("ccm fir"), "feedback the player did not offer is not answered")
+        guard case .connectionCreated(let joined) = try await publisher.event(.connectionCreated) else { return }
+        #expect(joined.connection.data == "player")
+        let subscriberId = String(location.split(separator: "/").last!)
+        let statistics = try await daemon.http("GET", "/v1/sessions/theatre/subscribers/\(subscriberId)/stats", token: try await daemon.restToken())
+        #expect(statistics.status == 200)
+
+        #expect(try await daemon.http("DELETE", location, token: token, body: nil, contentType: nil).status == 200)
+        guard case .connectionDestroyed(let left) = try await publisher.event(.connectionDestroyed) else { return }
+        #expect(left.connection.connectionId == joined.connection.connectionId)
+        #expect(try await daemon.http("DELETE", location, token: token, body: nil, contentType: nil).status == 404)
+        await publisher.close()
+        try await daemon.stop()
+    }
+
+    @Test func thePlayerLeavesWhenTheStreamEnds() async throws {
+        let daemon = try await DaemonHarness.start()
+        let (publisher, _) = try await daemon.connect(session: "ending", role: .publisher)
+        let (watcher, _) = try await daemon.connect(session: "ending", role: .subscriber)
+        guard case .publish(let published) = try await publisher.call(.publish(PublishParameters(sdpOffer: WebRTCSignalingTests.publisherOffer())))
+        else { throw WebSocketTestClient.Failure.timedOut("publish reply") }
+        let created = try await daemon.http(
+            "POST", "/v1/whep/ending/\(published.stream.streamId)", token: try await daemon.token(session: "ending", role: .subscriber),
+            body: Self.playerOffer(audio: false), contentType: "application/sdp")
+        #expect(created.status == 201, "\(errorMessage(created.body))")
+        #expect(!String(decoding: created.body, as: UTF8.self).contains("m=audio"))
+        guard case .connectionCreated(let player) = try await watcher.event(.connectionCreated) else { return }
+        _ = try await publisher.call(.unpublish(StreamReference(streamId: published.stream.streamId)))
+        guard case .connectionDestroyed(let left) = try await watcher.event(.connectionDestroyed) else { return }
+        #expect(left.connection.connectionId == player.connection.connectionId)
+        await publisher.close()
+        await watcher.close()
+        try await daemon.stop()
+    }
+
+    @Test func everyRefusalHasItsStatusAndNamesWhatWasWrong() async throws {
+        let daemon = try await DaemonHarness.start()
+        let (publisher, _) = try await daemon.connect(session: "refused", role: .publisher)
+        guard case .publish(let published) = try await publisher.call(.publish(PublishParameters(sdpOffer: WebRTCSignalingTests.publisherOffer())))
+        else { throw WebSocketTestClient.Failure.timedOut("publish reply") }
+        let path = "/v1/whep/refused/\(published.stream.streamId)"
+        let viewer = try await daemon.token(session: "refused", role: .subscriber)
+        func post(_ path: String, token: String?, body: String = WHEPTests.playerOffer()) async throws -> (status: Int, headers: [String: String], body: Data) {
+            try await daemon.http("POST", path, token: token, body: body, contentType: "application/sdp")
+        }
+        #expect(try await post(path, token: nil).status == 401)
+        let unknownStream = try await post("/v1/whep/refused/st_none", token: viewer)
+        #expect(unknownStream.status == 404)
+        #expect(errorMessage(unknownStream.body) == "no stream st_none in session refused")
+        let h264 = try await post(path, token: viewer, body: Self.playerOffer(videoCodec: "H264"))
+        #expect(h264.status == 422)
+        #expect(errorMessage(h264.body).contains("no codec Switchyard sends"), "\(errorMessage(h264.body))")
+        let sending = try await post(path, token: viewer, body: Self.playerOffer().replacingOccurrences(of: "a=recvonly", with: "a=sendonly"))
+        #expect(sending.status == 422)
+        #expect(errorMessage(sending.body).contains("no audio or video m-section that receives"), "\(errorMessage(sending.body))")
+        let passive = try await post(path, token: viewer, body: Self.playerOffer().replacingOccurrences(of: "a=setup:actpass", with: "a=setup:passive"))
+        #expect(passive.status == 422)
+        #expect(errorMessage(passive.body).contains("a=setup:passive"), "\(errorMessage(passive.body))")
+        let patched = try await daemon.http("PATCH", "\(path)/sb_x", token: viewer, body: "a=end-of-candidates\r\n", contentType: "application/trickle-ice-sdpfrag")
+        #expect(patched.status == 405)
+        let options = try await daemon.http("OPTIONS", path, token: nil, body: nil, contentType: nil)
+        #expect(options.headers["accept-post"] == "application/sdp")
+        #expect(try await daemon.http("DELETE", "\(path)/sb_none", token: viewer, body: nil, contentType: nil).status == 404)
+        // Nothing was left behind by the refusals: the publisher is alone.
+        #expect(await daemon.daemon.signaling.directory.snapshot(of: "refused")?.connections.count == 1)
+        await publisher.close()
+        try await daemon.stop()
+    }
+}

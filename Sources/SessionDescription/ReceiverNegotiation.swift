@@ -1,0 +1,102 @@
+import RTPWire
+
+/// Answers the offer of a receiver that offers first (a WHEP player), where the router's own
+/// subscribers take the router's offer (`SubscriberNegotiation`).
+///
+/// Reading the offer comes first (`read`): which of its m-sections get a track, with the payload types
+/// the receiver chose, since the router's consumers must send with them. Then `answer`, once the
+/// consumers exist: the router sends (`sendonly`), is the DTLS server (`passive`), ICE-lite, over the
+/// offer's BUNDLE; only header extensions the offer has with the very id the router writes them with
+/// are answered, so the receiver never reads an element under another meaning.
+public enum ReceiverNegotiation {
+    /// One m-section of the offer the router will send a track in.
+    public struct Section: Sendable, Equatable {
+        /// Index of the m-section in the offer.
+        public var index: Int
+        public var mid: String
+        /// `audio` or `video`.
+        public var kind: String
+        /// The receiver's payload type for Opus or VP8, and for VP8's RTX when it offered one.
+        public var payloadType: UInt8
+        public var rtxPayloadType: UInt8?
+        public var fmtp: String?
+        public var rtcpFeedback: [String]
+        public var headerExtensions: [HeaderExtension]
+    }
+
+    /// What an offer asks for: a section per kind the router can send, and the receiver's transport.
+    public struct Reading: Sendable, Equatable {
+        public var audio: Section?
+        public var video: Section?
+        public var remote: RemoteTransportDescription
+        /// The id the receiver gave the transport-wide sequence number, when it offered it with
+        /// `transport-cc` feedback.
+        public var transportWideSequenceID: UInt8?
+    }
+
+    /// Reads a receiver's offer: the first audio m-section with Opus and the first video one with VP8
+    /// that can receive (`recvonly` or `sendrecv`). Throws, naming the line, when the offer is not
+    /// BUNDLEd, is not DTLS-SRTP, wants the router to be the DTLS client, lacks ICE credentials, a
+    /// fingerprint, `a=mid` or `a=rtcp-mux`, or has no m-section the router can send in.
+    public static func read(_ offer: SessionDescription) throws(SDPError) -> Reading {
+        if offer.media.count > 1, offer.bundleGroup == nil {
+            throw SDPError(reason: "offer has \(offer.media.count) media sections but no a=group:BUNDLE; Switchyard sends over one transport")
+        }
+        var audio: Section?
+        var video: Section?
+        var transportSection: MediaDescription?
+        for (index, offered) in offer.media.enumerated() where offered.port != 0 || offered.isBundleOnly {
+            guard offered.kind == "audio" ? audio == nil : offered.kind == "video" ? video == nil : false else { continue }
+            guard offer.direction(for: offered).receives else { continue }
+            guard PublisherNegotiation.acceptedTransportProtocols.contains(offered.transportProtocol.uppercased()) else {
+                throw SDPError("transport protocol \(offered.transportProtocol) is not DTLS-SRTP over UDP (UDP/TLS/RTP/SAVPF)", at: offered)
+            }
+            guard let codec = PublisherNegotiation.chooseCodec(in: offered) else {
+                throw SDPError(
+                    "no codec Switchyard sends (Opus for audio, VP8 for video); offered: \(PublisherNegotiation.offeredCodecNames(in: offered))",
+                    at: offered)
+            }
+            guard let mid = offered.mid else { throw SDPError("no a=mid; BUNDLE needs it to tell the m-sections apart", at: offered) }
+            guard offered.rtcpMux else { throw SDPError("no a=rtcp-mux; Switchyard sends RTP and RTCP on one port", at: offered) }
+            let section = Section(
+                index: index, mid: mid, kind: offered.kind, payloadType: codec.rtpmap.payloadType, rtxPayloadType: codec.rtxPayloadType,
+                fmtp: codec.fmtp, rtcpFeedback: codec.rtcpFeedback, headerExtensions: offered.extmaps)
+            if offered.kind == "audio" { audio = section } else { video = section }
+            transportSection = transportSection ?? offered
+        }
+        guard let transportSection else {
+            throw SDPError(reason: "offer has no audio or video m-section that receives; a WHEP offer is recvonly")
+        }
+        let remote = try RemoteTransportDescription(
+            of: transportSection, in: offer, acceptedSetups: [.actpass, .active],
+            setupRefusal: "Switchyard can only be the DTLS server (passive), so the offer must say actpass or active")
+        let transportWide = [audio, video].lazy.compactMap { $0 }.compactMap { section in
+            section.rtcpFeedback.contains("transport-cc")
+                ? section.headerExtensions.first { $0.uri == HeaderExtensionURI.transportWideSequenceNumber }?.id : nil
+        }.first
+        return Reading(audio: audio, video: video, remote: remote, transportWideSequenceID: transportWide)
+    }
+
+    /// The answer: each track in the m-section `read` chose for it, every other m-section rejected.
+    /// `tracks` carry the receiver's mids and payload types and the extensions the router writes.
+    public static func answer(
+        to offer: SessionDescription, tracks: [OutgoingTrack], local: LocalTransportDescription, sessionID: UInt64
+    ) -> SessionDescription {
+        var answer = SessionDescription(
+            origin: SDPOrigin(username: "switchyard", sessionID: sessionID, sessionVersion: 1),
+            sessionLines: [SDPLine(type: "t", value: "0 0")])
+        answer.isICELite = true
+        answer.media = offer.media.map { offered in
+            guard var track = tracks.first(where: { $0.mid == offered.mid && $0.kind == offered.kind }) else {
+                return PublisherNegotiation.rejection(of: offered)
+            }
+            let offeredExtensions = Set(offered.extmaps.map { "\($0.id) \($0.uri)" })
+            track.headerExtensions = track.headerExtensions.filter { offeredExtensions.contains("\($0.id) \($0.uri)") }
+            track.rtcpFeedback = track.rtcpFeedback.filter(offered.rtcpFeedback(forPayloadType: track.payloadType).contains)
+            return SubscriberNegotiation.section(for: track, local: local, setup: .passive)
+        }
+        let sent = tracks.map(\.mid)
+        if !sent.isEmpty { answer.bundleGroup = offer.media.compactMap(\.mid).filter(sent.contains) }
+        return answer
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import SessionDescription
+import SignalingProtocol
+
+/// WHIP (RFC 9725) and WHEP: `POST /v1/whip/{sessionId}` with a client token (`Authorization:
+/// Bearer`) and an SDP offer publishes a stream; `POST /v1/whep/{sessionId}/{streamId}` plays one. The
+/// answer comes back with a `Location` for the resource, and `DELETE` on it ends it. Every answer
+/// carries CORS headers, so a page on another origin can use them. Errors are JSON
+/// `{"code", "message"}`, as in the REST API.
+struct WHIPWHEPRoutes: Sendable {
+    static let whipPath = "/v1/whip"
+    static let whepPath = "/v1/whep"
+    static let sdpContentType = "application/sdp"
+    /// Longest SDP offer taken, in bytes.
+    static let maximumOfferBytes = 65_536
+    /// Where the directory says the offer's faults lie; over WHIP and WHEP the offer is the body.
+    static let offerField = "params.sdpOffer"
+
+    let directory: SessionDirectory
+    let tokens: TokenAuthority
+    let wallClock: @Sendable () -> Date
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.post("\(Self.whipPath)/:sessionId") { request, context in
+            let sessionId = context.parameters.get("sessionId") ?? ""
+            return await answer { () async throws(WHIPFailure) -> Response in
+                try await create(request, sessionId: sessionId) { grant, offer throws(SignalingError) in
+                    let resource = try await directory.publishWHIP(grant: grant, name: request.uri.queryParameters.get("name"), sdpOffer: offer)
+                    return ("\(Self.whipPath)/\(sessionId)/\(resource.streamId)", resource.streamId, resource.sdpAnswer)
+                }
+            }
+        }
+        router.post("\(Self.whepPath)/:sessionId/:streamId") { request, context in
+            let sessionId = context.parameters.get("sessionId") ?? ""
+            let streamId = context.parameters.get("streamId") ?? ""
+            return await answer { () async throws(WHIPFailure) -> Response in
+                try await create(request, sessionId: sessionId) { grant, offer throws(SignalingError) in
+                    let resource = try await directory.subscribeWHEP(grant: grant, streamId: streamId, sdpOffer: offer)
+                    return ("\(Self.whepPath)/\(sessionId)/\(streamId)/\(resource.subscriberId)", resource.subscriberId, resource.sdpAnswer)
+                }
+            }
+        }
+        router.delete("\(Self.whipPath)/:sessionId/:streamId") { request, context in
+            await end(request, sessionId: context.parameters.get("sessionId") ?? "") { grant throws(SignalingError) in
+                try await directory.endWHIP(grant: grant, streamId: context.parameters.get("streamId") ?? "")
+            }
+        }
+        router.delete("\(Self.whepPath)/:sessionId/:streamId/:subscriberId") { request, context in
+            await end(request, sessionId: context.parameters.get("sessionId") ?? "") { grant throws(SignalingError) in
+                try await directory.endWHEP(grant: grant, subscriberId: context.parameters.get("subscriberId") ?? "")
+            }
+        }
+        // Candidates come from the router's answer (it is ICE-lite) and the client's own address is
+        // learned from its connectivity checks, so trickle ICE and ICE restarts are not offered.
+        for resource in ["\(Self.whipPath)/:sessionId/:streamId", "\(Self.whepPath)/:sessionId/:streamId/:subscriberId"] {
+            router.patch(RouterPath(resource)) { _, _ in
+                var headers = Self.corsHeaders
+                headers[.allow] = "DELETE, OPTIONS"
+                return Self.error(
+                    SignalingError(.invalidParams, "this resource takes no trickle ICE or ICE restart (PATCH); the answer holds every candidate"),
+                    status: .methodNotAllowed, headers: headers)
+            }
+            router.on(RouterPath(resource), method: .options) { _, _ in
+                var headers = Self.corsHeaders
+                headers[.accessControlAllowMethods] = "DELETE, PATCH, OPTIONS"
+                return Response(status: .noContent, headers: headers)
+            }
+        }
+        for endpoint in ["\(Self.whipPath)/:sessionId", "\(Self.whepPath)/:sessionId/:streamId"] {
+            router.on(RouterPath(endpoint), method: .options) { _, _ in
+                var headers = Self.corsHeaders
+                headers[.accessControlAllowMethods] = "POST, OPTIONS"
+                headers[HTTPField.Name("Accept-Post")!] = Self.sdpContentType
+                return Response(status: .noContent, headers: headers)
+            }
+        }
+    }
+
+    /// A POST: the offer is checked, `make` creates the resource and gives its path, id and answer.
+    private func create(
+        _ request: Request, sessionId: String,
+        _ make: (ClientGrant, String) async throws(SignalingError) -> (location: String, id: String, answer: String)
+    ) async throws(WHIPFailure) -> Response {
+        let grant = try await authenticate(request, for: sessionId)
+        let contentType = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard contentType == Self.sdpContentType else {
+            throw WHIPFailure(
+                SignalingError(.invalidParams, "Content-Type is \(contentType.map { "\"\($0)\"" } ?? "missing"); an offer is \(Self.sdpContentType)"),
+                status: .unsupportedMediaType)
+        }
+        let offer: String
+        do {
+            offer = String(decoding: try await request.body.collect(upTo: Self.maximumOfferBytes).readableBytesView, as: UTF8.self)
+        } catch {
+            throw WHIPFailure(SignalingError(.invalidParams, "body: an SDP offer of more than \(Self.maximumOfferBytes) bytes"), status: .contentTooLarge)
+        }
+        do throws(SDPError) {
+            _ = try SessionDescription(parsing: offer)
+        } catch {
+            throw WHIPFailure(SignalingError(.invalidParams, "body: \(error)"), status: .badRequest)
+        }
+        let created: (location: String, id: String, answer: String)
+        do throws(SignalingError) {
+            created = try await make(grant, offer)
+        } catch {
+            // A well-formed offer the router cannot take (codecs, simulcast, a missing line) is
+            // unprocessable rather than malformed; the message names the line, in the body.
+            var refusal = error
+            if refusal.message.hasPrefix(Self.offerField) { refusal.message = "body" + refusal.message.dropFirst(Self.offerField.count) }
+            throw WHIPFailure(refusal, status: error.code == .invalidParams ? .unprocessableContent : nil)
+        }
+        var headers = Self.corsHeaders
+        headers[.contentType] = Self.sdpContentType
+        headers[.location] = created.location
+        headers[.eTag] = "\"\(created.id)\""
+        return Response(status: .created, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: created.answer)))
+    }
+
+    /// A DELETE: `remove` ends the resource.
+    private func end(_ request: Request, sessionId: String, _ remove: (ClientGrant) async throws(SignalingError) -> Void) async -> Response {
+        await answer { () async throws(WHIPFailure) -> Response in
+            let grant = try await authenticate(request, for: sessionId)
+            do throws(SignalingError) {
+                try await remove(grant)
+            } catch {
+                throw WHIPFailure(error)
+            }
+            return Response(status: .ok, headers: Self.corsHeaders)
+        }
+    }
+
+    /// The client token of `Authorization: Bearer`, which must be for the path's session.
+    private func authenticate(_ request: Request, for sessionId: String) async throws(WHIPFailure) -> ClientGrant {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
+            throw WHIPFailure(SignalingError(.invalidToken, "missing \"Authorization: Bearer <client token>\" header"))
+        }
+        let grant: ClientGrant
+        do {
+            grant = try await tokens.verifyClientToken(String(header.dropFirst("Bearer ".count)), now: wallClock())
+        } catch {
+            throw WHIPFailure(SignalingError(error.code, error.description))
+        }
+        guard grant.sessionId == sessionId else {
+            throw WHIPFailure(SignalingError(.forbidden, "the token is for session \(grant.sessionId), not \(sessionId)"))
+        }
+        return grant
+    }
+
+    private func answer(_ action: () async throws(WHIPFailure) -> Response) async -> Response {
+        do throws(WHIPFailure) {
+            return try await action()
+        } catch {
+            return Self.error(error.error, status: error.status ?? RESTRoutes.status(for: error.error.code), headers: Self.corsHeaders)
+        }
+    }
+
+    private static func error(_ error: SignalingError, status: HTTPResponse.Status, headers: HTTPFields) -> Response {
+        var response = RESTRoutes.json(error, status: status)
+        for field in headers { response.headers[field.name] = field.value }
+        return response
+    }
+
+    private static var corsHeaders: HTTPFields {
+        [
+            .accessControlAllowOrigin: "*",
+            .accessControlAllowHeaders: "Authorization, Content-Type, If-Match",
+            .accessControlExposeHeaders: "Location, ETag, Accept-Post",
+        ]
+    }
+}
+
+/// A WHIP or WHEP request's refusal: the error, and the HTTP status when it is not the REST API's for its code.
+struct WHIPFailure: Error {
+    var error: SignalingError
+    var status: HTTPResponse.Status?
+
+    init(_ error: SignalingError, status: HTTPResponse.Status? = nil) {
+        self.error = error
+        self.status = status
+    }
+}
