@@ -7,6 +7,7 @@ pyOpenSSL DTLS, libsrtp through pylibsrtp, libvpx and libopus through PyAV) for 
   aiortc_peer.py publish   --url ws://127.0.0.1:7880/v1/ws --session S --token T --seconds N [--name NAME]
   aiortc_peer.py subscribe --url ws://127.0.0.1:7880/v1/ws --session S --token T --seconds N [--stream-id ID]
   aiortc_peer.py whip      --url http://127.0.0.1:7880/v1/whip/S --token T --seconds N [--name NAME]
+  aiortc_peer.py whep      --url http://127.0.0.1:7880/v1/whep/S/STREAM --token T --seconds N
 
 publish: sends a 440 Hz Opus tone and 320x240 VP8 video at 30 fps (a moving pattern) for N seconds
 after ICE and DTLS connect, then sends `disconnect`. Prints one JSON line:
@@ -17,6 +18,9 @@ whip: publishes the same media over WHIP (RFC 9725) instead of the signaling pro
 offer, applies the answer, sends for N seconds after ICE and DTLS connect, then DELETEs the resource.
 Prints {"role": "whip-publisher", "streamId", "location", "connected", "connectSeconds", "offerSentAt",
 "srtpProfile", ..., "deleteStatus"}; an HTTP refusal prints {"error": {"status", "body"}} and exits 2.
+whep: plays a stream over WHEP: POSTs a recvonly offer, applies the answer, counts what aiortc
+decodes for N seconds after the POST, then DELETEs. Prints what subscribe prints (role "whep-player",
+with "location" and "deleteStatus"); an HTTP refusal prints {"error": {"status", "body"}} and exits 2.
 subscribe: subscribes to the given stream, or the first stream that exists or appears within N
 seconds, and counts what aiortc decodes for N seconds after the subscribe request. Prints:
   {"role": "subscriber", "streamId", "subscriberId", "connected", "videoFrames", "audioFrames",
@@ -309,39 +313,59 @@ async def first_stream(client: SignalingClient, connect_result: dict, stream_id:
     return None
 
 
-async def run_subscribe(args, out: dict) -> int:
-    client, connect_result = await connect(args)
-    pc = new_peer_connection()
-    counts = {"video": 0, "audio": 0}
-    consumers = []
-    started = None
+class FrameCounter:
+    """Decodes every track a peer connection receives and counts the frames, noting in `out` when the
+    first video and audio frames came (from `start()`) and the picture size."""
 
-    async def consume(track: MediaStreamTrack):
+    def __init__(self, out: dict):
+        self.out = out
+        self.counts = {"video": 0, "audio": 0}
+        self.tasks = []
+        self.started = time.monotonic()
+
+    def start(self):
+        self.started = time.monotonic()
+
+    def on_track(self, track: MediaStreamTrack):
+        self.tasks.append(asyncio.ensure_future(self.consume(track)))
+
+    async def consume(self, track: MediaStreamTrack):
         while True:
             try:
                 frame = await track.recv()
             except MediaStreamError:
                 return
-            counts[track.kind] += 1
+            self.counts[track.kind] += 1
             if track.kind == "video":
-                if counts["video"] == 1:
-                    out["firstFrameSeconds"] = round(time.monotonic() - started, 3)
-                    out["firstFrameAt"] = time.time()
-                out["width"], out["height"] = frame.width, frame.height
-            elif counts["audio"] == 1:
-                out["firstAudioSeconds"] = round(time.monotonic() - started, 3)
+                if self.counts["video"] == 1:
+                    self.out["firstFrameSeconds"] = round(time.monotonic() - self.started, 3)
+                    self.out["firstFrameAt"] = time.time()
+                self.out["width"], self.out["height"] = frame.width, frame.height
+            elif self.counts["audio"] == 1:
+                self.out["firstAudioSeconds"] = round(time.monotonic() - self.started, 3)
 
-    @pc.on("track")
-    def on_track(track):
-        consumers.append(asyncio.ensure_future(consume(track)))
+    def finish(self):
+        self.out["videoFrames"], self.out["audioFrames"] = self.counts["video"], self.counts["audio"]
+        for task in self.tasks:
+            task.cancel()
 
+    @property
+    def decoded(self) -> bool:
+        return bool(self.counts["video"] or self.counts["audio"])
+
+
+async def run_subscribe(args, out: dict) -> int:
+    client, connect_result = await connect(args)
+    pc = new_peer_connection()
+    frames = FrameCounter(out)
+    pc.on("track", frames.on_track)
     try:
         stream_id = await first_stream(client, connect_result, args.stream_id, args.seconds)
         if stream_id is None:
             out["message"] = "no stream appeared"
             return 1
         out["streamId"] = stream_id
-        started = time.monotonic()
+        frames.start()
         result = await client.request("subscribe", {"streamId": stream_id, "webrtc": True})
         out["subscriberId"] = result["subscriberId"]
         out["videoEnabled"] = result.get("videoEnabled")
@@ -350,15 +374,41 @@ async def run_subscribe(args, out: dict) -> int:
         await client.request("answerSubscriber", {"subscriberId": result["subscriberId"], "sdpAnswer": pc.localDescription.sdp})
         out["connected"] = await wait_connected(pc, min(CONNECT_TIMEOUT, args.seconds))
         out.update(dtls_facts(pc))
-        await asyncio.sleep(max(0.0, args.seconds - (time.monotonic() - started)))
-        out["videoFrames"], out["audioFrames"] = counts["video"], counts["audio"]
-        return 0 if counts["video"] or counts["audio"] else 1
+        await asyncio.sleep(max(0.0, args.seconds - (time.monotonic() - frames.started)))
+        return 0 if frames.decoded else 1
     finally:
-        out["videoFrames"], out["audioFrames"] = counts["video"], counts["audio"]
+        frames.finish()
         out["events"] = [{"event": e["event"], "reason": e["reason"]} for e in client.log]
-        for task in consumers:
-            task.cancel()
         await client.close()
+        await pc.close()
+
+
+async def run_whep(args, out: dict) -> int:
+    pc = new_peer_connection()
+    frames = FrameCounter(out)
+    pc.on("track", frames.on_track)
+    try:
+        pc.addTransceiver("audio", direction="recvonly")
+        prefer(pc.addTransceiver("video", direction="recvonly"), "video", ["video/vp8", "video/rtx"])
+        await pc.setLocalDescription(await pc.createOffer())
+        frames.start()
+        out["offerSentAt"] = time.time()
+        status, headers, body = await asyncio.to_thread(http, "POST", args.url, args.token, pc.localDescription.sdp)
+        if status != 201:
+            out["error"] = {"status": status, "body": body}
+            return 2
+        location = headers.get("Location") or headers.get("location")
+        out["location"] = location
+        out["subscriberId"] = location.rsplit("/", 1)[-1]
+        await pc.setRemoteDescription(RTCSessionDescription(sdp=body, type="answer"))
+        out["connected"] = await wait_connected(pc, min(CONNECT_TIMEOUT, args.seconds))
+        out.update(dtls_facts(pc))
+        await asyncio.sleep(max(0.0, args.seconds - (time.monotonic() - frames.started)))
+        base = args.url.split("/v1/whep/", 1)[0]
+        out["deleteStatus"], _, _ = await asyncio.to_thread(http, "DELETE", base + location, args.token)
+        return 0 if frames.decoded else 1
+    finally:
+        frames.finish()
         await pc.close()
 
 
@@ -368,10 +418,10 @@ async def main(args) -> int:
                "connectSeconds": None, "srtpProfile": None, "dtlsVersion": None, "dtlsCipher": None}
         runner = run_publish if args.mode == "publish" else run_whip
     else:
-        out = {"role": "subscriber", "streamId": None, "subscriberId": None, "connected": False,
-               "videoFrames": 0, "audioFrames": 0, "width": None, "height": None, "srtpProfile": None,
+        out = {"role": "subscriber" if args.mode == "subscribe" else "whep-player", "streamId": None, "subscriberId": None,
+               "connected": False, "videoFrames": 0, "audioFrames": 0, "width": None, "height": None, "srtpProfile": None,
                "dtlsVersion": None, "dtlsCipher": None, "firstFrameSeconds": None, "firstAudioSeconds": None}
-        runner = run_subscribe
+        runner = run_subscribe if args.mode == "subscribe" else run_whep
     try:
         status = await runner(args, out)
     except ProtocolError as error:
@@ -387,16 +437,18 @@ async def main(args) -> int:
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     modes = parser.add_subparsers(dest="mode", required=True)
-    for mode in ("publish", "subscribe", "whip"):
+    for mode in ("publish", "subscribe", "whip", "whep"):
         sub = modes.add_parser(mode)
-        sub.add_argument("--url", required=True, help="ws://HOST:PORT/v1/ws, or for whip http://HOST:PORT/v1/whip/SESSION")
-        if mode != "whip":
+        sub.add_argument(
+            "--url", required=True,
+            help="ws://HOST:PORT/v1/ws; for whip http://HOST:PORT/v1/whip/SESSION, for whep http://HOST:PORT/v1/whep/SESSION/STREAM")
+        if mode in ("publish", "subscribe"):
             sub.add_argument("--session", required=True)
         sub.add_argument("--token", required=True, help="a client token for this session")
         sub.add_argument("--seconds", type=float, default=5.0)
         if mode in ("publish", "whip"):
             sub.add_argument("--name", help="the stream's name")
-        else:
+        elif mode == "subscribe":
             sub.add_argument("--stream-id", help="default: the first stream that exists or appears")
     return parser.parse_args(argv)
 

@@ -66,6 +66,39 @@ import Testing
         }
     }
 
+    /// aiortc publishes over the WebSocket protocol, and another aiortc plays the stream over WHEP
+    /// (its own recvonly offer, the router's answer in its payload types) and decodes it.
+    @Test func aiortcPlaysOverWHEPAStreamPublishedOverTheWebSocket() async throws {
+        let daemon = try await DaemonHarness.start()
+        let (watcher, _) = try await daemon.connect(session: "whep", role: .subscriber)
+        let publisher = try InteropProcess(
+            script: "aiortc_peer.py",
+            arguments: [
+                "publish", "--url", "ws://127.0.0.1:\(daemon.port)/v1/ws", "--session", "whep", "--token",
+                try await daemon.token(session: "whep", role: .publisher), "--seconds", "9",
+            ])
+        guard case .streamCreated(let created) = try await watcher.event(.streamCreated, timeout: .seconds(30)) else { return }
+        let player = try InteropProcess(
+            script: "aiortc_peer.py",
+            arguments: [
+                "whep", "--url", "http://127.0.0.1:\(daemon.port)/v1/whep/whep/\(created.stream.streamId)", "--token",
+                try await daemon.token(session: "whep", role: .subscriber), "--seconds", "5",
+            ])
+        let played = await player.finish(within: .seconds(60))
+        let sent = await publisher.finish(within: .seconds(60))
+        await watcher.close()
+        try await daemon.stop()
+        #expect(played.status == 0, "WHEP player: \(played.output) \(played.errors.suffix(2000))")
+        #expect(sent.status == 0, "publisher: \(sent.output) \(sent.errors.suffix(2000))")
+        #expect((played.report["videoFrames"] as? Int ?? 0) >= 30, "decoded video frames: \(played.report)")
+        #expect((played.report["audioFrames"] as? Int ?? 0) >= 50, "decoded audio frames: \(played.report)")
+        #expect(played.report["width"] as? Int == 320 && played.report["height"] as? Int == 240)
+        #expect(played.report["deleteStatus"] as? Int == 200)
+        if let offered = played.report["offerSentAt"] as? Double, let decoded = played.report["firstFrameAt"] as? Double {
+            print("webrtc-interop whep aiortc post_to_first_decoded_frame_ms=\(Int((decoded - offered) * 1000))")
+        }
+    }
+
     @Test func chromiumSeesAndHearsAnotherTabFallsBackToAudioUnderLossRecoversAndSurvivesADroppedWebSocket() async throws {
         let daemon = try await DaemonHarness.start { configuration in
             configuration.media.faultInjection = true
