@@ -48,8 +48,12 @@ srtp: deps
 	scripts/build-libsrtp.sh
 
 # The other implementations the interop tests talk to: the C SRTP peer against each libsrtp2 build,
-# pylibsrtp, aiortc and Selenium from PyPI, and Debian's headless Chromium with its driver.
+# pylibsrtp, aiortc and Selenium from PyPI, Debian's headless Chromium with its driver, and Debian's
+# GStreamer webrtcbin.
 BROWSER_PACKAGES := chromium chromium-driver
+# GStreamer's webrtcbin with the elements and bindings the WHIP/WHEP interop test uses (Debian's python3).
+GSTREAMER_PACKAGES := gstreamer1.0-plugins-bad gstreamer1.0-plugins-good gstreamer1.0-plugins-base gstreamer1.0-nice \
+	python3-gst-1.0 gir1.2-gst-plugins-bad-1.0 gir1.2-gst-plugins-base-1.0 gir1.2-gstreamer-1.0
 PYTHON_PACKAGES := pylibsrtp==1.0.0 aiortc==1.16.0 websockets==17.4 selenium==4.51.0
 interop-peers: srtp
 	@mkdir -p $(INTEROP)
@@ -57,7 +61,7 @@ interop-peers: srtp
 	cc -O2 -o $(INTEROP)/srtp_peer_openssl Tests/Interop/srtp_peer.c $$(PKG_CONFIG_PATH=$(SRTP_PKGCONFIG) pkg-config --cflags --libs libsrtp2)
 	@python3 -c "import pylibsrtp, aiortc, websockets, selenium" 2>/dev/null || python3 -m pip install -q $(PYTHON_PACKAGES) \
 		|| python3 -m pip install -q --break-system-packages $(PYTHON_PACKAGES)
-	$(call install-missing,$(BROWSER_PACKAGES))
+	$(call install-missing,$(BROWSER_PACKAGES) $(GSTREAMER_PACKAGES))
 
 build: srtp
 	$(SWIFT) build $(SCRATCH)

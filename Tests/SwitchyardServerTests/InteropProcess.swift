@@ -24,8 +24,9 @@ struct InteropProcess {
     private let outputFile: URL
     private let errorFile: URL
 
-    /// Starts `Tests/Interop/<script>` with python3.
-    init(script: String, arguments: [String]) throws {
+    /// Starts `Tests/Interop/<script>` with `python` (the first python3 on the PATH, where pip put
+    /// aiortc; Debian's own, /usr/bin/python3, for the GStreamer bindings).
+    init(script: String, arguments: [String], python: String = "python3") throws {
         let directory = FileManager.default.temporaryDirectory
         outputFile = directory.appendingPathComponent("interop-\(UUID().uuidString).out")
         errorFile = directory.appendingPathComponent("interop-\(UUID().uuidString).err")
@@ -33,7 +34,7 @@ struct InteropProcess {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
         }
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.repositoryRoot.appendingPathComponent("Tests/Interop/\(script)").path] + arguments
+        process.arguments = [python, Self.repositoryRoot.appendingPathComponent("Tests/Interop/\(script)").path] + arguments
         process.standardOutput = try FileHandle(forWritingTo: outputFile)
         process.standardError = try FileHandle(forWritingTo: errorFile)
         try process.run()

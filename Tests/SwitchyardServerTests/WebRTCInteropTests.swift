@@ -99,6 +99,44 @@ import Testing
         }
     }
 
+    /// GStreamer's webrtcbin (Debian's packages, a stack no one here wrote) publishes a test pattern
+    /// over WHIP, and another webrtcbin plays it over WHEP and decodes it.
+    @Test func gstreamerPublishesOverWHIPAndAnotherGStreamerPlaysOverWHEP() async throws {
+        let daemon = try await DaemonHarness.start()
+        let (watcher, _) = try await daemon.connect(session: "gstreamer", role: .subscriber)
+        let publisher = try InteropProcess(
+            script: "gst_webrtc_peer.py",
+            arguments: [
+                "whip", "--url", "http://127.0.0.1:\(daemon.port)/v1/whip/gstreamer", "--token",
+                try await daemon.token(session: "gstreamer", role: .publisher), "--seconds", "9", "--name", "webrtcbin",
+            ], python: "/usr/bin/python3")
+        guard case .streamCreated(let created) = try await watcher.event(.streamCreated, timeout: .seconds(30)) else { return }
+        #expect(created.stream.name == "webrtcbin")
+        let player = try InteropProcess(
+            script: "gst_webrtc_peer.py",
+            arguments: [
+                "whep", "--url", "http://127.0.0.1:\(daemon.port)/v1/whep/gstreamer/\(created.stream.streamId)", "--token",
+                try await daemon.token(session: "gstreamer", role: .subscriber), "--seconds", "5",
+            ], python: "/usr/bin/python3")
+        let played = await player.finish(within: .seconds(60))
+        let sent = await publisher.finish(within: .seconds(60))
+        await watcher.close()
+        try await daemon.stop()
+        #expect(sent.status == 0, "WHIP publisher: \(sent.output) \(sent.errors.suffix(2000))")
+        #expect(played.status == 0, "WHEP player: \(played.output) \(played.errors.suffix(2000))")
+        #expect((played.report["videoFrames"] as? Int ?? 0) >= 30, "decoded video frames: \(played.report)")
+        #expect((played.report["audioFrames"] as? Int ?? 0) >= 50, "decoded audio frames: \(played.report)")
+        #expect(played.report["width"] as? Int == 320 && played.report["height"] as? Int == 240)
+        #expect(sent.report["deleteStatus"] as? Int == 200 && played.report["deleteStatus"] as? Int == 200)
+        if let offered = sent.report["offerSentAt"] as? Double, let connect = sent.report["connectSeconds"] as? Double,
+            let playerOffered = played.report["offerSentAt"] as? Double, let decoded = played.report["firstFrameAt"] as? Double
+        {
+            print(
+                "webrtc-interop gstreamer whip_post_to_connected_ms=\(Int(connect * 1000)) whep_post_to_first_decoded_frame_ms=\(Int((decoded - playerOffered) * 1000)) "
+                    + "whip_post_to_whep_frame_ms=\(Int((decoded - offered) * 1000))")
+        }
+    }
+
     @Test func chromiumSeesAndHearsAnotherTabFallsBackToAudioUnderLossRecoversAndSurvivesADroppedWebSocket() async throws {
         let daemon = try await DaemonHarness.start { configuration in
             configuration.media.faultInjection = true
