@@ -41,7 +41,6 @@ import json
 import math
 import sys
 import time
-import urllib.error
 import urllib.request
 
 import av
@@ -51,6 +50,8 @@ from aiortc import (MediaStreamTrack, RTCConfiguration, RTCPeerConnection, RTCRt
                     RTCSessionDescription)
 from aiortc.mediastreams import AudioStreamTrack, MediaStreamError, VideoStreamTrack
 from aiortc.rtcconfiguration import RTCBundlePolicy
+
+import http_resource
 
 AUDIO_RATE = 48000
 AUDIO_SAMPLES = 960  # 20 ms
@@ -252,18 +253,6 @@ async def run_publish(args, out: dict) -> int:
         await pc.close()
 
 
-def http(method: str, url: str, token: str, body: str | None = None) -> tuple[int, dict, str]:
-    request = urllib.request.Request(url, method=method, data=body.encode() if body is not None else None)
-    request.add_header("Authorization", f"Bearer {token}")
-    if body is not None:
-        request.add_header("Content-Type", "application/sdp")
-    try:
-        with urllib.request.urlopen(request, timeout=CONNECT_TIMEOUT) as response:
-            return response.status, dict(response.headers), response.read().decode()
-    except urllib.error.HTTPError as error:
-        return error.code, dict(error.headers), error.read().decode()
-
-
 async def run_whip(args, out: dict) -> int:
     pc = new_peer_connection()
     audio, video = ToneTrack(), PatternTrack()
@@ -273,14 +262,9 @@ async def run_whip(args, out: dict) -> int:
         await pc.setLocalDescription(await pc.createOffer())
         url = args.url + (f"?name={urllib.request.quote(args.name)}" if args.name is not None else "")
         started = time.monotonic()
-        out["offerSentAt"] = time.time()
-        status, headers, body = await asyncio.to_thread(http, "POST", url, args.token, pc.localDescription.sdp)
-        if status != 201:
-            out["error"] = {"status": status, "body": body}
+        body = await asyncio.to_thread(http_resource.post_offer, url, args.token, pc.localDescription.sdp, out, "streamId")
+        if body is None:
             return 2
-        location = headers.get("Location") or headers.get("location")
-        out["location"] = location
-        out["streamId"] = location.rsplit("/", 1)[-1]
         await pc.setRemoteDescription(RTCSessionDescription(sdp=body, type="answer"))
         out["connected"] = await wait_connected(pc, CONNECT_TIMEOUT)
         out["connectSeconds"] = round(time.monotonic() - started, 3) if out["connected"] else None
@@ -288,8 +272,7 @@ async def run_whip(args, out: dict) -> int:
         if out["connected"]:
             await asyncio.sleep(args.seconds)
         out["audioFramesSent"], out["videoFramesSent"] = audio.frames, video.frames
-        base = args.url.split("/v1/whip/", 1)[0]
-        out["deleteStatus"], _, _ = await asyncio.to_thread(http, "DELETE", base + location, args.token)
+        out["deleteStatus"] = await asyncio.to_thread(http_resource.delete, args.url, args.token, out["location"])
         return 0 if out["connected"] else 1
     finally:
         await pc.close()
@@ -392,20 +375,14 @@ async def run_whep(args, out: dict) -> int:
         prefer(pc.addTransceiver("video", direction="recvonly"), "video", ["video/vp8", "video/rtx"])
         await pc.setLocalDescription(await pc.createOffer())
         frames.start()
-        out["offerSentAt"] = time.time()
-        status, headers, body = await asyncio.to_thread(http, "POST", args.url, args.token, pc.localDescription.sdp)
-        if status != 201:
-            out["error"] = {"status": status, "body": body}
+        body = await asyncio.to_thread(http_resource.post_offer, args.url, args.token, pc.localDescription.sdp, out, "subscriberId")
+        if body is None:
             return 2
-        location = headers.get("Location") or headers.get("location")
-        out["location"] = location
-        out["subscriberId"] = location.rsplit("/", 1)[-1]
         await pc.setRemoteDescription(RTCSessionDescription(sdp=body, type="answer"))
         out["connected"] = await wait_connected(pc, min(CONNECT_TIMEOUT, args.seconds))
         out.update(dtls_facts(pc))
         await asyncio.sleep(max(0.0, args.seconds - (time.monotonic() - frames.started)))
-        base = args.url.split("/v1/whep/", 1)[0]
-        out["deleteStatus"], _, _ = await asyncio.to_thread(http, "DELETE", base + location, args.token)
+        out["deleteStatus"] = await asyncio.to_thread(http_resource.delete, args.url, args.token, out["location"])
         return 0 if frames.decoded else 1
     finally:
         frames.finish()

@@ -24,31 +24,20 @@ import json
 import sys
 import threading
 import time
-import urllib.error
 import urllib.request
 
 import gi
+
+import http_resource
 
 gi.require_version("Gst", "1.0")
 gi.require_version("GstSdp", "1.0")
 gi.require_version("GstWebRTC", "1.0")
 from gi.repository import GLib, Gst, GstSdp, GstWebRTC  # noqa: E402
 
-CONNECT_TIMEOUT = 20.0
+CONNECT_TIMEOUT = http_resource.TIMEOUT
 VIDEO_CAPS = "application/x-rtp,media=video,encoding-name=VP8,payload=96,clock-rate=90000"
 AUDIO_CAPS = "application/x-rtp,media=audio,encoding-name=OPUS,payload=111,clock-rate=48000,encoding-params=(string)2"
-
-
-def http(method: str, url: str, token: str, body: str | None = None) -> tuple[int, dict, str]:
-    request = urllib.request.Request(url, method=method, data=body.encode() if body is not None else None)
-    request.add_header("Authorization", f"Bearer {token}")
-    if body is not None:
-        request.add_header("Content-Type", "application/sdp")
-    try:
-        with urllib.request.urlopen(request, timeout=CONNECT_TIMEOUT) as response:
-            return response.status, dict(response.headers), response.read().decode()
-    except urllib.error.HTTPError as error:
-        return error.code, dict(error.headers), error.read().decode()
 
 
 class Peer:
@@ -76,8 +65,7 @@ class Peer:
         self.loop.run()
         self.pipeline.set_state(Gst.State.NULL)
         if self.location:
-            base = self.args.url.split("/v1/", 1)[0]
-            self.out["deleteStatus"], _, _ = http("DELETE", base + self.location, self.args.token)
+            self.out["deleteStatus"] = http_resource.delete(self.args.url, self.args.token, self.location)
 
     def give_up(self) -> bool:
         if not self.out.get("connected"):
@@ -106,23 +94,19 @@ class Peer:
 
     def post(self, sdp: str) -> bool:
         self.started = time.monotonic()
-        self.out["offerSentAt"] = time.time()
-        status, headers, body = http("POST", self.args.url, self.args.token, sdp)
-        self.out["postStatus"] = status
-        if status != 201:
-            self.out["error"] = {"status": status, "body": body}
+        body = http_resource.post_offer(self.args.url, self.args.token, sdp, self.out, self.resource_key)
+        if body is None:
             self.loop.quit()
             return False
-        self.location = headers.get("Location") or headers.get("location")
-        self.out["location"] = self.location
-        self.created(self.location.rsplit("/", 1)[-1])
+        self.location = self.out["location"]
+        self.created()
         _, message = GstSdp.SDPMessage.new_from_text(body)
         answer = GstWebRTC.WebRTCSessionDescription.new(GstWebRTC.WebRTCSDPType.ANSWER, message)
         self.webrtc.emit("set-remote-description", answer, Gst.Promise.new())
         return False
 
-    def created(self, resource_id: str) -> None:
-        raise NotImplementedError
+    def created(self) -> None:
+        """The server took the offer."""
 
     def on_connection_state(self, element, _) -> None:
         state = element.get_property("connection-state")
@@ -139,6 +123,8 @@ class Peer:
 
 
 class Publisher(Peer):
+    resource_key = "streamId"
+
     def __init__(self, args, out: dict):
         pipeline = Gst.parse_launch(
             "webrtcbin name=webrtc bundle-policy=max-bundle "
@@ -147,14 +133,10 @@ class Publisher(Peer):
             f"audiotestsrc is-live=true wave=sine ! audioconvert ! audioresample ! opusenc ! rtpopuspay ! {AUDIO_CAPS} ! webrtc.")
         super().__init__(args, out, pipeline)
 
-    def run(self) -> None:
-        super().run()
-
-    def created(self, resource_id: str) -> None:
-        self.out["streamId"] = resource_id
-
 
 class Player(Peer):
+    resource_key = "subscriberId"
+
     def __init__(self, args, out: dict):
         pipeline = Gst.Pipeline.new("player")
         webrtc = Gst.ElementFactory.make("webrtcbin", "webrtc")
@@ -167,8 +149,7 @@ class Player(Peer):
             self.webrtc.emit("add-transceiver", GstWebRTC.WebRTCRTPTransceiverDirection.RECVONLY, Gst.Caps.from_string(caps))
         self.webrtc.connect("pad-added", self.on_pad)
 
-    def created(self, resource_id: str) -> None:
-        self.out["subscriberId"] = resource_id
+    def created(self) -> None:
         GLib.timeout_add(int(self.args.seconds * 1000), self.loop.quit)
 
     def connected(self) -> None:
