@@ -220,14 +220,34 @@ async def connect(args) -> tuple[SignalingClient, dict]:
     return client, result
 
 
+async def offer_to_send(pc: RTCPeerConnection) -> tuple[ToneTrack, PatternTrack]:
+    """Adds the tone and the pattern as send-only tracks and sets the local offer."""
+    audio, video = ToneTrack(), PatternTrack()
+    prefer(pc.addTransceiver(audio, direction="sendonly"), "audio", ["audio/opus"])
+    prefer(pc.addTransceiver(video, direction="sendonly"), "video", ["video/vp8", "video/rtx"])
+    await pc.setLocalDescription(await pc.createOffer())
+    return audio, video
+
+
+async def send_media(pc: RTCPeerConnection, answer: str, audio: ToneTrack, video: PatternTrack, started: float, args, out: dict) -> None:
+    """Applies the answer, waits to connect, sends for `args.seconds`, and notes what went."""
+    await pc.setRemoteDescription(RTCSessionDescription(sdp=answer, type="answer"))
+    out["connected"] = await wait_connected(pc, CONNECT_TIMEOUT)
+    out["connectSeconds"] = round(time.monotonic() - started, 3) if out["connected"] else None
+    out.update(dtls_facts(pc))
+    if out["connected"]:
+        await asyncio.sleep(args.seconds)
+    out["audioFramesSent"], out["videoFramesSent"] = audio.frames, video.frames
+    for stats in (await pc.getStats()).values():
+        if stats.type == "outbound-rtp":
+            out[f"{stats.kind}PacketsSent"] = stats.packetsSent
+
+
 async def run_publish(args, out: dict) -> int:
     client, _ = await connect(args)
     pc = new_peer_connection()
-    audio, video = ToneTrack(), PatternTrack()
     try:
-        prefer(pc.addTransceiver(audio, direction="sendonly"), "audio", ["audio/opus"])
-        prefer(pc.addTransceiver(video, direction="sendonly"), "video", ["video/vp8", "video/rtx"])
-        await pc.setLocalDescription(await pc.createOffer())
+        audio, video = await offer_to_send(pc)
         params = {"sdpOffer": pc.localDescription.sdp, "videoDimensions": {"width": WIDTH, "height": HEIGHT}}
         if args.name is not None:
             params["name"] = args.name
@@ -236,16 +256,7 @@ async def run_publish(args, out: dict) -> int:
         out["offerSentAt"] = time.time()
         result = await client.request("publish", params)
         out["streamId"] = result["stream"]["streamId"]
-        await pc.setRemoteDescription(RTCSessionDescription(sdp=result["sdpAnswer"], type="answer"))
-        out["connected"] = await wait_connected(pc, CONNECT_TIMEOUT)
-        out["connectSeconds"] = round(time.monotonic() - started, 3) if out["connected"] else None
-        out.update(dtls_facts(pc))
-        if out["connected"]:
-            await asyncio.sleep(args.seconds)
-        out["audioFramesSent"], out["videoFramesSent"] = audio.frames, video.frames
-        for stats in (await pc.getStats()).values():
-            if stats.type == "outbound-rtp":
-                out[f"{stats.kind}PacketsSent"] = stats.packetsSent
+        await send_media(pc, result["sdpAnswer"], audio, video, started, args, out)
         return 0 if out["connected"] else 1
     finally:
         out["events"] = [{"event": e["event"], "reason": e["reason"]} for e in client.log]
@@ -255,23 +266,14 @@ async def run_publish(args, out: dict) -> int:
 
 async def run_whip(args, out: dict) -> int:
     pc = new_peer_connection()
-    audio, video = ToneTrack(), PatternTrack()
     try:
-        prefer(pc.addTransceiver(audio, direction="sendonly"), "audio", ["audio/opus"])
-        prefer(pc.addTransceiver(video, direction="sendonly"), "video", ["video/vp8", "video/rtx"])
-        await pc.setLocalDescription(await pc.createOffer())
+        audio, video = await offer_to_send(pc)
         url = args.url + (f"?name={urllib.request.quote(args.name)}" if args.name is not None else "")
         started = time.monotonic()
-        body = await asyncio.to_thread(http_resource.post_offer, url, args.token, pc.localDescription.sdp, out, "streamId")
-        if body is None:
+        answer = await asyncio.to_thread(http_resource.post_offer, url, args.token, pc.localDescription.sdp, out, "streamId")
+        if answer is None:
             return 2
-        await pc.setRemoteDescription(RTCSessionDescription(sdp=body, type="answer"))
-        out["connected"] = await wait_connected(pc, CONNECT_TIMEOUT)
-        out["connectSeconds"] = round(time.monotonic() - started, 3) if out["connected"] else None
-        out.update(dtls_facts(pc))
-        if out["connected"]:
-            await asyncio.sleep(args.seconds)
-        out["audioFramesSent"], out["videoFramesSent"] = audio.frames, video.frames
+        await send_media(pc, answer, audio, video, started, args, out)
         out["deleteStatus"] = await asyncio.to_thread(http_resource.delete, args.url, args.token, out["location"])
         return 0 if out["connected"] else 1
     finally:
