@@ -158,9 +158,14 @@ public enum PublisherNegotiation {
         let rtpmaps = section.rtpmaps
         var names: [String] = []
         for format in section.formats {
-            let name = UInt8(format).flatMap { rtpmaps[$0]?.name } ?? "payload type \(format)"
+            let map = UInt8(format).flatMap { rtpmaps[$0] }
+            var name = map?.name ?? "payload type \(format)"
             let key = name.lowercased()
-            if formatsThatAreNotCodecs.contains(key) || names.contains(where: { $0.lowercased() == key }) { continue }
+            if formatsThatAreNotCodecs.contains(key) || names.contains(where: { $0.lowercased().hasPrefix(key) }) { continue }
+            // Opus is always announced with two channels (RFC 7587 section 7); say so when that is what is off.
+            if let map, map.matches("opus", clockRate: 48000), map.channels != 2 {
+                name += "/48000\(map.channels.map { "/\($0)" } ?? "") (Opus is opus/48000/2, RFC 7587)"
+            }
             names.append(name)
         }
         return names.isEmpty ? "none" : names.joined(separator: ", ")

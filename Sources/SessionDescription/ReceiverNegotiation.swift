@@ -11,15 +11,12 @@ import RTPWire
 public enum ReceiverNegotiation {
     /// One m-section of the offer the router will send a track in.
     public struct Section: Sendable, Equatable {
-        /// Index of the m-section in the offer.
-        public var index: Int
         public var mid: String
         /// `audio` or `video`.
         public var kind: String
         /// The receiver's payload type for Opus or VP8, and for VP8's RTX when it offered one.
         public var payloadType: UInt8
         public var rtxPayloadType: UInt8?
-        public var fmtp: String?
         public var rtcpFeedback: [String]
         public var headerExtensions: [HeaderExtension]
     }
@@ -45,7 +42,7 @@ public enum ReceiverNegotiation {
         var audio: Section?
         var video: Section?
         var transportSection: MediaDescription?
-        for (index, offered) in offer.media.enumerated() where offered.port != 0 || offered.isBundleOnly {
+        for offered in offer.media where offered.port != 0 || offered.isBundleOnly {
             guard offered.kind == "audio" ? audio == nil : offered.kind == "video" ? video == nil : false else { continue }
             guard offer.direction(for: offered).receives else { continue }
             guard PublisherNegotiation.acceptedTransportProtocols.contains(offered.transportProtocol.uppercased()) else {
@@ -59,8 +56,8 @@ public enum ReceiverNegotiation {
             guard let mid = offered.mid else { throw SDPError("no a=mid; BUNDLE needs it to tell the m-sections apart", at: offered) }
             guard offered.rtcpMux else { throw SDPError("no a=rtcp-mux; Switchyard sends RTP and RTCP on one port", at: offered) }
             let section = Section(
-                index: index, mid: mid, kind: offered.kind, payloadType: codec.rtpmap.payloadType, rtxPayloadType: codec.rtxPayloadType,
-                fmtp: codec.fmtp, rtcpFeedback: codec.rtcpFeedback, headerExtensions: offered.extmaps)
+                mid: mid, kind: offered.kind, payloadType: codec.rtpmap.payloadType, rtxPayloadType: codec.rtxPayloadType,
+                rtcpFeedback: codec.rtcpFeedback, headerExtensions: offered.extmaps)
             if offered.kind == "audio" { audio = section } else { video = section }
             transportSection = transportSection ?? offered
         }

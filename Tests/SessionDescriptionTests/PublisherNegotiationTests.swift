@@ -378,6 +378,15 @@ private let routerCandidateLines = [
                 == "no codec Switchyard forwards (Opus for audio, VP8 for video); offered: PCMU, PCMA, payload type 18")
     }
 
+    @Test func anOpusWithoutItsTwoChannelsIsRefusedSayingHowOpusIsAnnounced() throws {
+        let text = editing(SDPFixtures.aiortcOffer) { lines in
+            lines = lines.map { $0 == "a=rtpmap:96 opus/48000/2" ? "a=rtpmap:96 OPUS/48000" : $0 }
+        }
+        let error = try #require(try refusal(of: text))
+        #expect(error.line == lineNumber(of: "m=audio", in: text))
+        #expect(error.reason.hasSuffix("offered: OPUS/48000 (Opus is opus/48000/2, RFC 7587), PCMU, PCMA"), "\(error.reason)")
+    }
+
     @Test func declinesAReceiveOnlySectionWithoutVP8InsteadOfRefusing() throws {
         let text = editing(SDPFixtures.aiortcOffer) { lines in
             lines.removeAll { $0.hasPrefix("a=rtpmap:97 ") || $0.hasPrefix("a=rtcp-fb:97 ") }
