@@ -6,7 +6,7 @@ extension Transport {
     /// toward a subscriber, what the producers behind this transport's
     /// consumers send now (what the router would forward if the path allowed), the round trip, and
     /// the probe clusters the estimator asks for, sent as bursts of padding on a video consumer's
-    /// retransmission stream (or, for a simulcast consumer without one, in its own sequence).
+    /// retransmission stream (or, for a consumer without one, in its own sequence between frames).
     func tickCongestionControl(now: UInt64) {
         if arrivalFeedback?.isReportDue(now: now) == true, let senderSSRC = producers.first?.feedbackSSRC {
             sendRTCP { writer throws(RTCPError) in

@@ -18,7 +18,6 @@ public enum ReceiverNegotiation {
         public var payloadType: UInt8
         public var rtxPayloadType: UInt8?
         public var rtcpFeedback: [String]
-        public var headerExtensions: [HeaderExtension]
     }
 
     /// What an offer asks for: a section per kind the router can send, and the receiver's transport.
@@ -42,8 +41,13 @@ public enum ReceiverNegotiation {
         var audio: Section?
         var video: Section?
         var transportSection: MediaDescription?
+        var transportWide: UInt8?
         for offered in offer.media where offered.port != 0 || offered.isBundleOnly {
-            guard offered.kind == "audio" ? audio == nil : offered.kind == "video" ? video == nil : false else { continue }
+            // The first audio and the first video m-section get a track; any other is rejected.
+            switch offered.kind {
+            case "audio" where audio == nil, "video" where video == nil: break
+            default: continue
+            }
             guard offer.direction(for: offered).receives else { continue }
             guard PublisherNegotiation.acceptedTransportProtocols.contains(offered.transportProtocol.uppercased()) else {
                 throw SDPError("transport protocol \(offered.transportProtocol) is not DTLS-SRTP over UDP (UDP/TLS/RTP/SAVPF)", at: offered)
@@ -57,7 +61,10 @@ public enum ReceiverNegotiation {
             guard offered.rtcpMux else { throw SDPError("no a=rtcp-mux; Switchyard sends RTP and RTCP on one port", at: offered) }
             let section = Section(
                 mid: mid, kind: offered.kind, payloadType: codec.rtpmap.payloadType, rtxPayloadType: codec.rtxPayloadType,
-                rtcpFeedback: codec.rtcpFeedback, headerExtensions: offered.extmaps)
+                rtcpFeedback: codec.rtcpFeedback)
+            if transportWide == nil, codec.rtcpFeedback.contains("transport-cc") {
+                transportWide = offered.extmaps.first { $0.uri == HeaderExtensionURI.transportWideSequenceNumber }?.id
+            }
             if offered.kind == "audio" { audio = section } else { video = section }
             transportSection = transportSection ?? offered
         }
@@ -67,10 +74,6 @@ public enum ReceiverNegotiation {
         let remote = try RemoteTransportDescription(
             of: transportSection, in: offer, acceptedSetups: [.actpass, .active],
             setupRefusal: "Switchyard can only be the DTLS server (passive), so the offer must say actpass or active")
-        let transportWide = [audio, video].lazy.compactMap { $0 }.compactMap { section in
-            section.rtcpFeedback.contains("transport-cc")
-                ? section.headerExtensions.first { $0.uri == HeaderExtensionURI.transportWideSequenceNumber }?.id : nil
-        }.first
         return Reading(audio: audio, video: video, remote: remote, transportWideSequenceID: transportWide)
     }
 

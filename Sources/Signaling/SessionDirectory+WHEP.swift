@@ -44,12 +44,12 @@ extension SessionDirectory {
                 await closeTransports([transport.transportID])
                 throw error
             }
+            // Only the tracks the player's offer has a section for.
+            var offered = stream
+            if reading.audio == nil { offered.audio = nil }
+            if reading.video == nil { offered.video = nil }
             let (audio, video) = try await consumeTracks(
-                of: StreamState(
-                    info: stream.info, publisherConnectionId: stream.publisherConnectionId, transportID: stream.transportID,
-                    audio: reading.audio == nil ? nil : stream.audio, video: reading.video == nil ? nil : stream.video,
-                    audioFallback: stream.audioFallback),
-                on: transport.transportID, subscribeToAudio: true, subscribeToVideo: true, preference: .unconstrained,
+                of: offered, on: transport.transportID, subscribeToAudio: true, subscribeToVideo: true, preference: .unconstrained,
                 payloadTypes: (
                     audio: reading.audio.map { ReceiverPayloadTypes(media: $0.payloadType, retransmission: nil) },
                     video: reading.video.map { ReceiverPayloadTypes(media: $0.payloadType, retransmission: $0.rtxPayloadType) }

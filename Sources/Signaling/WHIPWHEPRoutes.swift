@@ -25,7 +25,7 @@ struct WHIPWHEPRoutes: Sendable {
     func register(on router: Router<BasicRequestContext>) {
         router.post("\(Self.whipPath)/:sessionId") { request, context in
             let sessionId = context.parameters.get("sessionId") ?? ""
-            return await answer { () async throws(WHIPFailure) -> Response in
+            return await answer { () async throws(WHIPWHEPFailure) -> Response in
                 try await create(request, sessionId: sessionId) { grant, offer throws(SignalingError) in
                     let resource = try await directory.publishWHIP(grant: grant, name: request.uri.queryParameters.get("name"), sdpOffer: offer)
                     return ("\(Self.whipPath)/\(sessionId)/\(resource.streamId)", resource.streamId, resource.sdpAnswer)
@@ -35,7 +35,7 @@ struct WHIPWHEPRoutes: Sendable {
         router.post("\(Self.whepPath)/:sessionId/:streamId") { request, context in
             let sessionId = context.parameters.get("sessionId") ?? ""
             let streamId = context.parameters.get("streamId") ?? ""
-            return await answer { () async throws(WHIPFailure) -> Response in
+            return await answer { () async throws(WHIPWHEPFailure) -> Response in
                 try await create(request, sessionId: sessionId) { grant, offer throws(SignalingError) in
                     let resource = try await directory.subscribeWHEP(grant: grant, streamId: streamId, sdpOffer: offer)
                     return ("\(Self.whepPath)/\(sessionId)/\(streamId)/\(resource.subscriberId)", resource.subscriberId, resource.sdpAnswer)
@@ -82,11 +82,11 @@ struct WHIPWHEPRoutes: Sendable {
     private func create(
         _ request: Request, sessionId: String,
         _ make: (ClientGrant, String) async throws(SignalingError) -> (location: String, id: String, answer: String)
-    ) async throws(WHIPFailure) -> Response {
+    ) async throws(WHIPWHEPFailure) -> Response {
         let grant = try await authenticate(request, for: sessionId)
         let contentType = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         guard contentType == Self.sdpContentType else {
-            throw WHIPFailure(
+            throw WHIPWHEPFailure(
                 SignalingError(.invalidParams, "Content-Type is \(contentType.map { "\"\($0)\"" } ?? "missing"); an offer is \(Self.sdpContentType)"),
                 status: .unsupportedMediaType)
         }
@@ -94,12 +94,12 @@ struct WHIPWHEPRoutes: Sendable {
         do {
             offer = String(decoding: try await request.body.collect(upTo: Self.maximumOfferBytes).readableBytesView, as: UTF8.self)
         } catch {
-            throw WHIPFailure(SignalingError(.invalidParams, "body: an SDP offer of more than \(Self.maximumOfferBytes) bytes"), status: .contentTooLarge)
+            throw WHIPWHEPFailure(SignalingError(.invalidParams, "body: an SDP offer of more than \(Self.maximumOfferBytes) bytes"), status: .contentTooLarge)
         }
         do throws(SDPError) {
             _ = try SessionDescription(parsing: offer)
         } catch {
-            throw WHIPFailure(SignalingError(.invalidParams, "body: \(error)"), status: .badRequest)
+            throw WHIPWHEPFailure(SignalingError(.invalidParams, "body: \(error)"), status: .badRequest)
         }
         let created: (location: String, id: String, answer: String)
         do throws(SignalingError) {
@@ -109,7 +109,7 @@ struct WHIPWHEPRoutes: Sendable {
             // unprocessable rather than malformed; the message names the line, in the body.
             var refusal = error
             if refusal.message.hasPrefix(Self.offerField) { refusal.message = "body" + refusal.message.dropFirst(Self.offerField.count) }
-            throw WHIPFailure(refusal, status: error.code == .invalidParams ? .unprocessableContent : nil)
+            throw WHIPWHEPFailure(refusal, status: error.code == .invalidParams ? .unprocessableContent : nil)
         }
         var headers = Self.corsHeaders
         headers[.contentType] = Self.sdpContentType
@@ -120,36 +120,36 @@ struct WHIPWHEPRoutes: Sendable {
 
     /// A DELETE: `remove` ends the resource.
     private func end(_ request: Request, sessionId: String, _ remove: (ClientGrant) async throws(SignalingError) -> Void) async -> Response {
-        await answer { () async throws(WHIPFailure) -> Response in
+        await answer { () async throws(WHIPWHEPFailure) -> Response in
             let grant = try await authenticate(request, for: sessionId)
             do throws(SignalingError) {
                 try await remove(grant)
             } catch {
-                throw WHIPFailure(error)
+                throw WHIPWHEPFailure(error)
             }
             return Response(status: .ok, headers: Self.corsHeaders)
         }
     }
 
     /// The client token of `Authorization: Bearer`, which must be for the path's session.
-    private func authenticate(_ request: Request, for sessionId: String) async throws(WHIPFailure) -> ClientGrant {
+    private func authenticate(_ request: Request, for sessionId: String) async throws(WHIPWHEPFailure) -> ClientGrant {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
-            throw WHIPFailure(SignalingError(.invalidToken, "missing \"Authorization: Bearer <client token>\" header"))
+            throw WHIPWHEPFailure(SignalingError(.invalidToken, "missing \"Authorization: Bearer <client token>\" header"))
         }
         let grant: ClientGrant
         do {
             grant = try await tokens.verifyClientToken(String(header.dropFirst("Bearer ".count)), now: wallClock())
         } catch {
-            throw WHIPFailure(SignalingError(error.code, error.description))
+            throw WHIPWHEPFailure(SignalingError(error.code, error.description))
         }
         guard grant.sessionId == sessionId else {
-            throw WHIPFailure(SignalingError(.forbidden, "the token is for session \(grant.sessionId), not \(sessionId)"))
+            throw WHIPWHEPFailure(SignalingError(.forbidden, "the token is for session \(grant.sessionId), not \(sessionId)"))
         }
         return grant
     }
 
-    private func answer(_ action: () async throws(WHIPFailure) -> Response) async -> Response {
-        do throws(WHIPFailure) {
+    private func answer(_ action: () async throws(WHIPWHEPFailure) -> Response) async -> Response {
+        do throws(WHIPWHEPFailure) {
             return try await action()
         } catch {
             return Self.error(error.error, status: error.status ?? RESTRoutes.status(for: error.error.code), headers: Self.corsHeaders)
@@ -172,7 +172,7 @@ struct WHIPWHEPRoutes: Sendable {
 }
 
 /// A WHIP or WHEP request's refusal: the error, and the HTTP status when it is not the REST API's for its code.
-struct WHIPFailure: Error {
+struct WHIPWHEPFailure: Error {
     var error: SignalingError
     var status: HTTPResponse.Status?
 
