@@ -61,6 +61,28 @@ import Testing
         try await daemon.stop()
     }
 
+    @Test func aPublisherWhoseMediaNeverConnectsLeavesWithItsStream() async throws {
+        let daemon = try await DaemonHarness.start { $0.media.webRTCConnectTimeout = .milliseconds(500) }
+        #expect(try await daemon.http("POST", "/v1/sessions", token: try await daemon.restToken(), body: #"{"sessionId":"silent"}"#).status == 201)
+        let (watcher, _) = try await daemon.connect(session: "silent", role: .subscriber)
+        let created = try await daemon.http(
+            "POST", "/v1/whip/silent", token: try await daemon.token(session: "silent", role: .publisher),
+            body: WebRTCSignalingTests.publisherOffer(), contentType: "application/sdp")
+        // On a loaded machine the 500 ms can pass before the answer: then the POST itself is refused.
+        if created.status == 201 {
+            guard case .streamDestroyed(let destroyed) = try await watcher.event(.streamDestroyed) else { return }
+            #expect(destroyed.reason == .mediaFailed)
+            guard case .connectionDestroyed(let left) = try await watcher.event(.connectionDestroyed) else { return }
+            #expect(left.reason == .networkDisconnected)
+        } else {
+            #expect(created.status == 502, "\(errorMessage(created.body))")
+            #expect(errorMessage(created.body).contains("did not connect within"))
+        }
+        #expect(await daemon.daemon.signaling.directory.snapshot(of: "silent")?.connections.count == 1)
+        await watcher.close()
+        try await daemon.stop()
+    }
+
     @Test func everyRefusalHasItsStatusAndNamesWhatWasWrong() async throws {
         let daemon = try await DaemonHarness.start { $0.signaling.limits.connectionsPerSession = 2 }
         #expect(try await daemon.http("POST", "/v1/sessions", token: try await daemon.restToken(), body: #"{"sessionId":"refusals"}"#).status == 201)
@@ -204,6 +226,29 @@ import Testing
         #expect(left.connection.connectionId == player.connection.connectionId)
         await publisher.close()
         await watcher.close()
+        try await daemon.stop()
+    }
+
+    @Test func aPlayerWhoseMediaNeverConnectsLeaves() async throws {
+        // The publisher's media never connects either: its stream goes after the same 2 s, which also
+        // ends the player; either way the player's connection must go and leave nothing behind.
+        let daemon = try await DaemonHarness.start { $0.media.webRTCConnectTimeout = .seconds(2) }
+        let (publisher, _) = try await daemon.connect(session: "mute", role: .publisher)
+        guard case .publish(let published) = try await publisher.call(.publish(PublishParameters(sdpOffer: WebRTCSignalingTests.publisherOffer())))
+        else { throw WebSocketTestClient.Failure.timedOut("publish reply") }
+        let created = try await daemon.http(
+            "POST", "/v1/whep/mute/\(published.stream.streamId)", token: try await daemon.token(session: "mute", role: .subscriber),
+            body: Self.playerOffer(), contentType: "application/sdp")
+        if created.status == 201 {
+            guard case .connectionCreated = try await publisher.event(.connectionCreated) else { return }
+            guard case .connectionDestroyed(let left) = try await publisher.event(.connectionDestroyed) else { return }
+            #expect(left.reason == .clientDisconnected)
+        } else {
+            // Refused when a media connection failed before the answer (a loaded machine).
+            #expect(created.status == 502 || created.status == 404, "\(errorMessage(created.body))")
+        }
+        #expect(await daemon.daemon.signaling.directory.snapshot(of: "mute")?.connections.count == 1)
+        await publisher.close()
         try await daemon.stop()
     }
 
