@@ -11,12 +11,15 @@ public protocol MediaControl: Sendable {
     func closeRouter(_ router: RouterID) async throws(MediaControlError)
 
     /// Creates a plain SRTP transport for one client: a local UDP port from the configured range.
+    /// `toConsume` names the producers the transport is made to receive (empty for a publisher's):
+    /// when their audience is large, the transport may go to another worker than the router's home.
     func createPlainTransport(
-        router: RouterID, options: PlainTransportOptions
+        router: RouterID, options: PlainTransportOptions, toConsume: [ProducerID]
     ) async throws(MediaControlError) -> PlainTransportParameters
     /// Creates a WebRTC transport (ICE-lite, DTLS-SRTP in the passive role): the worker's shared UDP
     /// port or a port from the configured range, fresh ICE credentials, the daemon's certificate.
-    func createWebRTCTransport(router: RouterID) async throws(MediaControlError) -> WebRTCTransportParameters
+    /// `toConsume` as for plain transports.
+    func createWebRTCTransport(router: RouterID, toConsume: [ProducerID]) async throws(MediaControlError) -> WebRTCTransportParameters
     /// Gives a WebRTC transport the client's ICE credentials and certificate fingerprint (from its SDP).
     /// A handshake that already ended is checked against the fingerprint now.
     func connectWebRTCTransport(_ transport: TransportID, remote: WebRTCRemoteParameters) async throws(MediaControlError)
@@ -65,6 +68,18 @@ public protocol MediaControl: Sendable {
 }
 
 extension MediaControl {
+    /// A plain transport placed with its router (a publisher's, or one for a small audience).
+    public func createPlainTransport(
+        router: RouterID, options: PlainTransportOptions
+    ) async throws(MediaControlError) -> PlainTransportParameters {
+        try await createPlainTransport(router: router, options: options, toConsume: [])
+    }
+
+    /// A WebRTC transport placed with its router.
+    public func createWebRTCTransport(router: RouterID) async throws(MediaControlError) -> WebRTCTransportParameters {
+        try await createWebRTCTransport(router: router, toConsume: [])
+    }
+
     /// Starts forwarding with no layer preference.
     public func consume(
         transport: TransportID, producer: ProducerID, pauseReasons: Set<ConsumerPauseReason>

@@ -127,6 +127,15 @@ public struct RouterStatistics: Equatable, Sendable {
         self.drops = drops
         self.transports = transports
     }
+
+    /// These statistics and those of the same router's part on another worker, as one router's.
+    public func merged(with other: RouterStatistics) -> RouterStatistics {
+        RouterStatistics(
+            routerID: routerID, producers: (producers + other.producers).sorted { $0.producerID.rawValue < $1.producerID.rawValue },
+            consumers: (consumers + other.consumers).sorted { $0.consumerID.rawValue < $1.consumerID.rawValue },
+            drops: drops.merging(other.drops, uniquingKeysWith: +),
+            transports: (transports + other.transports).sorted { $0.transportID.rawValue < $1.transportID.rawValue })
+    }
 }
 
 /// Totals of the whole media plane since it started, for metrics: counters only grow, and include
@@ -146,6 +155,35 @@ public struct MediaPlaneStatistics: Equatable, Sendable {
     public var bytesSent: UInt64 = 0
     /// Packets dropped, by reason, as in `RouterStatistics.drops`.
     public var drops: [String: UInt64] = [:]
+    /// Each worker's share, in worker order.
+    public var workerDetails: [WorkerStatistics] = []
 
     public init() {}
+}
+
+/// One media worker's load and its relaying to the others, so an operator sees how routers spread.
+public struct WorkerStatistics: Equatable, Sendable {
+    public var index: Int
+    public var routers = 0
+    public var transports = 0
+    public var consumers = 0
+    /// Copies of producers whose home is another worker.
+    public var producerCopies = 0
+    public var packetsReceived: UInt64 = 0
+    public var packetsSent: UInt64 = 0
+    /// Time the worker spent handling sockets, relay rings and its tick since it started; its rate is
+    /// the worker's busy share of one core.
+    public var busyNanoseconds: UInt64 = 0
+    /// Relay messages (packets to copies, requests home) written to other workers' rings and read from
+    /// rings into this one; those read about a producer no longer here; those refused by a full ring.
+    public var relayMessagesOut: UInt64 = 0
+    public var relayMessagesIn: UInt64 = 0
+    public var relayMessagesUnclaimed: UInt64 = 0
+    public var relayDrops: UInt64 = 0
+    /// Messages waiting in the rings into this worker when it was asked.
+    public var relayRingDepth = 0
+
+    public init(index: Int) {
+        self.index = index
+    }
 }

@@ -12,24 +12,57 @@ public final class MediaPlane: MediaControl {
     public let configuration: MediaRouterConfiguration
     private let eventContinuation: AsyncStream<MediaEvent>.Continuation
     let workers: [Worker]
-    private let registry = Mutex(Registry())
+    private let registry: Mutex<Registry>
     /// DTLS for every WebRTC transport, with the certificate this run of the daemon made.
     let dtls: DTLSContext
+
+    /// The relay rings between workers, made when a router first spreads between two of them.
+    let relayRings: RelayRingTable
 
     /// Where each object lives. Only the control path reads or writes it.
     private struct Registry {
         var nextID: UInt64 = 1
         var nextWorker = 0
         var nextPort: UInt16 = 0
+        /// Each router's home worker, and every worker holding a router of that id (home included).
         var routers: [RouterID: Int] = [:]
-        var transports: [TransportID: RouterID] = [:]
-        var producers: [ProducerID: RouterID] = [:]
-        var consumers: [ConsumerID: RouterID] = [:]
+        var routerWorkers: [RouterID: Set<Int>] = [:]
+        var transports: [TransportID: Placement] = [:]
+        var producers: [ProducerID: ProducerEntry] = [:]
+        var consumers: [ConsumerID: ConsumerEntry] = [:]
+        var consumersPerWorker: [Int]
 
         mutating func makeID() -> UInt64 {
             defer { nextID += 1 }
             return nextID
         }
+
+        /// Forgets a consumer and what it added to its worker's load and its producer's audience.
+        mutating func removeConsumer(_ id: ConsumerID) {
+            guard let entry = consumers.removeValue(forKey: id) else { return }
+            consumersPerWorker[entry.placement.worker] -= 1
+            producers[entry.producer]?.audience -= 1
+        }
+    }
+
+    /// A router and the worker an object of it lives on.
+    private struct Placement: Equatable {
+        var router: RouterID
+        var worker: Int
+    }
+
+    private struct ProducerEntry {
+        var placement: Placement
+        var options: ProducerOptions
+        /// Consumers of the producer on every worker.
+        var audience = 0
+        /// Workers other than its own that hold a copy.
+        var copies: Set<Int> = []
+    }
+
+    private struct ConsumerEntry {
+        var placement: Placement
+        var producer: ProducerID
     }
 
     public init(configuration: MediaRouterConfiguration) throws(MediaControlError) {
@@ -48,12 +81,23 @@ public final class MediaPlane: MediaControl {
         let (events, continuation) = AsyncStream.makeStream(of: MediaEvent.self, bufferingPolicy: .bufferingNewest(4096))
         self.events = events
         eventContinuation = continuation
+        guard configuration.spreadThreshold >= 0 else {
+            throw .invalidParameters(reason: "spreadThreshold must be 0 (never spread) or more, not \(configuration.spreadThreshold)")
+        }
+        guard configuration.relayRingCapacity >= 16 else {
+            throw .invalidParameters(reason: "relayRingCapacity must be at least 16, not \(configuration.relayRingCapacity)")
+        }
+        registry = Mutex(Registry(consumersPerWorker: Array(repeating: 0, count: configuration.workerCount)))
+        relayRings = RelayRingTable(workerCount: configuration.workerCount, ringCapacity: configuration.relayRingCapacity)
         var workers: [Worker] = []
         for index in 0..<configuration.workerCount {
-            workers.append(try Worker(index: index, configuration: configuration, events: continuation))
+            workers.append(try Worker(index: index, configuration: configuration, relayRings: relayRings, events: continuation))
         }
         self.workers = workers
-        for worker in workers { worker.start() }
+        for worker in workers {
+            worker.peerWakeDescriptors = workers.map(\.wakeDescriptor)
+            worker.start()
+        }
         if let port = configuration.webRTCSharedPort {
             for worker in workers {
                 let workerPort = port &+ UInt16(worker.index)
@@ -99,6 +143,7 @@ public final class MediaPlane: MediaControl {
             let workerIndex = registry.nextWorker
             registry.nextWorker = (workerIndex + 1) % workers.count
             registry.routers[id] = workerIndex
+            registry.routerWorkers[id] = [workerIndex]
             return (id, workerIndex)
         }
         let worker = workers[workerIndex]
@@ -107,22 +152,24 @@ public final class MediaPlane: MediaControl {
     }
 
     public func closeRouter(_ routerID: RouterID) async throws(MediaControlError) {
-        let worker = try self.worker(of: routerID)
-        registry.withLock { registry in
+        _ = try worker(of: routerID)
+        let holders: Set<Int> = registry.withLock { registry in
             registry.routers[routerID] = nil
-            registry.transports = registry.transports.filter { $0.value != routerID }
-            registry.producers = registry.producers.filter { $0.value != routerID }
-            registry.consumers = registry.consumers.filter { $0.value != routerID }
+            registry.transports = registry.transports.filter { $0.value.router != routerID }
+            registry.producers = registry.producers.filter { $0.value.placement.router != routerID }
+            for (id, entry) in registry.consumers where entry.placement.router == routerID { registry.removeConsumer(id) }
+            return registry.routerWorkers.removeValue(forKey: routerID) ?? []
         }
-        await onThread(of: worker) {
-            worker.closeRouter(routerID)
+        for index in holders.sorted() {
+            let worker = workers[index]
+            await onThread(of: worker) { worker.closeRouter(routerID) }
         }
     }
 
     public func createPlainTransport(
-        router routerID: RouterID, options: PlainTransportOptions
+        router routerID: RouterID, options: PlainTransportOptions, toConsume: [ProducerID]
     ) async throws(MediaControlError) -> PlainTransportParameters {
-        let worker = try self.worker(of: routerID)
+        let worker = try placeTransport(of: routerID, toConsume: toConsume)
         let clientProfile = try Self.profile(named: options.clientSRTP.profile, parameter: .srtpProfile)
         let routerProfile = try options.routerProfile.map { name throws(MediaControlError) in try Self.profile(named: name, parameter: nil) }
             ?? clientProfile
@@ -165,8 +212,10 @@ public final class MediaPlane: MediaControl {
             routerSRTP: SRTPParameters(profile: routerProfile.rawValue, keyParameter: routerKeys.sdesKeyParameter))
     }
 
-    public func createWebRTCTransport(router routerID: RouterID) async throws(MediaControlError) -> WebRTCTransportParameters {
-        let worker = try self.worker(of: routerID)
+    public func createWebRTCTransport(
+        router routerID: RouterID, toConsume: [ProducerID]
+    ) async throws(MediaControlError) -> WebRTCTransportParameters {
+        let worker = try placeTransport(of: routerID, toConsume: toConsume)
         let local = ICECredentials.random()
         let connection: DTLSConnection
         do throws(DTLSError) {
@@ -208,11 +257,11 @@ public final class MediaPlane: MediaControl {
         let firstPort = configuration.portRange.lowerBound
         let (id, startPort) = registry.withLock { registry in
             let id = TransportID(rawValue: registry.makeID())
-            registry.transports[id] = routerID
+            registry.transports[id] = Placement(router: routerID, worker: worker.index)
             return (id, registry.nextPort == 0 ? firstPort : registry.nextPort)
         }
         let result: Result<UInt16, MediaControlError> = await onThread(of: worker) { () -> Result<UInt16, MediaControlError> in
-            guard let router = worker.routers[routerID] else { return .failure(.unknownRouter(routerID)) }
+            guard let router = self.router(routerID, on: worker) else { return .failure(.unknownRouter(routerID)) }
             do throws(MediaControlError) {
                 let transport = try make(id, startPort, router)
                 try transport.start()
@@ -291,6 +340,39 @@ public final class MediaPlane: MediaControl {
         return try outcome.get()
     }
 
+    /// The worker a new transport goes to: its router's home, unless one of the producers it is made
+    /// to receive has an audience past `spreadThreshold`; then the worker with the fewest consumers
+    /// (home on a tie), so one big room's fan-out spreads over every core.
+    private func placeTransport(of routerID: RouterID, toConsume: [ProducerID]) throws(MediaControlError) -> Worker {
+        let threshold = configuration.spreadThreshold
+        let index: Int? = registry.withLock { registry in
+            guard let home = registry.routers[routerID] else { return nil }
+            guard workers.count > 1, threshold > 0,
+                toConsume.contains(where: { (registry.producers[$0]?.audience ?? 0) >= threshold })
+            else { return home }
+            let load = registry.consumersPerWorker
+            return load.indices.min { (load[$0], $0 == home ? 0 : 1, $0) < (load[$1], $1 == home ? 0 : 1, $1) } ?? home
+        }
+        guard let index else { throw .unknownRouter(routerID) }
+        return workers[index]
+    }
+
+    /// The router `routerID` on `worker`, made there when the router exists but has nothing on that
+    /// worker yet. On the worker's thread. Recorded under the registry's lock, so a `closeRouter`
+    /// either sees it (and closes it after this) or has already removed the router (and none is made).
+    private func router(_ routerID: RouterID, on worker: Worker) -> Router? {
+        if let router = worker.routers[routerID] { return router }
+        let exists = registry.withLock { registry in
+            guard registry.routers[routerID] != nil else { return false }
+            registry.routerWorkers[routerID, default: []].insert(worker.index)
+            return true
+        }
+        guard exists else { return nil }
+        let router = Router(id: routerID, worker: worker, isHome: false)
+        worker.routers[routerID] = router
+        return router
+    }
+
     private func advancePortSearch(past port: UInt16) {
         let range = configuration.portRange
         registry.withLock { registry in
@@ -300,28 +382,30 @@ public final class MediaPlane: MediaControl {
 
     public func closeTransport(_ transportID: TransportID) async throws(MediaControlError) {
         let (routerID, worker) = try locate(transportID)
-        let closed: (producers: [ProducerID], consumers: [ConsumerID]) = await onThread(of: worker) {
+        let closed: (producers: [ProducerID], consumers: [ConsumerID], copiesLeft: [ProducerID]) = await onThread(of: worker) {
             guard let router = worker.routers[routerID], let transport = router.transports.removeValue(forKey: transportID)
-            else { return ([], []) }
+            else { return ([], [], []) }
             var producerIDs: [ProducerID] = []
             var consumerIDs: [ConsumerID] = []
+            var copiesLeft: [ProducerID] = []
             for producer in router.producers.values where producer.transport === transport {
                 producerIDs.append(producer.id)
                 consumerIDs += Self.removeProducer(producer, from: router)
             }
             for consumer in router.consumers.values where consumer.transport === transport {
                 consumerIDs.append(consumer.id)
-                Self.removeConsumer(consumer, from: router)
+                if let copy = self.removeConsumer(consumer, from: router) { copiesLeft.append(copy) }
             }
             transport.close()
             worker.events.yield(.transportClosed(transportID, reason: "closed"))
-            return (producerIDs, consumerIDs)
+            return (producerIDs, consumerIDs, copiesLeft)
         }
         registry.withLock { registry in
             registry.transports[transportID] = nil
-            for id in closed.producers { registry.producers[id] = nil }
-            for id in closed.consumers { registry.consumers[id] = nil }
+            for id in closed.consumers { registry.removeConsumer(id) }
         }
+        for id in closed.producers { await removeCopies(of: id) }
+        for id in Set(closed.copiesLeft) { await updateRelayTargets(of: id) }
     }
 
     public func produce(transport transportID: TransportID, options: ProducerOptions) async throws(MediaControlError)
@@ -330,7 +414,7 @@ public final class MediaPlane: MediaControl {
         let (routerID, worker) = try locate(transportID)
         let id = registry.withLock { registry in
             let id = ProducerID(rawValue: registry.makeID())
-            registry.producers[id] = routerID
+            registry.producers[id] = ProducerEntry(placement: Placement(router: routerID, worker: worker.index), options: options)
             return id
         }
         let configuration = configuration
@@ -344,6 +428,7 @@ public final class MediaPlane: MediaControl {
             }
             let producer = Producer(id: id, options: options, transport: transport, configuration: configuration)
             router.producers[id] = producer
+            worker.homeProducers[id.rawValue] = producer
             transport.register(producer)
             return .success(())
         }
@@ -361,8 +446,42 @@ public final class MediaPlane: MediaControl {
             return Self.removeProducer(producer, from: router)
         }
         registry.withLock { registry in
-            registry.producers[producerID] = nil
-            for id in closedConsumers { registry.consumers[id] = nil }
+            for id in closedConsumers { registry.removeConsumer(id) }
+        }
+        await removeCopies(of: producerID)
+    }
+
+    /// Closes the copies of a producer that has closed, and their consumers, then forgets the producer.
+    private func removeCopies(of producerID: ProducerID) async {
+        guard let entry = registry.withLock({ $0.producers[producerID] }) else { return }
+        for index in entry.copies.sorted() {
+            let worker = workers[index]
+            let closed: [ConsumerID] = await onThread(of: worker) {
+                guard let router = worker.routers[entry.placement.router], let copy = router.relayedProducers.removeValue(forKey: producerID)
+                else { return [] }
+                worker.relayedProducers[producerID.rawValue] = nil
+                let consumers = copy.consumers
+                for consumer in consumers { _ = self.removeConsumer(consumer, from: router) }
+                return consumers.map(\.id)
+            }
+            registry.withLock { registry in
+                for id in closed { registry.removeConsumer(id) }
+            }
+        }
+        _ = registry.withLock { $0.producers.removeValue(forKey: producerID) }
+    }
+
+    /// Makes the producer at home hand its packets to exactly the workers the registry says hold a
+    /// copy (and tells a new copy whether the publisher's video is off). Called after every change,
+    /// it converges on the latest state whatever order the changes' hops ran in.
+    private func updateRelayTargets(of producerID: ProducerID) async {
+        guard let placement = registry.withLock({ $0.producers[producerID]?.placement }) else { return }
+        let worker = workers[placement.worker]
+        await onThread(of: worker) {
+            guard let producer = worker.routers[placement.router]?.producers[producerID] else { return }
+            let copies = self.registry.withLock { $0.producers[producerID]?.copies ?? [] }
+            producer.setRelayTargets(copies.sorted())
+            worker.flush()
         }
     }
 
@@ -371,18 +490,23 @@ public final class MediaPlane: MediaControl {
         preference: VideoLayerPreference, payloadTypes: ReceiverPayloadTypes?
     ) async throws(MediaControlError) -> ConsumerParameters {
         let (routerID, worker) = try locate(transportID)
-        let producerRouter = try locate(producerID).0
+        let (producerRouter, producerWorker) = try locate(producerID)
         guard producerRouter == routerID else { throw .differentRouters(producerID, transportID) }
+        let isRelayed = producerWorker !== worker
+        if isRelayed { relayRings.connect(producerWorker.index, worker.index) }
         let id = registry.withLock { registry in
             let id = ConsumerID(rawValue: registry.makeID())
-            registry.consumers[id] = routerID
+            registry.consumers[id] = ConsumerEntry(placement: Placement(router: routerID, worker: worker.index), producer: producerID)
+            registry.consumersPerWorker[worker.index] += 1
+            registry.producers[producerID]?.audience += 1
             return id
         }
         let result: Result<ConsumerParameters, MediaControlError> = await onThread(of: worker) {
             guard let router = worker.routers[routerID], let transport = router.transports[transportID] else {
                 return .failure(.unknownTransport(transportID))
             }
-            guard let producer = router.producers[producerID] else { return .failure(.unknownProducer(producerID)) }
+            let found = isRelayed ? self.copy(of: producerID, in: router, home: producerWorker.index) : router.producers[producerID]
+            guard let producer = found else { return .failure(.unknownProducer(producerID)) }
             let now = MediaClock.monotonicNow()
             let consumer = Consumer(
                 id: id, producer: producer, transport: transport, pauseReasons: pauseReasons, preference: preference,
@@ -400,22 +524,41 @@ public final class MediaPlane: MediaControl {
                     consumerID: id, producerID: producerID, codec: codec, ssrc: consumer.ssrc,
                     rtxSSRC: consumer.retransmissionStream?.ssrc))
         }
+        if isRelayed { await updateRelayTargets(of: producerID) }
         switch result {
         case .success(let parameters):
             return parameters
         case .failure(let error):
-            _ = registry.withLock { $0.consumers.removeValue(forKey: id) }
+            registry.withLock { $0.removeConsumer(id) }
             throw error
         }
     }
 
+    /// The copy of a producer of another worker in `router`, made (and recorded) when there is none.
+    /// On the router's worker; nil when the producer has closed.
+    private func copy(of producerID: ProducerID, in router: Router, home: Int) -> Producer? {
+        if let copy = router.relayedProducers[producerID] { return copy }
+        let worker = router.worker
+        let options: ProducerOptions? = registry.withLock { registry in
+            guard registry.producers[producerID] != nil else { return nil }
+            registry.producers[producerID]!.copies.insert(worker.index)
+            return registry.producers[producerID]!.options
+        }
+        guard let options else { return nil }
+        let copy = Producer(copyOf: producerID, options: options, on: worker, homeWorker: home)
+        router.relayedProducers[producerID] = copy
+        worker.relayedProducers[producerID.rawValue] = copy
+        return copy
+    }
+
     public func closeConsumer(_ consumerID: ConsumerID) async throws(MediaControlError) {
         let (routerID, worker) = try locate(consumerID)
-        await onThread(of: worker) {
-            guard let router = worker.routers[routerID], let consumer = router.consumers[consumerID] else { return }
-            Self.removeConsumer(consumer, from: router)
+        let copyLeft: ProducerID? = await onThread(of: worker) {
+            guard let router = worker.routers[routerID], let consumer = router.consumers[consumerID] else { return nil }
+            return self.removeConsumer(consumer, from: router)
         }
-        _ = registry.withLock { $0.consumers.removeValue(forKey: consumerID) }
+        registry.withLock { $0.removeConsumer(consumerID) }
+        if let copyLeft { await updateRelayTargets(of: copyLeft) }
     }
 
     public func setLayerPreference(_ consumerID: ConsumerID, _ preference: VideoLayerPreference) async throws(MediaControlError) {
@@ -445,11 +588,18 @@ public final class MediaPlane: MediaControl {
         guard found else { throw .unknownTransport(transportID) }
     }
 
+    /// The router's statistics over every worker it has spread to.
     public func statistics(router routerID: RouterID) async throws(MediaControlError) -> RouterStatistics {
-        let worker = try self.worker(of: routerID)
-        let statistics: RouterStatistics? = await onThread(of: worker) { worker.routers[routerID]?.statistics() }
-        guard let statistics else { throw .unknownRouter(routerID) }
-        return statistics
+        _ = try worker(of: routerID)
+        let holders = registry.withLock { $0.routerWorkers[routerID] ?? [] }
+        var merged: RouterStatistics?
+        for index in holders.sorted() {
+            let worker = workers[index]
+            guard let part: RouterStatistics = await onThread(of: worker, { worker.routers[routerID]?.statistics() }) else { continue }
+            merged = merged.map { $0.merged(with: part) } ?? part
+        }
+        guard let merged else { throw .unknownRouter(routerID) }
+        return merged
     }
 
     public func planeStatistics() async -> MediaPlaneStatistics {
@@ -466,18 +616,32 @@ public final class MediaPlane: MediaControl {
 
     // MARK: - Helpers
 
+    /// Closes a producer at home and its consumers there; its copies elsewhere go with `removeCopies`.
     private static func removeProducer(_ producer: Producer, from router: Router) -> [ConsumerID] {
         let consumers = producer.consumers
-        for consumer in consumers { removeConsumer(consumer, from: router) }
-        producer.transport.unregister(producer)
+        for consumer in consumers {
+            consumer.producer.remove(consumer)
+            consumer.transport.unregister(consumer)
+            router.consumers[consumer.id] = nil
+        }
+        producer.transport?.unregister(producer)
         router.producers[producer.id] = nil
+        router.worker.homeProducers[producer.id.rawValue] = nil
         return consumers.map(\.id)
     }
 
-    private static func removeConsumer(_ consumer: Consumer, from router: Router) {
-        consumer.producer.remove(consumer)
+    /// Closes a consumer. When it was the last of a copy, the copy closes too and the registry
+    /// forgets it; returns that producer's id, whose home must then stop relaying here.
+    private func removeConsumer(_ consumer: Consumer, from router: Router) -> ProducerID? {
+        let producer = consumer.producer
+        producer.remove(consumer)
         consumer.transport.unregister(consumer)
         router.consumers[consumer.id] = nil
+        guard producer.homeWorker != nil, producer.consumers.isEmpty, router.relayedProducers[producer.id] === producer else { return nil }
+        router.relayedProducers[producer.id] = nil
+        router.worker.relayedProducers[producer.id.rawValue] = nil
+        registry.withLock { _ = $0.producers[producer.id]?.copies.remove(router.worker.index) }
+        return producer.id
     }
 
     private func withConsumer(_ consumerID: ConsumerID, _ body: @escaping (Consumer) -> Void) async throws(MediaControlError) {
@@ -507,18 +671,18 @@ public final class MediaPlane: MediaControl {
     }
 
     private func locate(_ id: TransportID) throws(MediaControlError) -> (RouterID, Worker) {
-        guard let routerID = registry.withLock({ $0.transports[id] }) else { throw .unknownTransport(id) }
-        return (routerID, try worker(of: routerID))
+        guard let placement = registry.withLock({ $0.transports[id] }) else { throw .unknownTransport(id) }
+        return (placement.router, workers[placement.worker])
     }
 
     private func locate(_ id: ProducerID) throws(MediaControlError) -> (RouterID, Worker) {
-        guard let routerID = registry.withLock({ $0.producers[id] }) else { throw .unknownProducer(id) }
-        return (routerID, try worker(of: routerID))
+        guard let placement = registry.withLock({ $0.producers[id]?.placement }) else { throw .unknownProducer(id) }
+        return (placement.router, workers[placement.worker])
     }
 
     private func locate(_ id: ConsumerID) throws(MediaControlError) -> (RouterID, Worker) {
-        guard let routerID = registry.withLock({ $0.consumers[id] }) else { throw .unknownConsumer(id) }
-        return (routerID, try worker(of: routerID))
+        guard let placement = registry.withLock({ $0.consumers[id]?.placement }) else { throw .unknownConsumer(id) }
+        return (placement.router, workers[placement.worker])
     }
 
     /// Runs `body` on the worker's thread and returns its result to the caller's task.

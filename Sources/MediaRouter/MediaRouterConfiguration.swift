@@ -36,6 +36,14 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
     /// the kernel walks its stack once per run instead of once per packet. Turned off by itself on
     /// the first refusal.
     public var udpSegmentation: Bool
+    /// How each worker waits for its sockets (`WorkerLoop`).
+    public var workerLoop: WorkerLoop
+    /// Subscribers of one producer beyond which a new subscriber's transport goes to the worker with
+    /// the fewest consumers instead of the router's home, and the producer's packets reach it through
+    /// a relay ring (one copy per worker). 0 keeps every router on one worker.
+    public var spreadThreshold: Int
+    /// Messages each relay ring between two workers holds; a full ring drops and counts.
+    public var relayRingCapacity: Int
 
     /// Whether `host` is a dotted-quad IPv4 address the media plane can bind to or send to, checked
     /// by the same parser the sockets use.
@@ -58,7 +66,10 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
         webRTCConnectTimeout: Duration = .seconds(30),
         iceConsentTimeout: Duration = .seconds(30),
         faultInjection: Bool = false,
-        udpSegmentation: Bool = true
+        udpSegmentation: Bool = true,
+        workerLoop: WorkerLoop = .dispatch,
+        spreadThreshold: Int = 64,
+        relayRingCapacity: Int = 1024
     ) {
         self.workerCount = workerCount
         self.listenAddress = listenAddress
@@ -75,5 +86,8 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
         self.iceConsentTimeout = iceConsentTimeout
         self.faultInjection = faultInjection
         self.udpSegmentation = udpSegmentation
+        self.workerLoop = workerLoop
+        self.spreadThreshold = spreadThreshold
+        self.relayRingCapacity = relayRingCapacity
     }
 }

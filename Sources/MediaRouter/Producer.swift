@@ -6,11 +6,25 @@ import RTPWire
 /// a `ProducerEncoding` with its own recovery state). It hands each packet to its consumers, which
 /// pick the encoding they forward.
 ///
+/// When the router's subscribers of the track are spread over workers, the producer on the
+/// publisher's worker (its home) also hands each packet once to every other worker with consumers of
+/// it, through that worker pair's `RelayRing`, and a **copy** there (same id, `homeWorker` set, no
+/// transport) fans it out to the consumers of that worker. A copy keeps its own statistics and
+/// retransmission ring, so its consumers serve NACKs locally; what only the publisher can answer (key
+/// frames, packets the copy never got) goes home through the ring the other way.
+///
 /// Confined to its worker's thread.
 final class Producer {
     let id: ProducerID
     let options: ProducerOptions
-    unowned let transport: Transport
+    /// The publisher's transport; nil for a copy.
+    unowned let transport: Transport?
+    unowned let worker: Worker
+    /// A copy's home: the index of the worker the producer lives on. Nil at home.
+    let homeWorker: Int?
+    /// At home: the workers holding a copy, each handed every packet once. An immutable snapshot, as
+    /// `consumers` is.
+    private(set) var relayTargets: [Int] = []
     /// The SSRC the router uses as the sender of RTCP feedback to the publisher.
     let feedbackSSRC: UInt32
     /// The track's encodings, lowest layer first; one unless the track is simulcast.
@@ -27,16 +41,30 @@ final class Producer {
     private(set) var keyFrameRequestsSent: UInt64 = 0
     private var lastPacketAt: UInt64?
     /// The publisher's audio-fallback policy has the video off: nothing reaches the consumers.
-    var isSuspendedForUplinkQuality = false
+    private(set) var isSuspendedForUplinkQuality = false
     private var isIdle = false
     var lastReportAt: UInt64 = 0
     /// The layers as last told to signaling (`producerLayersChanged`).
     private var announcedLayers: [VideoLayer]
 
-    init(id: ProducerID, options: ProducerOptions, transport: Transport, configuration: MediaRouterConfiguration) {
+    convenience init(id: ProducerID, options: ProducerOptions, transport: Transport, configuration: MediaRouterConfiguration) {
+        self.init(id: id, options: options, transport: transport, worker: transport.worker, homeWorker: nil, configuration: configuration)
+    }
+
+    /// A copy, on `worker`, of the producer `id` whose home is worker `homeWorker`.
+    convenience init(copyOf id: ProducerID, options: ProducerOptions, on worker: Worker, homeWorker: Int) {
+        self.init(id: id, options: options, transport: nil, worker: worker, homeWorker: homeWorker, configuration: worker.configuration)
+    }
+
+    private init(
+        id: ProducerID, options: ProducerOptions, transport: Transport?, worker: Worker, homeWorker: Int?,
+        configuration: MediaRouterConfiguration
+    ) {
         self.id = id
         self.options = options
         self.transport = transport
+        self.worker = worker
+        self.homeWorker = homeWorker
         feedbackSSRC = UInt32.random(in: 1...UInt32.max)
         nackScratch = .allocate(capacity: Self.nacksPerTick)
         announcedLayers = options.layers
@@ -72,6 +100,18 @@ final class Producer {
         consumers = consumers.filter { $0 !== consumer }
     }
 
+    /// Hands every packet from now on to exactly the workers `targets` (which hold a copy). A new
+    /// target first learns that the publisher's video is off, when it is.
+    func setRelayTargets(_ targets: [Int]) {
+        guard targets != relayTargets else { return }
+        if isSuspendedForUplinkQuality {
+            for target in targets where !relayTargets.contains(target) {
+                worker.relay(.uplinkSuspension, to: target, producer: id, encoding: 0, flag: true, payload: UnsafeRawBufferPointer(start: nil, count: 0))
+            }
+        }
+        relayTargets = targets
+    }
+
     /// The encoding a packet with `ssrc` (media or RTX) belongs to.
     @inline(__always)
     func encoding(forSSRC ssrc: UInt32) -> ProducerEncoding? {
@@ -93,19 +133,30 @@ final class Producer {
         return false
     }
 
-    /// Handles one packet from the publisher: bookkeeping, then every consumer.
+    /// Handles one packet from the publisher: bookkeeping, then every consumer and every copy.
     func receive(_ incoming: RTPPacket, now: UInt64) {
         var packet = incoming
         guard let encoding = encoding(forSSRC: packet.ssrc) else { return }
         if packet.ssrc != encoding.ssrc {
             guard unwrapRetransmission(&packet, into: encoding) else { return }
         }
+        deliver(packet, of: encoding, now: now)
+    }
+
+    /// A copy's packet from home: already the encoding's own (RTX unwrapped), its encoding named.
+    func receiveRelayed(_ packet: RTPPacket, encoding index: Int, now: UInt64) {
+        guard encodings.indices.contains(index) else { return }
+        deliver(packet, of: encodings[index], now: now)
+    }
+
+    @inline(__always)
+    private func deliver(_ packet: RTPPacket, of encoding: ProducerEncoding, now: UInt64) {
         let descriptor = kind == .video ? Self.vp8Descriptor(packet) : nil
         encoding.record(packet, temporalLayer: descriptor?.temporalLayerID, now: now)
         lastPacketAt = now
         if isIdle {
             isIdle = false
-            transport.worker.events.yield(.producerActive(id))
+            if homeWorker == nil { worker.events.yield(.producerActive(id)) }
         }
         let isKeyFrame = descriptor?.isKeyFrame == true
         if isKeyFrame {
@@ -113,9 +164,37 @@ final class Producer {
             if isLayered, let descriptor { encoding.recordKeyFrame(packet, descriptor: descriptor) }
         }
         guard !isSuspendedForUplinkQuality else { return }
+        for target in relayTargets {
+            worker.relay(.media, to: target, producer: id, encoding: encoding.index, payload: UnsafeRawBufferPointer(packet.bytes))
+        }
         let frame = VideoFrameInfo(encoding: encoding.index, descriptor: descriptor, isKeyFrame: isKeyFrame)
         for consumer in consumers {
             consumer.forward(packet, frame: frame, now: now)
+        }
+    }
+
+    /// Stops or restarts every consumer (and, from home, every copy's), and lets their subscribers'
+    /// policies know whether they have video to judge.
+    func setSuspendedForUplinkQuality(_ suspended: Bool, now: UInt64) {
+        guard isSuspendedForUplinkQuality != suspended else { return }
+        isSuspendedForUplinkQuality = suspended
+        for target in relayTargets {
+            worker.relay(.uplinkSuspension, to: target, producer: id, encoding: 0, flag: suspended, payload: UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+        for consumer in consumers {
+            if !suspended, consumer.isForwarding { consumer.restartFromKeyFrame(now: now) }
+            consumer.transport.updateDownlinkEligibility(now: now)
+        }
+    }
+
+    /// At home: packets a copy on worker `target` never received, sent to it again from the
+    /// retransmission ring (those the ring no longer holds, or never had, are gone).
+    func resend(_ sequenceNumbers: UnsafeRawBufferPointer, encoding index: Int, to target: Int, now: UInt64) {
+        guard encodings.indices.contains(index), let buffer = encodings[index].retransmissions else { return }
+        for offset in stride(from: 0, to: sequenceNumbers.count - 1, by: 2) {
+            let sequenceNumber = UInt16(sequenceNumbers[offset]) << 8 | UInt16(sequenceNumbers[offset + 1])
+            guard let stored = buffer.packet(sequenceNumber: sequenceNumber, now: now) else { continue }
+            worker.relay(.media, to: target, producer: id, encoding: index, payload: stored)
         }
     }
 
@@ -123,15 +202,29 @@ final class Producer {
     /// throttle window (a shorter one when the request is a new receiver's first:
     /// `KeyFrameRequestThrottle`).
     func requestKeyFrame(encoding index: Int = 0, now: UInt64, forNewReceiver: Bool = false) {
+        if let homeWorker {
+            // Only home can ask the publisher, and it folds every worker's requests into one.
+            worker.relay(
+                .keyFrameRequest, to: homeWorker, producer: id, encoding: index, flag: forNewReceiver, payload: UnsafeRawBufferPointer(start: nil, count: 0))
+            return
+        }
         // Until the publisher's address is known nothing can reach it, and its first frame will be a
         // key frame anyway; counting the request as sent would hold back the next real one.
-        guard transport.isConnected, encodings.indices.contains(index) else { return }
+        guard let transport, transport.isConnected, encodings.indices.contains(index) else { return }
         let encoding = encodings[index]
         if encoding.keyFrameRequests.request(now: now, forNewReceiver: forNewReceiver) { sendPictureLossIndication(encoding) }
     }
 
     /// Timer work: NACKs for gaps, deferred key-frame requests, idleness, rates, receiver reports.
     func tick(now: UInt64, reportInterval: UInt64, idleTimeout: UInt64) {
+        guard homeWorker == nil else {
+            // A copy measures its rates (its consumers' layer budget) and asks home for what it missed.
+            for encoding in encodings {
+                if encoding.nackGenerator != nil { sendNacks(encoding, now: now) }
+                encoding.updateRate(now: now)
+            }
+            return
+        }
         for encoding in encodings {
             if encoding.nackGenerator != nil { sendNacks(encoding, now: now) }
             if encoding.keyFrameRequests.due(now: now) { sendPictureLossIndication(encoding) }
@@ -140,7 +233,7 @@ final class Producer {
         if isLayered { announceLayers() }
         if !isIdle, let lastPacketAt, now - lastPacketAt >= idleTimeout {
             isIdle = true
-            transport.worker.events.yield(.producerIdle(id))
+            worker.events.yield(.producerIdle(id))
         }
         if now - lastReportAt >= reportInterval {
             lastReportAt = now
@@ -189,7 +282,7 @@ final class Producer {
         // Kept even when there is nothing to tell, so the copy above is not made again every tick.
         guard changed || learnedSSRCs else { return }
         announcedLayers = layers
-        if changed { transport.worker.events.yield(.producerLayersChanged(id, layers)) }
+        if changed { worker.events.yield(.producerLayersChanged(id, layers)) }
     }
 
     /// Records the publisher's sender report about `ssrc`, for LSR / DLSR in our receiver reports.
@@ -206,7 +299,14 @@ final class Producer {
             lost[count] = sequenceNumber
             count += 1
         }
-        guard count > 0, encoding.isBound else { return }
+        guard count > 0 else { return }
+        if let homeWorker {
+            let bytes = UnsafeMutableRawBufferPointer(start: lost, count: count * 2)
+            for index in 0..<count { bytes.storeBytes(of: lost[index].bigEndian, toByteOffset: index * 2, as: UInt16.self) }
+            worker.relay(.nack, to: homeWorker, producer: id, encoding: encoding.index, payload: UnsafeRawBufferPointer(bytes))
+            return
+        }
+        guard encoding.isBound, let transport else { return }
         nacksSent &+= 1
         let senderSSRC = feedbackSSRC
         let mediaSSRC = encoding.ssrc
@@ -219,9 +319,9 @@ final class Producer {
     }
 
     private func sendPictureLossIndication(_ encoding: ProducerEncoding) {
-        guard encoding.isBound else { return }
+        guard encoding.isBound, let transport else { return }
         keyFrameRequestsSent &+= 1
-        transport.worker.events.yield(.keyFrameNeeded(id))
+        worker.events.yield(.keyFrameNeeded(id))
         let senderSSRC = feedbackSSRC
         let mediaSSRC = encoding.ssrc
         transport.sendRTCP { writer throws(RTCPError) in
@@ -231,7 +331,7 @@ final class Producer {
     }
 
     private func sendReceiverReport(_ encoding: ProducerEncoding, now: UInt64) {
-        guard let block = encoding.makeReportBlock(now: now) else { return }
+        guard let transport, let block = encoding.makeReportBlock(now: now) else { return }
         let senderSSRC = feedbackSSRC
         transport.sendRTCP { writer throws(RTCPError) in
             try RTCPReceiverReport.write(senderSSRC: senderSSRC, reportBlocks: CollectionOfOne(block), into: &writer)

@@ -3,8 +3,13 @@ import Quality
 import RTPWire
 import SRTP
 
-/// The media side of one session, pinned to one worker. It only routes: transports bring packets in,
+/// The media side of one session on one worker. It only routes: transports bring packets in,
 /// producers hand them to consumers, and RTCP from subscribers reaches the consumer it is about.
+///
+/// A session starts with one router, on its home worker. When a stream's audience grows past
+/// `MediaRouterConfiguration.spreadThreshold`, new subscribers' transports go to the least-loaded
+/// worker, where a router with the same id holds them, their consumers, and a copy of each producer
+/// they receive (`relayedProducers`, fed through the workers' relay ring).
 ///
 /// Confined to its worker's thread.
 final class Router {
@@ -13,15 +18,20 @@ final class Router {
 
     let id: RouterID
     unowned let worker: Worker
+    /// Whether this is the session's first router, on its home worker, rather than one it spread to.
+    let isHome: Bool
     var transports: [TransportID: Transport] = [:]
     var producers: [ProducerID: Producer] = [:]
     var consumers: [ConsumerID: Consumer] = [:]
+    /// Copies of producers whose home is another worker, for the consumers here.
+    var relayedProducers: [ProducerID: Producer] = [:]
     var drops = DropCounters()
     private var lastSenderReportsAt: UInt64 = 0
 
-    init(id: RouterID, worker: Worker) {
+    init(id: RouterID, worker: Worker, isHome: Bool = true) {
         self.id = id
         self.worker = worker
+        self.isHome = isHome
     }
 
     func countDrop(_ error: SRTPError) {
@@ -104,6 +114,9 @@ final class Router {
         for producer in producers.values {
             producer.tick(now: now, reportInterval: reportInterval, idleTimeout: idleTimeout)
         }
+        for copy in relayedProducers.values {
+            copy.tick(now: now, reportInterval: reportInterval, idleTimeout: idleTimeout)
+        }
         for transport in transports.values {
             transport.tickQuality(now: now)
             transport.tickWebRTC(now: now)
@@ -124,6 +137,7 @@ final class Router {
         for transport in transports.values { transport.close() }
         consumers.removeAll()
         producers.removeAll()
+        relayedProducers.removeAll()
         transports.removeAll()
     }
 

@@ -122,12 +122,8 @@ extension Transport {
     /// Stops or restarts every consumer of this transport's video producers, and lets their
     /// subscribers' policies know whether they have video to judge.
     private func setUplinkVideo(suspended: Bool, now: UInt64) {
-        for producer in producers where producer.kind == .video && producer.isSuspendedForUplinkQuality != suspended {
-            producer.isSuspendedForUplinkQuality = suspended
-            for consumer in producer.consumers {
-                if !suspended, consumer.isForwarding { consumer.restartFromKeyFrame(now: now) }
-                consumer.transport.updateDownlinkEligibility(now: now)
-            }
+        for producer in producers where producer.kind == .video {
+            producer.setSuspendedForUplinkQuality(suspended, now: now)
         }
     }
 

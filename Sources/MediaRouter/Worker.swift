@@ -3,22 +3,24 @@ import Dispatch
 import Glibc
 import ICE
 import MediaControl
+import RTPWire
 import Synchronization
 
-/// One thread of the media plane: a thread of its own that owns its sockets, the routers pinned to it,
-/// and the preallocated buffers every packet passes through. It waits on all its sockets with one
-/// epoll instance, drains each readable socket with `recvmmsg` and handles every packet inline; other
-/// threads hand it work through a mailbox (`perform`, `performAndWait`) that wakes it through an
-/// eventfd; its timer is the wait's timeout.
+/// One worker of the media plane: it owns its sockets, the routers pinned to it, and the preallocated
+/// buffers every packet passes through. It waits on all its sockets with one epoll instance, drains
+/// each readable socket with `recvmmsg` and handles every packet inline.
 ///
-/// The media plane used to run each worker on a serial DispatchQueue with a DispatchSourceRead per
-/// socket. Every burst of packets then cost a wake-up of libdispatch's manager thread, a hand-off to
-/// a pool thread (futex) and, often, a move to the other core; the loop below wakes once, on one
-/// thread, as a minimal C forwarder does.
+/// How it waits is `MediaRouterConfiguration.workerLoop`. With `.dispatch` (the default) the worker is
+/// a serial DispatchQueue: one DispatchSourceRead watches the epoll descriptor, so a burst on many
+/// sockets is one queue item, a DispatchSourceTimer runs the tick, and control work (`perform`) is a
+/// queue item. With `.epoll` it is a thread of its own blocked in `epoll_wait`, the tick the wait's
+/// timeout, and control work a mailbox that wakes it through an eventfd. (A DispatchSourceRead per
+/// socket, as the media plane once had, cost libdispatch's manager thread a wake-up and a futex
+/// hand-off per socket and burst; docs/media-plane.md.)
 ///
-/// Confined to its thread: every method but `init`, `start`, `perform`, `performAndWait` and `stop`
-/// runs on it (checked in debug builds). That confinement, not a lock, is what makes handing it to the
-/// control path (`@unchecked Sendable`) safe.
+/// Confined to its queue or thread: every method but `init`, `start`, `perform`, `performAndWait` and
+/// `stop` runs there (checked in debug builds). That confinement, not a lock, is what makes handing it
+/// to the control path (`@unchecked Sendable`) safe.
 final class Worker: @unchecked Sendable {
     /// Datagrams one receive call drains.
     static let receiveBatch = 64
@@ -48,11 +50,18 @@ final class Worker: @unchecked Sendable {
     /// The epoll instance over this worker's sockets and its wake-up eventfd; a socket's token is its
     /// descriptor.
     private let poller: Int32
-    private let wakeDescriptor: Int32
+    let wakeDescriptor: Int32
     private let readyTokens: UnsafeMutablePointer<UInt64>
     /// Transports whose own socket the loop reads, by descriptor.
     private var readers: [Int32: Transport] = [:]
-    /// Work other threads queued for this one, and whether the loop still takes it.
+    /// `.dispatch`: the worker's queue, its read source over the epoll set and its tick timer.
+    private let queue: DispatchQueue
+    private var readSource: DispatchSourceRead?
+    private var tickTimer: DispatchSourceTimer?
+    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    /// Whether `start` ran and `stop` has not: until then the confinement check lets any thread in.
+    private let isStarted = Atomic<Bool>(false)
+    /// `.epoll`: work other threads queued for the worker's thread, and whether the loop still takes it.
     private let mailbox = Mutex(Mailbox())
     private var thread: pthread_t?
     /// The running thread's id, which the thread itself records: other threads read it to tell whether
@@ -82,12 +91,35 @@ final class Worker: @unchecked Sendable {
     private(set) var bytesReceived: UInt64 = 0
     private(set) var packetsSent: UInt64 = 0
     private(set) var bytesSent: UInt64 = 0
+    /// The relay rings between workers (made when a router first spreads between two), and the
+    /// eventfd that wakes each worker.
+    let relayRings: RelayRingTable
+    var peerWakeDescriptors: [Int32] = []
+    /// Workers whose ring got messages since the last flush, to wake once each.
+    private var ringsToWake: ContiguousArray<Int>
+    private var ringAwaitsWake: [Bool]
+    /// Copies of producers whose home is another worker, and the producers whose home this worker is,
+    /// by producer id: what relay messages name.
+    var relayedProducers: [UInt64: Producer] = [:]
+    var homeProducers: [UInt64: Producer] = [:]
+    /// Relay messages this worker wrote and read, and those about a producer it no longer has.
+    private(set) var relayMessagesOut: UInt64 = 0
+    private(set) var relayMessagesIn: UInt64 = 0
+    private var relayMessagesUnclaimed: UInt64 = 0
+    /// Time spent handling sockets, rings and ticks, for the worker's busy share.
+    private(set) var busyNanoseconds: UInt64 = 0
     /// Drops no live router owns: those of routers that have closed (so the plane's totals never go
     /// down), and shared-socket datagrams that no transport claims.
     private var unownedDrops = DropCounters()
 
-    init(index: Int, configuration: MediaRouterConfiguration, events: AsyncStream<MediaEvent>.Continuation) throws(MediaControlError) {
+    init(
+        index: Int, configuration: MediaRouterConfiguration, relayRings: RelayRingTable, events: AsyncStream<MediaEvent>.Continuation
+    ) throws(MediaControlError) {
         self.index = index
+        self.relayRings = relayRings
+        ringsToWake = []
+        ringsToWake.reserveCapacity(configuration.workerCount)
+        ringAwaitsWake = Array(repeating: false, count: configuration.workerCount)
         self.configuration = configuration
         self.events = events
         segmentsSends = configuration.udpSegmentation
@@ -118,6 +150,8 @@ final class Worker: @unchecked Sendable {
         scratchSlots.initialize(repeating: switchyard_datagram_slot(), count: Int(SWITCHYARD_MAX_BATCH))
         dirtyTransports = []
         dirtyTransports.reserveCapacity(Self.sendArenaSlots)
+        queue = DispatchQueue(label: "switchyard-w\(index)", qos: .userInteractive)
+        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
     }
 
     deinit {
@@ -131,17 +165,41 @@ final class Worker: @unchecked Sendable {
         scratchSlots.deallocate()
     }
 
-    // MARK: - The thread
+    // MARK: - Waiting
 
-    /// Starts the worker's thread. It keeps the worker alive until `stop()`.
+    /// Starts waiting for the sockets. The queue's sources or the thread keep the worker alive until
+    /// `stop()`.
     func start() {
-        thread = startWorkerThread(name: "switchyard-w\(index)") { [self] in runLoop() }
+        isStarted.store(true, ordering: .releasing)
+        switch configuration.workerLoop {
+        case .epoll:
+            thread = startWorkerThread(name: "switchyard-w\(index)") { [self] in runLoop() }
+        case .dispatch:
+            let source = DispatchSource.makeReadSource(fileDescriptor: poller, queue: queue)
+            source.setEventHandler { [self] in handleReadySockets() }
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            let interval = DispatchTimeInterval.nanoseconds(Int(Self.tickInterval))
+            timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(1))
+            timer.setEventHandler { [self] in
+                let now = MediaClock.monotonicNow()
+                tick(now: now)
+                busyNanoseconds &+= MediaClock.monotonicNow() &- now
+            }
+            readSource = source
+            tickTimer = timer
+            source.resume()
+            timer.resume()
+        }
     }
 
-    /// Runs `body` on the worker's thread, soon. Once the worker has stopped, runs it on the caller's
-    /// thread: nothing else touches the worker's objects then.
+    /// Runs `body` on the worker, soon, after the work already queued. Once an `.epoll` worker has
+    /// stopped, runs it on the caller's thread: nothing else touches the worker's objects then.
     func perform(_ body: @escaping () -> Void) {
         let job = Job(run: body)
+        guard configuration.workerLoop == .epoll else {
+            queue.async { job.run() }
+            return
+        }
         let wake: Bool? = mailbox.withLock { mailbox in
             guard !mailbox.isStopped else { return nil }
             mailbox.work.append(job)
@@ -154,9 +212,10 @@ final class Worker: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` on the worker's thread and waits for its result.
+    /// Runs `body` on the worker and waits for its result.
     func performAndWait<Result>(_ body: @escaping () -> Result) -> Result {
-        if isOnWorkerThread { return body() }
+        if isOnWorker { return body() }
+        if configuration.workerLoop == .dispatch { return queue.sync(execute: body) }
         let done = DispatchSemaphore(value: 0)
         var result: Result?
         perform {
@@ -167,21 +226,69 @@ final class Worker: @unchecked Sendable {
         return result!
     }
 
-    /// Stops the thread after the work already queued, and waits until it has ended.
+    /// Stops waiting after the work already queued, and returns once nothing of the worker runs.
     func stop() {
-        guard let thread else { return }
-        performAndWait { [self] in
-            isRunning = false
-            sharedSocket = nil
+        switch configuration.workerLoop {
+        case .dispatch:
+            guard let readSource, let tickTimer else { return }
+            queue.sync {
+                readSource.cancel()
+                tickTimer.cancel()
+                sharedSocket = nil
+            }
+            self.readSource = nil
+            self.tickTimer = nil
+        case .epoll:
+            guard let thread else { return }
+            performAndWait { [self] in
+                isRunning = false
+                sharedSocket = nil
+            }
+            pthread_join(thread, nil)
+            self.thread = nil
         }
-        pthread_join(thread, nil)
-        self.thread = nil
+        isStarted.store(false, ordering: .releasing)
     }
 
-    private var isOnWorkerThread: Bool {
-        pthread_equal(threadID.load(ordering: .relaxed), pthread_self()) != 0
+    /// Whether the caller runs on the worker's queue (`.dispatch`) or thread (`.epoll`).
+    var isOnWorker: Bool {
+        switch configuration.workerLoop {
+        case .dispatch: DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)
+        case .epoll: pthread_equal(threadID.load(ordering: .relaxed), pthread_self()) != 0
+        }
     }
 
+    /// `.dispatch`: the epoll set is readable. Handles every ready socket, again while a wait fills
+    /// the whole batch, so the set is quiet when the handler returns.
+    private func handleReadySockets() {
+        let start = MediaClock.monotonicNow()
+        var ready = Self.readyBatch
+        while ready == Self.readyBatch {
+            ready = Int(max(0, switchyard_poller_wait(poller, readyTokens, Int32(Self.readyBatch), 0)))
+            for slot in 0..<ready {
+                let descriptor = Int32(truncatingIfNeeded: readyTokens[slot])
+                if descriptor == wakeDescriptor {
+                    _ = switchyard_wake_clear(wakeDescriptor)
+                    drainRelays()
+                } else {
+                    handleReadable(descriptor)
+                }
+            }
+        }
+        busyNanoseconds &+= MediaClock.monotonicNow() &- start
+    }
+
+    /// Drains one readable socket of the epoll set.
+    @inline(__always)
+    private func handleReadable(_ descriptor: Int32) {
+        if let transport = readers[descriptor] {
+            drain(descriptor) { transport.handleDatagram($0, now: $1) }
+        } else if descriptor == sharedSocket?.descriptor {
+            drainSharedSocket()
+        }
+    }
+
+    /// `.epoll`: the worker's thread.
     private func runLoop() {
         threadID.store(pthread_self(), ordering: .relaxed)
         var nextTick = MediaClock.monotonicNow() + Self.tickInterval
@@ -189,26 +296,29 @@ final class Worker: @unchecked Sendable {
             let now = MediaClock.monotonicNow()
             let timeout = nextTick > now ? Int32((nextTick - now + 999_999) / 1_000_000) : 0
             let ready = switchyard_poller_wait(poller, readyTokens, Int32(Self.readyBatch), timeout)
+            let start = MediaClock.monotonicNow()
             var woken = false
             for slot in 0..<Int(max(0, ready)) {
                 let descriptor = Int32(truncatingIfNeeded: readyTokens[slot])
                 if descriptor == wakeDescriptor {
                     _ = switchyard_wake_clear(wakeDescriptor)
                     woken = true
-                } else if let transport = readers[descriptor] {
-                    drain(descriptor) { transport.handleDatagram($0, now: $1) }
-                } else if descriptor == sharedSocket?.descriptor {
-                    drainSharedSocket()
+                } else {
+                    handleReadable(descriptor)
                 }
             }
-            // `perform` signals the eventfd whenever the mailbox turns non-empty, so a wake-up by
-            // packets alone leaves the mailbox's lock untouched.
-            if woken { runQueuedWork() }
+            // `perform` and other workers' relay rings signal the eventfd, so a wake-up by packets
+            // alone leaves the mailbox's lock untouched.
+            if woken {
+                runQueuedWork()
+                drainRelays()
+            }
             let afterIO = MediaClock.monotonicNow()
             if afterIO >= nextTick {
                 tick(now: afterIO)
                 nextTick = max(nextTick + Self.tickInterval, afterIO + Self.tickInterval / 2)
             }
+            busyNanoseconds &+= MediaClock.monotonicNow() &- start
         }
         let remaining = mailbox.withLock { mailbox in
             mailbox.isStopped = true
@@ -374,6 +484,74 @@ final class Worker: @unchecked Sendable {
         }
         dirtyTransports.removeAll(keepingCapacity: true)
         sendSlotsUsed = 0
+        for target in ringsToWake {
+            ringAwaitsWake[target] = false
+            // The exchange is a full fence, paired with the receiver's in `drainRelays`: either it
+            // sees the messages, or this sees the flag it cleared and wakes it.
+            if let ring = relayRings.ring(from: index, to: target), !ring.awaitingDrain.exchange(true, ordering: .sequentiallyConsistent) {
+                _ = switchyard_wake_signal(peerWakeDescriptors[target])
+            }
+        }
+        ringsToWake.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: - Relaying between workers
+
+    /// Hands a message to worker `target` through this pair's ring; the target is woken when this
+    /// burst's sends are flushed. A full ring drops and counts; nothing waits.
+    @inline(__always)
+    func relay(
+        _ kind: RelayMessageKind, to target: Int, producer: ProducerID, encoding: Int, flag: Bool = false, payload: UnsafeRawBufferPointer
+    ) {
+        guard let ring = relayRings.ring(from: index, to: target) else { return }
+        guard ring.push(kind: kind, producer: producer.rawValue, encoding: UInt8(truncatingIfNeeded: encoding), flag: flag, payload: payload)
+        else { return }
+        relayMessagesOut &+= 1
+        if !ringAwaitsWake[target] {
+            ringAwaitsWake[target] = true
+            ringsToWake.append(target)
+        }
+    }
+
+    /// Reads every relay ring into this worker: packets for copies, requests for producers at home.
+    private func drainRelays() {
+        let now = MediaClock.monotonicNow()
+        for source in 0..<relayRings.workerCount where source != index {
+            guard let ring = relayRings.ring(from: source, to: index) else { continue }
+            ring.awaitingDrain.store(false, ordering: .sequentiallyConsistent)
+            relayMessagesIn &+= UInt64(ring.drain { message in handleRelayMessage(message, from: source, now: now) })
+        }
+        flush()
+    }
+
+    @inline(__always)
+    private func handleRelayMessage(_ message: RelayRing.Message, from source: Int, now: UInt64) {
+        switch message.kind {
+        case .media:
+            guard let copy = relayedProducers[message.producer], let packet = try? RTPPacket(parsing: message.payload) else {
+                relayMessagesUnclaimed &+= 1
+                return
+            }
+            copy.receiveRelayed(packet, encoding: Int(message.encoding), now: now)
+        case .keyFrameRequest:
+            guard let producer = homeProducers[message.producer] else {
+                relayMessagesUnclaimed &+= 1
+                return
+            }
+            producer.requestKeyFrame(encoding: Int(message.encoding), now: now, forNewReceiver: message.flag)
+        case .nack:
+            guard let producer = homeProducers[message.producer] else {
+                relayMessagesUnclaimed &+= 1
+                return
+            }
+            producer.resend(UnsafeRawBufferPointer(message.payload), encoding: Int(message.encoding), to: source, now: now)
+        case .uplinkSuspension:
+            guard let copy = relayedProducers[message.producer] else {
+                relayMessagesUnclaimed &+= 1
+                return
+            }
+            copy.setSuspendedForUplinkQuality(message.flag, now: now)
+        }
     }
 
     /// Sends `count` slots from `descriptor`; returns how many went out. The first refusal of
@@ -395,6 +573,8 @@ final class Worker: @unchecked Sendable {
     func closeRouter(_ id: RouterID) {
         guard let router = routers.removeValue(forKey: id) else { return }
         unownedDrops.add(router.drops)
+        for producer in router.producers.values { homeProducers[producer.id.rawValue] = nil }
+        for copy in router.relayedProducers.values { relayedProducers[copy.id.rawValue] = nil }
         router.close()
     }
 
@@ -407,9 +587,25 @@ final class Worker: @unchecked Sendable {
             totals.producers += router.producers.count
             totals.consumers += router.consumers.count
         }
+        var own = WorkerStatistics(index: index)
+        own.routers = routers.count
+        own.transports = routers.values.reduce(0) { $0 + $1.transports.count }
+        own.consumers = routers.values.reduce(0) { $0 + $1.consumers.count }
+        own.producerCopies = relayedProducers.count
+        own.packetsReceived = packetsReceived
+        own.packetsSent = packetsSent
+        own.busyNanoseconds = busyNanoseconds
+        own.relayMessagesOut = relayMessagesOut
+        own.relayMessagesIn = relayMessagesIn
+        own.relayMessagesUnclaimed = relayMessagesUnclaimed
+        for other in 0..<relayRings.workerCount where other != index {
+            if let outgoing = relayRings.ring(from: index, to: other) { own.relayDrops += outgoing.drops }
+            if let incoming = relayRings.ring(from: other, to: index) { own.relayRingDepth += incoming.depth }
+        }
+        totals.workerDetails.append(own)
         totals.workers += 1
         totals.workersSegmentingSends += segmentsSends ? 1 : 0
-        totals.routers += routers.count
+        totals.routers += routers.values.reduce(0) { $0 + ($1.isHome ? 1 : 0) }
         totals.packetsReceived += packetsReceived
         totals.bytesReceived += bytesReceived
         totals.packetsSent += packetsSent
@@ -420,7 +616,7 @@ final class Worker: @unchecked Sendable {
     @inline(__always)
     func assertOnThread() {
         #if DEBUG
-            precondition(threadID.load(ordering: .relaxed) == 0 || isOnWorkerThread, "worker \(index) used off its thread")
+            precondition(!isStarted.load(ordering: .acquiring) || isOnWorker, "worker \(index) used off its queue or thread")
         #endif
     }
 }

@@ -25,11 +25,11 @@ extension SessionDirectory {
         var webRTCTransport: WebRTCTransportParameters?
         switch (parameters.transport, parameters.webrtc ?? false) {
         case (let offer?, false):
-            let transport = try await createTransport(in: sessionId, offer: offer)
+            let transport = try await createTransport(in: sessionId, offer: offer, toReceive: stream)
             transportID = transport.transportID
             plainAnswer = Self.answer(transport)
         case (nil, true):
-            let transport = try await createWebRTCTransport(in: sessionId)
+            let transport = try await createWebRTCTransport(in: sessionId, toReceive: stream)
             transportID = transport.transportID
             webRTCTransport = transport
         case (nil, false):

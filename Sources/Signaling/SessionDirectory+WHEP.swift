@@ -31,7 +31,7 @@ extension SessionDirectory {
         }
         let connectionId = try connectHTTPResource(grant: grant)
         do throws(SignalingError) {
-            let transport = try await createWebRTCTransport(in: sessionId)
+            let transport = try await createWebRTCTransport(in: sessionId, toReceive: stream)
             // The router numbers packets with the player's id for the transport-wide sequence number,
             // unless the publisher's packets already carry another extension under that id.
             let publisherExtensions = (stream.audio?.headerExtensions ?? []) + (stream.video?.headerExtensions ?? [])

@@ -210,10 +210,12 @@ extension SessionDirectory {
         }
     }
 
-    func createWebRTCTransport(in sessionId: String) async throws(SignalingError) -> WebRTCTransportParameters {
+    /// A WebRTC transport in the session's router; one made to receive `stream` may be placed on
+    /// another worker when the stream's audience is large.
+    func createWebRTCTransport(in sessionId: String, toReceive stream: StreamState? = nil) async throws(SignalingError) -> WebRTCTransportParameters {
         let routerID = try await router(of: sessionId)
         do {
-            let transport = try await media.createWebRTCTransport(router: routerID)
+            let transport = try await media.createWebRTCTransport(router: routerID, toConsume: stream?.producerIDs ?? [])
             transportsBeingSetUp.insert(transport.transportID)
             return transport
         } catch {

@@ -208,15 +208,18 @@ public actor SessionDirectory {
         return subscriber
     }
 
-    /// A plain transport for one publish or subscribe, in the session's router.
-    func createTransport(in sessionId: String, offer: TransportOffer) async throws(SignalingError) -> PlainTransportParameters {
+    /// A plain transport for one publish or subscribe, in the session's router (one made to receive
+    /// `stream` may be placed on another worker when the stream's audience is large).
+    func createTransport(
+        in sessionId: String, offer: TransportOffer, toReceive stream: StreamState? = nil
+    ) async throws(SignalingError) -> PlainTransportParameters {
         let routerID = try await router(of: sessionId)
         let options = PlainTransportOptions(
             remoteAddress: offer.remote.map { TransportAddress(host: $0.host, port: $0.port) },
             clientSRTP: SRTPParameters(profile: offer.srtp.profile, keyParameter: offer.srtp.key),
             transportWideSequenceID: offer.transportWideSequenceExtensionId)
         do {
-            return try await media.createPlainTransport(router: routerID, options: options)
+            return try await media.createPlainTransport(router: routerID, options: options, toConsume: stream?.producerIDs ?? [])
         } catch {
             throw Self.mediaError(error)
         }

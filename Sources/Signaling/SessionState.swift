@@ -33,6 +33,9 @@ struct StreamState {
     var subscriberIds: Set<String> = []
     /// The SDP state of a WebRTC publisher; nil for a plain transport.
     var webRTC: PublisherWebRTCState?
+
+    /// The producers of the tracks it carries.
+    var producerIDs: [ProducerID] { [audio?.producerID, video?.producerID].compactMap { $0 } }
 }
 
 struct PublishedTrack {

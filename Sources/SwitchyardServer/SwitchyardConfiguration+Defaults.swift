@@ -58,6 +58,9 @@ extension SwitchyardConfiguration {
               "consentTimeoutSeconds": 30
             },
             "udpSegmentation": true,
+            "workerLoop": "dispatch",
+            "spreadThreshold": 64,
+            "relayRingPackets": 1024,
             "faultInjection": false,
             "audioFallback": {
               "warningScore": 70,

@@ -159,6 +159,11 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
         try webRTC.finish()
         let faultInjection = try mediaReader.boolean("faultInjection", default: false)
         let udpSegmentation = try mediaReader.boolean("udpSegmentation", default: true)
+        let loopName = try mediaReader.string("workerLoop", default: WorkerLoop.dispatch.rawValue)
+        guard let workerLoop = WorkerLoop(rawValue: loopName) else {
+            let known = WorkerLoop.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")
+            throw ConfigurationError(keyPath: "media.workerLoop", problem: "\"\(loopName)\" is not \(known)")
+        }
         let media = MediaRouterConfiguration(
             workerCount: workers == 0 ? ProcessInfo.processInfo.activeProcessorCount : workers,
             listenAddress: listenAddress, announcedAddress: announcedAddress,
@@ -173,7 +178,10 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
             webRTCConnectTimeout: .seconds(connectTimeout),
             iceConsentTimeout: .seconds(consentTimeout),
             faultInjection: faultInjection,
-            udpSegmentation: udpSegmentation)
+            udpSegmentation: udpSegmentation,
+            workerLoop: workerLoop,
+            spreadThreshold: try mediaReader.integer("spreadThreshold", default: 64, in: 0...1_000_000),
+            relayRingCapacity: try mediaReader.integer("relayRingPackets", default: 1024, in: 16...65_536))
         try mediaReader.finish()
 
         var logging = try root.object("logging")

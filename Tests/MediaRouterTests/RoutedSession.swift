@@ -19,12 +19,14 @@ struct RoutedSession {
 
     static func make(
         subscriberCount: Int, portBase: UInt16, keyFrameInterval: Duration = .milliseconds(500),
-        reportInterval: Duration = .seconds(30), udpSegmentation: Bool = true
+        reportInterval: Duration = .seconds(30), udpSegmentation: Bool = true, workerCount: Int = 1, spreadThreshold: Int = 64,
+        relayRingCapacity: Int = 1024
     ) async throws -> RoutedSession {
         let plane = try MediaPlane(
             configuration: MediaRouterConfiguration(
-                workerCount: 1, portRange: portBase...(portBase + 99), keyFrameRequestInterval: keyFrameInterval,
-                reportInterval: reportInterval, udpSegmentation: udpSegmentation))
+                workerCount: workerCount, portRange: portBase...(portBase + 99), keyFrameRequestInterval: keyFrameInterval,
+                reportInterval: reportInterval, udpSegmentation: udpSegmentation, spreadThreshold: spreadThreshold,
+                relayRingCapacity: relayRingCapacity))
         let router = try await plane.createRouter()
         let publisher = try TestPeer()
         let publisherParameters = try await plane.createPlainTransport(
@@ -39,7 +41,7 @@ struct RoutedSession {
             let peer = try TestPeer()
             let parameters = try await plane.createPlainTransport(
                 router: router,
-                options: PlainTransportOptions(remoteAddress: peer.address, clientSRTP: peer.srtpParameters))
+                options: PlainTransportOptions(remoteAddress: peer.address, clientSRTP: peer.srtpParameters), toConsume: [producer])
             try peer.connect(to: parameters)
             consumers.append(try await plane.consume(transport: parameters.transportID, producer: producer, pauseReasons: []))
             subscribers.append(peer)

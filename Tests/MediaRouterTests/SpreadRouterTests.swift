@@ -1,0 +1,180 @@
+import Dispatch
+import Glibc
+import MediaControl
+import MediaTestSupport
+import RTPWire
+import Testing
+
+@testable import MediaRouter
+
+/// One router over two workers: past the spread threshold, subscribers go to the worker with the
+/// fewest consumers and receive the publisher's packets through the relay ring between the workers.
+@Suite(.serialized) struct SpreadRouterTests {
+    /// Two workers, and a threshold of 2: subscribers 0 and 1 stay on the publisher's worker, the
+    /// rest go to whichever worker has fewer consumers (home on a tie).
+    private func makeSession(subscribers: Int, portBase: UInt16, relayRingCapacity: Int = 1024) async throws -> RoutedSession {
+        try await RoutedSession.make(
+            subscriberCount: subscribers, portBase: portBase, workerCount: 2, spreadThreshold: 2, relayRingCapacity: relayRingCapacity)
+    }
+
+    /// The worker each subscriber's transport landed on.
+    private func workerIndices(_ session: RoutedSession) -> [Int] {
+        session.subscriberTransports.map { id in
+            session.plane.workers.firstIndex { worker in
+                worker.performAndWait { worker.routers[session.router]?.transports[id] != nil }
+            } ?? -1
+        }
+    }
+
+    @Test func subscribersOnBothWorkersReceiveIdenticalPayloadsWithContinuousSequenceNumbers() async throws {
+        let session = try await makeSession(subscribers: 6, portBase: 45_000)
+        defer { session.plane.shutdown() }
+        let home = session.plane.workers.firstIndex { worker in
+            worker.performAndWait { worker.routers[session.router]?.producers[session.producer] != nil }
+        }
+        let other = 1 - home!
+        #expect(workerIndices(session) == [home!, home!, other, other, home!, other])
+        try session.publish(from: 0, count: 60, keyFrameAt: [0])
+        for (subscriber, consumer) in zip(session.subscribers, session.consumers) {
+            let packets = subscriber.receiveRTP(count: 60)
+            #expect(packets.count == 60)
+            #expect(packets.map(\.payload) == (0..<60).map { VP8TestPayload.make(index: $0, keyFrame: $0 == 0) })
+            #expect(packets.allSatisfy { $0.ssrc == consumer.ssrc })
+            for index in packets.indices.dropFirst() {
+                #expect(packets[index].sequenceNumber == packets[index - 1].sequenceNumber &+ 1)
+                #expect(packets[index].timestamp &- packets[index - 1].timestamp == 3000)
+            }
+        }
+        // One router's statistics over both workers: one producer, six consumers.
+        let statistics = try await session.plane.statistics(router: session.router)
+        #expect(statistics.producers.map(\.producerID) == [session.producer])
+        #expect(statistics.producers.first?.packetsReceived == 60)
+        #expect(statistics.consumers.count == 6)
+        #expect(statistics.consumers.allSatisfy { $0.packetsSent == 60 })
+        // Each packet crossed once, not once per subscriber on the other worker.
+        let plane = await session.plane.planeStatistics()
+        #expect(plane.routers == 1)
+        #expect(plane.workerDetails.map(\.consumers) == [3, 3])
+        #expect(plane.workerDetails[home!].relayMessagesOut == 60)
+        #expect(plane.workerDetails[1 - home!].relayMessagesIn >= 60)
+        #expect(plane.workerDetails[1 - home!].producerCopies == 1)
+        #expect(plane.workerDetails.allSatisfy { $0.relayDrops == 0 && $0.relayMessagesUnclaimed == 0 })
+    }
+
+    @Test func nackAndKeyFrameRequestsWorkAcrossWorkers() async throws {
+        let session = try await makeSession(subscribers: 3, portBase: 45_100)
+        defer { session.plane.shutdown() }
+        let remote = session.subscribers[2]
+        let consumer = session.consumers[2]
+        try session.publish(from: 0, count: 10, keyFrameAt: [0])
+        for subscriber in session.subscribers.prefix(2) { #expect(subscriber.receiveRTP(count: 10).count == 10) }
+        // Packet 4 is lost between the router and the subscriber on the other worker; its NACK is
+        // answered there, from the copy's retransmission ring.
+        var received = remote.receiveRTP(count: 4)
+        #expect(remote.discardNext())
+        received += remote.receiveRTP(count: 5)
+        let missing = received[3].sequenceNumber &+ 1
+        try remote.sendRTCP { writer throws(RTCPError) in
+            try RTCPReceiverReport.write(senderSSRC: 0x5555, reportBlocks: EmptyCollection(), into: &writer)
+            try RTCPGenericNACK.write(senderSSRC: 0x5555, mediaSSRC: consumer.ssrc, lostSequenceNumbers: [missing], into: &writer)
+        }
+        let resent = remote.receiveRTP(count: 1)
+        #expect(resent.first?.sequenceNumber == missing)
+        #expect(resent.first?.payload == VP8TestPayload.make(index: 4, keyFrame: false))
+        // A PLI from that subscriber reaches the publisher through its home worker.
+        _ = session.publisher.receiveRTCP(for: 700)
+        try remote.sendRTCP { writer throws(RTCPError) in
+            try RTCPReceiverReport.write(senderSSRC: 0x5555, reportBlocks: EmptyCollection(), into: &writer)
+            try RTCPPictureLossIndication.write(senderSSRC: 0x5555, mediaSSRC: consumer.ssrc, into: &writer)
+        }
+        #expect(pictureLossIndications(in: session.publisher.receiveRTCP(for: 700)) == 1)
+        let statistics = try await session.plane.statistics(router: session.router)
+        #expect(statistics.consumers.first { $0.consumerID == consumer.consumerID }?.retransmittedPackets == 1)
+        #expect(statistics.producers.first?.keyFrameRequestsSent ?? 0 >= 1)
+    }
+
+    /// A full ring drops rather than waits; the copy asks home for what it missed, and every
+    /// subscriber on the other worker still gets every packet.
+    @Test func packetsAFullRingDroppedAreResentFromHome() async throws {
+        let session = try await makeSession(subscribers: 3, portBase: 45_200, relayRingCapacity: 16)
+        defer { session.plane.shutdown() }
+        let homeIndex = session.plane.workers.firstIndex { worker in
+            worker.performAndWait { worker.routers[session.router]?.producers[session.producer] != nil }
+        }!
+        let other = session.plane.workers[1 - homeIndex]
+        try session.publish(from: 0, count: 1, keyFrameAt: [0])
+        #expect(session.subscribers[2].receiveRTP(count: 1).count == 1)
+        // The other worker is held busy while 40 packets cross: the 16-slot ring overflows.
+        let holding = DispatchSemaphoreBox()
+        other.perform {
+            holding.signal()
+            usleep(200_000)
+        }
+        holding.wait()
+        try session.publish(from: 1, count: 40)
+        // The copy learns of the gap from the next packet that reaches it, as from any publisher.
+        usleep(300_000)
+        try session.publish(from: 41, count: 2)
+        let packets = session.subscribers[2].receiveRTP(count: 42)
+        let expected = (1..<43).map { VP8TestPayload.make(index: $0, keyFrame: false) }
+        let missing = expected.indices.filter { index in !packets.contains { $0.payload == expected[index] } }
+        #expect(packets.count == 42)
+        #expect(missing == [])
+        let plane = await session.plane.planeStatistics()
+        #expect(plane.workerDetails[homeIndex].relayDrops > 0)
+    }
+
+    @Test func closingTheRouterInTrafficFreesEveryObjectOnEveryWorker() async throws {
+        let session = try await makeSession(subscribers: 6, portBase: 45_300)
+        defer { session.plane.shutdown() }
+        try session.publish(from: 0, count: 20, keyFrameAt: [0])
+        var held: [WeakObject] = []
+        for worker in session.plane.workers {
+            held += worker.performAndWait {
+                guard let router = worker.routers[session.router] else { return [] }
+                var objects: [AnyObject] = [router]
+                objects += router.transports.values.map { $0 as AnyObject }
+                objects += router.producers.values.map { $0 as AnyObject }
+                objects += router.relayedProducers.values.map { $0 as AnyObject }
+                objects += router.consumers.values.map { $0 as AnyObject }
+                return objects.map(WeakObject.init)
+            }
+        }
+        // Two routers, seven transports, the producer and its copy, six consumers.
+        let expected = 17
+        #expect(held.count == expected)
+        try await session.plane.closeRouter(session.router)
+        try session.publish(from: 20, count: 10)
+        for worker in session.plane.workers { worker.performAndWait {} }
+        #expect(held.filter { $0.value != nil }.count == 0)
+        #expect(session.plane.workers.allSatisfy { worker in worker.performAndWait { worker.relayedProducers.isEmpty && worker.homeProducers.isEmpty } })
+    }
+
+    @Test func theLastSubscriberLeavingAWorkerEndsTheRelayThere() async throws {
+        let session = try await makeSession(subscribers: 3, portBase: 45_400)
+        defer { session.plane.shutdown() }
+        try session.publish(from: 0, count: 5, keyFrameAt: [0])
+        try await session.plane.closeTransport(session.subscriberTransports[2])
+        try session.publish(from: 5, count: 5)
+        for subscriber in session.subscribers.prefix(2) { #expect(subscriber.receiveRTP(count: 10).count == 10) }
+        let plane = await session.plane.planeStatistics()
+        #expect(plane.workerDetails.allSatisfy { $0.producerCopies == 0 })
+        // Nothing crossed after the copy went: five packets before, none after.
+        let home = session.plane.workers.firstIndex { worker in
+            worker.performAndWait { worker.routers[session.router]?.producers[session.producer] != nil }
+        }!
+        #expect(plane.workerDetails[home].relayMessagesOut == 5)
+    }
+}
+
+private final class WeakObject {
+    weak var value: AnyObject?
+    init(_ value: AnyObject) { self.value = value }
+}
+
+/// A semaphore the test's closures can capture.
+private final class DispatchSemaphoreBox: @unchecked Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    func signal() { semaphore.signal() }
+    func wait() { semaphore.wait() }
+}
