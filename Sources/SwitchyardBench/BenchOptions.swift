@@ -40,6 +40,9 @@ public struct BenchOptions: Codable, Sendable {
     public var signalsPerDrop: Int
     /// Local daemon: media workers (0 = one per core).
     public var workers: Int
+    /// Local daemon: `media.spreadThreshold` and `media.workerLoop`; nil leaves the daemon's default.
+    public var spreadThreshold: Int?
+    public var workerLoop: String?
     public var srtpProfile: String
     /// Simultaneous connection attempts while clients join.
     public var connectConcurrency: Int
@@ -92,6 +95,8 @@ public struct BenchOptions: Codable, Sendable {
     /// The problem with these options, naming the option, or nil.
     public var problem: String? {
         if clients < 1 { return "--clients must be at least 1" }
+        if let spreadThreshold, spreadThreshold < 0 { return "--spread-threshold cannot be negative" }
+        if let workerLoop, workerLoop != "dispatch", workerLoop != "epoll" { return "--worker-loop must be dispatch or epoll, not \(workerLoop)" }
         if scenario == .room, clients < 2 { return "--clients must be at least 2 for room" }
         if !(durationSeconds > 0) { return "--duration must be positive" }
         if scenario == .soak, durationSeconds > 3600 { return "--duration for soak is capped at 3600 s" }

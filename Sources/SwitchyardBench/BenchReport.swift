@@ -29,6 +29,18 @@ public struct BenchReport: Codable, Sendable {
         public var receivedMbitPerSecond: Double = 0
     }
 
+    /// One media worker of the daemon over the measurement, from its per-worker metrics.
+    public struct WorkerShare: Codable, Sendable {
+        public var index: Int
+        /// Time the worker was busy, as a percentage of one core.
+        public var busyPercent: Double
+        public var consumers: Int
+        public var packetsSentPerSecond: Double
+        /// Relay messages the worker wrote to other workers per second, and those a full ring refused.
+        public var relayMessagesPerSecond: Double
+        public var relayDrops: UInt64
+    }
+
     public struct Latency: Codable, Sendable {
         /// Packets measured (clean subscribers only), from the publisher's send to the subscriber's receive.
         public var samples: UInt64 = 0
@@ -282,6 +294,8 @@ public struct BenchReport: Codable, Sendable {
     public var clients = Clients()
     public var measuredSeconds: Double = 0
     public var forwarding = Forwarding()
+    /// Each media worker's share (empty when the daemon's metrics were not read).
+    public var workers: [WorkerShare] = []
     public var latency = Latency()
     public var loss = Loss()
     public var jitter = Jitter()

@@ -17,6 +17,12 @@ final class LocalDaemon: Sendable {
         guard let httpPort = Self.freePort(), let mediaFirst = Self.freePortBlock(count: transports + 64) else {
             throw .daemonFailed("no free ports on 127.0.0.1")
         }
+        var media: [String: Any] = [
+            "workers": options.workers, "listenAddress": "127.0.0.1",
+            "portRange": ["first": mediaFirst, "last": mediaFirst + transports + 63],
+        ]
+        if let spreadThreshold = options.spreadThreshold { media["spreadThreshold"] = spreadThreshold }
+        if let workerLoop = options.workerLoop { media["workerLoop"] = workerLoop }
         let configuration: [String: Any] = [
             "server": ["host": "127.0.0.1", "port": httpPort],
             "credentials": ["apiKey": options.apiKey, "apiSecret": options.apiSecret],
@@ -24,10 +30,7 @@ final class LocalDaemon: Sendable {
                 "maxConnectionsPerSession": max(1000, options.clients + 16), "maxSubscribersPerConnection": max(256, options.clients + 16),
                 "messagesPerSecond": 200, "messageBurst": 400,
             ],
-            "media": [
-                "workers": options.workers, "listenAddress": "127.0.0.1",
-                "portRange": ["first": mediaFirst, "last": mediaFirst + transports + 63],
-            ],
+            "media": media,
             "logging": ["level": "warning"],
             "shutdown": ["drainSeconds": 5],
         ]

@@ -93,6 +93,8 @@ struct Measurement {
             report.server = ProcessUsageSample.usage(from: serverStart, to: serverEnd, peakMB: serverPeak)
         }
 
+        report.workers = Self.workerShares(from: metricsStart, to: metricsEnd, seconds: seconds)
+
         let sentKey = "switchyard_media_packets_sent_total"
         if let sentBefore = metricsStart[sentKey], let sentAfter = metricsEnd[sentKey] {
             let forwarded = UInt64(max(0, sentAfter - sentBefore))
@@ -164,6 +166,26 @@ struct Measurement {
 
     private func framesSent() async -> UInt64 {
         await publishers.asyncMap { await $0.statistics().framesSent }.reduce(0, +)
+    }
+
+    /// Each worker's busy share, consumers, sends and relaying between two scrapes of the daemon's
+    /// per-worker metrics (`switchyard_media_worker_*{worker="i"}`).
+    static func workerShares(from start: [String: Double], to end: [String: Double], seconds: Double) -> [BenchReport.WorkerShare] {
+        func value(_ metrics: [String: Double], _ name: String, _ worker: Int, _ extra: String = "") -> Double {
+            metrics["switchyard_media_worker_\(name){worker=\"\(worker)\"\(extra)}"] ?? 0
+        }
+        let indices = end.keys.compactMap { key -> Int? in
+            guard key.hasPrefix("switchyard_media_worker_consumers{worker=\""), let digits = key.split(separator: "\"").dropFirst().first else { return nil }
+            return Int(digits)
+        }.sorted()
+        return indices.map { worker in
+            func delta(_ name: String, _ extra: String = "") -> Double { max(0, value(end, name, worker, extra) - value(start, name, worker, extra)) }
+            return BenchReport.WorkerShare(
+                index: worker, busyPercent: 100 * delta("busy_seconds_total") / seconds, consumers: Int(value(end, "consumers", worker)),
+                packetsSentPerSecond: delta("packets_sent_total") / seconds,
+                relayMessagesPerSecond: delta("relay_messages_total", ",direction=\"out\"") / seconds,
+                relayDrops: UInt64(delta("relay_drops_total")))
+        }
     }
 
     static func percentile(_ sorted: [Double], _ fraction: Double) -> Double? {

@@ -50,6 +50,12 @@ public enum ReportTable {
         } else {
             row("server CPU / RSS", "– (remote daemon; pass --server-pid)")
         }
+        for worker in report.workers {
+            row(
+                "server worker \(worker.index)",
+                "busy \(number(worker.busyPercent, " %")) of a core, \(worker.consumers) consumers, \(number(worker.packetsSentPerSecond, " packets/s", digits: 0)) sent, "
+                    + "\(number(worker.relayMessagesPerSecond, "/s", digits: 0)) relayed to other workers (\(worker.relayDrops) dropped)")
+        }
         if let bench = report.bench {
             row("bench CPU / RSS", "\(number(bench.cpuPercent, " %")) of a core, \(number(bench.rssEndMB, " MB", digits: 1))")
             if let thread = report.benchMediaThread {

@@ -22,6 +22,8 @@ final class SwitchyardMetrics: Sendable {
     private let openConnections: @Sendable () -> (http: Int, webSockets: Int)
     private let packetsReceived, bytesReceived, packetsSent, bytesSent: Counter
     private let drops: Mutex<[String: Counter]>
+    /// Per-worker metrics, made the first time each worker reports.
+    private let workerMetrics: Mutex<[Int: WorkerMetrics]>
     private let audioFallbackEvents: [String: Counter]
     /// The totals each counter has been advanced to, by counter name and label.
     private let reported = Mutex([String: UInt64]())
@@ -55,6 +57,7 @@ final class SwitchyardMetrics: Sendable {
             (kind, Self.counter(registry, "audio_fallback_events", "Audio-fallback events sent to clients", labels: [("kind", kind)]))
         })
         drops = Mutex([:])
+        workerMetrics = Mutex([:])
         Self.gauge(registry, "build_info", "Always 1; the labels describe the build", labels: [("srtp", srtpVersion), ("srtp_build", srtpBuild)]).set(1.0)
     }
 
@@ -96,6 +99,7 @@ final class SwitchyardMetrics: Sendable {
             guard let counter = audioFallbackEvents[kind] else { continue }
             advance(counter, key: "audioFallback." + kind, to: count)
         }
+        for worker in plane.workerDetails { report(worker) }
         for (reason, count) in plane.drops {
             let counter = drops.withLock { drops in
                 if let counter = drops[reason] { return counter }
@@ -105,6 +109,53 @@ final class SwitchyardMetrics: Sendable {
             }
             advance(counter, key: "drops." + reason, to: count)
         }
+    }
+
+    /// One worker's load and relaying, labelled `worker="<index>"`, so an operator sees how routers spread.
+    private struct WorkerMetrics {
+        let consumers, producerCopies, ringDepth: Gauge
+        let packetsReceived, packetsSent, busySeconds, relayOut, relayIn, relayDrops: Counter
+    }
+
+    private func report(_ worker: WorkerStatistics) {
+        let label = String(worker.index)
+        let metrics = workerMetrics.withLock { all in
+            if let metrics = all[worker.index] { return metrics }
+            let labels = [("worker", label)]
+            let metrics = WorkerMetrics(
+                consumers: Self.gauge(registry, "media_worker_consumers", "Consumers on the media worker", labels: labels),
+                producerCopies: Self.gauge(
+                    registry, "media_worker_producer_copies", "Copies of producers of other workers, fed through relay rings", labels: labels),
+                ringDepth: Self.gauge(registry, "media_worker_relay_ring_depth", "Relay messages waiting in the rings into the worker", labels: labels),
+                packetsReceived: Self.counter(registry, "media_worker_packets_received", "UDP datagrams the worker received", labels: labels),
+                packetsSent: Self.counter(registry, "media_worker_packets_sent", "UDP datagrams the worker sent", labels: labels),
+                busySeconds: Self.counter(
+                    registry, "media_worker_busy_seconds", "Seconds the worker spent handling sockets, rings and its tick; its rate is the worker's share of a core",
+                    labels: labels),
+                relayOut: Self.counter(
+                    registry, "media_worker_relay_messages", "Relay messages between workers", labels: labels + [("direction", "out")]),
+                relayIn: Self.counter(registry, "media_worker_relay_messages", "Relay messages between workers", labels: labels + [("direction", "in")]),
+                relayDrops: Self.counter(
+                    registry, "media_worker_relay_drops", "Relay messages dropped because the ring to the other worker was full", labels: labels))
+            all[worker.index] = metrics
+            return metrics
+        }
+        metrics.consumers.set(Double(worker.consumers))
+        metrics.producerCopies.set(Double(worker.producerCopies))
+        metrics.ringDepth.set(Double(worker.relayRingDepth))
+        let key = "worker\(label)."
+        advance(metrics.packetsReceived, key: key + "packetsReceived", to: worker.packetsReceived)
+        advance(metrics.packetsSent, key: key + "packetsSent", to: worker.packetsSent)
+        // Whole milliseconds, so the counter keeps its integer steps.
+        let busyMilliseconds = worker.busyNanoseconds / 1_000_000
+        let previous = reported.withLock { reported in
+            defer { reported[key + "busy"] = max(reported[key + "busy"] ?? 0, busyMilliseconds) }
+            return reported[key + "busy"] ?? 0
+        }
+        if busyMilliseconds > previous { metrics.busySeconds.increment(by: Double(busyMilliseconds - previous) / 1000) }
+        advance(metrics.relayOut, key: key + "relayOut", to: worker.relayMessagesOut)
+        advance(metrics.relayIn, key: key + "relayIn", to: worker.relayMessagesIn)
+        advance(metrics.relayDrops, key: key + "relayDrops", to: worker.relayDrops)
     }
 
     /// Moves a counter up to a total the plane reported. Two scrapes may finish out of order; the

@@ -60,6 +60,10 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var signalsPerDrop: Int?
     @Option(help: "Local daemon: media workers (0: one per core).")
     var workers: Int?
+    @Option(help: "Local daemon: subscribers of one track past which new subscribers go to the least-loaded worker (media.spreadThreshold; 0: never).")
+    var spreadThreshold: Int?
+    @Option(help: "Local daemon: how media workers wait, dispatch or epoll (media.workerLoop).")
+    var workerLoop: String?
     @Option(help: "SRTP profile the clients offer.")
     var srtpProfile: String?
     @Option(help: "Simultaneous connection attempts while clients join.")
@@ -120,6 +124,8 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         }
         if let signalsPerDrop { options.signalsPerDrop = signalsPerDrop }
         if let workers { options.workers = workers }
+        if let spreadThreshold { options.spreadThreshold = spreadThreshold }
+        if let workerLoop { options.workerLoop = workerLoop }
         if let srtpProfile { options.srtpProfile = srtpProfile }
         if let connectConcurrency { options.connectConcurrency = connectConcurrency }
         if let mediaThreads { options.mediaThreads = mediaThreads }

@@ -12,9 +12,12 @@ import Testing
 @Suite(.serialized) struct SpreadRouterTests {
     /// Two workers, and a threshold of 2: subscribers 0 and 1 stay on the publisher's worker, the
     /// rest go to whichever worker has fewer consumers (home on a tie).
-    private func makeSession(subscribers: Int, portBase: UInt16, relayRingCapacity: Int = 1024) async throws -> RoutedSession {
+    private func makeSession(
+        subscribers: Int, portBase: UInt16, relayRingCapacity: Int = 1024, loop: WorkerLoop = .epoll
+    ) async throws -> RoutedSession {
         try await RoutedSession.make(
-            subscriberCount: subscribers, portBase: portBase, workerCount: 2, spreadThreshold: 2, relayRingCapacity: relayRingCapacity)
+            subscriberCount: subscribers, portBase: portBase, workerCount: 2, spreadThreshold: 2, relayRingCapacity: relayRingCapacity,
+            workerLoop: loop)
     }
 
     /// The worker each subscriber's transport landed on.
@@ -26,8 +29,9 @@ import Testing
         }
     }
 
-    @Test func subscribersOnBothWorkersReceiveIdenticalPayloadsWithContinuousSequenceNumbers() async throws {
-        let session = try await makeSession(subscribers: 6, portBase: 45_000)
+    @Test(arguments: [(WorkerLoop.epoll, UInt16(45_000)), (.dispatch, 45_500)])
+    func subscribersOnBothWorkersReceiveIdenticalPayloadsWithContinuousSequenceNumbers(loop: WorkerLoop, portBase: UInt16) async throws {
+        let session = try await makeSession(subscribers: 6, portBase: portBase, loop: loop)
         defer { session.plane.shutdown() }
         let home = session.plane.workers.firstIndex { worker in
             worker.performAndWait { worker.routers[session.router]?.producers[session.producer] != nil }
@@ -61,8 +65,9 @@ import Testing
         #expect(plane.workerDetails.allSatisfy { $0.relayDrops == 0 && $0.relayMessagesUnclaimed == 0 })
     }
 
-    @Test func nackAndKeyFrameRequestsWorkAcrossWorkers() async throws {
-        let session = try await makeSession(subscribers: 3, portBase: 45_100)
+    @Test(arguments: [(WorkerLoop.epoll, UInt16(45_100)), (.dispatch, 45_600)])
+    func nackAndKeyFrameRequestsWorkAcrossWorkers(loop: WorkerLoop, portBase: UInt16) async throws {
+        let session = try await makeSession(subscribers: 3, portBase: portBase, loop: loop)
         defer { session.plane.shutdown() }
         let remote = session.subscribers[2]
         let consumer = session.consumers[2]

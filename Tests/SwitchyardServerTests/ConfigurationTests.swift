@@ -83,6 +83,25 @@ import Testing
                 == ConfigurationError(keyPath: "media.udpSegmentation", problem: "expected true or false, found a string"))
     }
 
+    @Test func workersWaitOnTheirEpollThreadByDefaultAndSpreadBigAudiences() throws {
+        let builtIn = SwitchyardConfiguration.builtIn.media
+        #expect(builtIn.workerLoop == .epoll)
+        #expect(builtIn.spreadThreshold == 64)
+        #expect(builtIn.relayRingCapacity == 1024)
+        let parsed = try SwitchyardConfiguration.parse(
+            Data(#"{"media":{"workerLoop":"dispatch","spreadThreshold":0,"relayRingPackets":256}}"#.utf8)).media
+        #expect(parsed.workerLoop == .dispatch)
+        #expect(parsed.spreadThreshold == 0)
+        #expect(parsed.relayRingCapacity == 256)
+        #expect(
+            refusal(#"{"media":{"workerLoop":"kqueue"}}"#)
+                == ConfigurationError(keyPath: "media.workerLoop", problem: #""kqueue" is not "dispatch" or "epoll""#))
+        #expect(
+            refusal(#"{"media":{"spreadThreshold":-1}}"#)
+                == ConfigurationError(keyPath: "media.spreadThreshold", problem: "-1 is out of range 0...1000000"))
+        #expect(refusal(#"{"media":{"relayRingPackets":8}}"#)?.keyPath == "media.relayRingPackets")
+    }
+
     @Test func reconnectionSettingsAreReadAndBounded() throws {
         #expect(SwitchyardConfiguration.builtIn.signaling.reconnection == ReconnectionSettings())
         let parsed = try SwitchyardConfiguration.parse(

@@ -136,6 +136,10 @@ import Testing
         // The harness runs one worker; loopback takes segmented sends.
         #expect(metrics.contains("switchyard_media_workers 1"))
         #expect(metrics.contains("switchyard_media_workers_segmenting_sends 1"))
+        // Each worker's load and relaying, labelled with its index.
+        #expect(metrics.contains(#"switchyard_media_worker_consumers{worker="0"} 0"#))
+        #expect(metrics.contains(#"switchyard_media_worker_relay_messages_total{worker="0",direction="out"} 0"#))
+        #expect(metrics.contains(#"switchyard_media_worker_busy_seconds_total{worker="0"}"#))
         try await harness.stop()
     }
 }

@@ -7,11 +7,13 @@ import SRTP
 /// One profile's forwarding case: what to send, how fast, and what to compare against.
 struct ForwardingCase {
     let profile: SRTPProfile
-    /// Source packets per second from the publisher; the media plane forwards 20 times as many.
-    let packetsPerSecond: Int
+    /// Source packets per second from the publisher; the media plane forwards `subscribers` times as many.
+    var packetsPerSecond: Int
     /// Forwarded packets per CPU-second of the minimal C forwarder with the same libsrtp2 (BUILD-NOTES).
     let cForwarderCeiling: Double
-    let portRange: ClosedRange<UInt16>
+    var portRange: ClosedRange<UInt16>
+    /// Subscribers the publisher fans out to.
+    var subscribers = Forwarding.subscriberCount
 }
 
 /// Timing of a run: warm-up, then the measured window, then a tail so the publisher is still sending
@@ -62,6 +64,10 @@ enum Forwarding {
     struct Outcome {
         var lines: [String]
         var forwardedPerCPUSecond: Double
+        var forwardingCPUSeconds: Double
+        /// Source packets the producer received in the window, and relay messages the workers wrote.
+        var sourcePackets: UInt64
+        var relayMessages: UInt64
     }
 
     /// Runs one case, with or without segmented sends (UDP GSO), and with or without transport-wide
@@ -69,14 +75,19 @@ enum Forwarding {
     /// per forwarded packet), with or without a simulcast producer (every consumer then takes the
     /// layered path: layer and temporal checks, PictureID rewriting, the NACK history), and returns
     /// its two output lines.
+    /// `loop` is how the worker waits (the Dispatch source over epoll, or the epoll thread); with
+    /// `spread` the case's subscribers are divided over that many workers (the router's home takes
+    /// the first half, the others the rest, each fed once per packet through a relay ring).
     static func run(
         _ forwardingCase: ForwardingCase, udpSegmentation: Bool, transportWide: Bool = false, layered: Bool = false,
-        timing: RunTiming, libsrtp: LibsrtpCost
+        loop: WorkerLoop = .dispatch, spread workerCount: Int? = nil, timing: RunTiming, libsrtp: LibsrtpCost
     ) async throws -> Outcome {
         let profile = forwardingCase.profile
+        let subscriberCount = forwardingCase.subscribers
         let plane = try MediaPlane(
             configuration: MediaRouterConfiguration(
-                workerCount: 1, listenAddress: "127.0.0.1", portRange: forwardingCase.portRange, udpSegmentation: udpSegmentation))
+                workerCount: workerCount ?? 1, listenAddress: "127.0.0.1", portRange: forwardingCase.portRange, udpSegmentation: udpSegmentation,
+                workerLoop: loop, spreadThreshold: workerCount.map { subscriberCount / $0 } ?? 0))
         defer { plane.shutdown() }
         let router = try await plane.createRouter()
 
@@ -102,7 +113,8 @@ enum Forwarding {
                 options: PlainTransportOptions(
                     remoteAddress: TransportAddress(host: "127.0.0.1", port: port),
                     clientSRTP: SRTPParameters(profile: profile.rawValue, keyParameter: keys.sdesKeyParameter),
-                    routerProfile: profile.rawValue, transportWideSequenceID: transportWide ? 5 : nil))
+                    routerProfile: profile.rawValue, transportWideSequenceID: transportWide ? 5 : nil),
+                toConsume: [producer])
             _ = try await plane.consume(transport: transport.transportID, producer: producer, pauseReasons: [])
         }
 
@@ -126,11 +138,13 @@ enum Forwarding {
         sleepNanoseconds(timing.warmUpNanoseconds)
         load.sleepUntilBeforeNextBurst(lead: lead)
         let statisticsBefore = try await plane.statistics(router: router)
+        let planeBefore = await plane.planeStatistics()
         let before = Snapshot.take(load)
         sleepNanoseconds(timing.windowNanoseconds - load.burstPeriod)
         load.sleepUntilBeforeNextBurst(lead: lead)
         let after = Snapshot.take(load)
         let statisticsAfter = try await plane.statistics(router: router)
+        let planeAfter = await plane.planeStatistics()
 
         // Let the publisher finish and the subscribers drain, then count the whole run's losses.
         while !load.publisherFinished.load(ordering: .acquiring) { sleepNanoseconds(10_000_000) }
@@ -169,10 +183,22 @@ enum Forwarding {
             .map { "\($0.key):\($0.value)" }.joined(separator: ",")
 
         var lines: [String] = []
-        let name =
+        var name =
             layered ? "forward_simulcast" : transportWide ? "forward_transport_wide" : udpSegmentation ? "forward" : "forward_without_segmentation"
+        if loop == .epoll { name = "forward_epoll" + name.dropFirst("forward".count) }
+        if let workerCount { name = "forward_spread_workers_\(workerCount)" }
+        let sourcePackets = (statisticsAfter.producers.first?.packetsReceived ?? 0) - (statisticsBefore.producers.first?.packetsReceived ?? 0)
+        let relayMessages = zip(planeAfter.workerDetails, planeBefore.workerDetails).reduce(UInt64(0)) {
+            $0 + $1.0.relayMessagesOut - $1.1.relayMessagesOut
+        }
+        let busyShares = zip(planeAfter.workerDetails, planeBefore.workerDetails).map {
+            formatted(Double($0.0.busyNanoseconds - $0.1.busyNanoseconds) / Double(after.time - before.time), decimals: 2)
+        }
         lines.append(
-            "\(name) \(profile.rawValue) subscribers=\(subscriberCount) forwarded_pps_per_cpu_second=\(Int(perCPUSecond.rounded()))")
+            "\(name) \(profile.rawValue) subscribers=\(subscriberCount) forwarded_pps_per_cpu_second=\(Int(perCPUSecond.rounded()))"
+                + " loop=\(loop.rawValue) workers=\(planeAfter.workers) worker_busy_shares=[\(busyShares.joined(separator: ","))]"
+                + " worker_consumers=[\(planeAfter.workerDetails.map { String($0.consumers) }.joined(separator: ","))]"
+                + " relay_messages=\(relayMessages) relay_drops=\(planeAfter.workerDetails.reduce(0) { $0 + $1.relayDrops })")
         lines.append(
             "  ratio_to_c_ceiling=\(formatted(perCPUSecond / forwardingCase.cForwarderCeiling, decimals: 3))"
                 + " (C ceiling \(Int(forwardingCase.cForwarderCeiling)))"
@@ -198,7 +224,9 @@ enum Forwarding {
                 + " forwarded=\(totalForwarded) subscribers_received=\(received)"
                 + " loss=\(Int(published) - Int(producerReceived) + Int(totalForwarded) - received)"
                 + " drops=[\(drops)]")
-        return Outcome(lines: lines, forwardedPerCPUSecond: perCPUSecond)
+        return Outcome(
+            lines: lines, forwardedPerCPUSecond: perCPUSecond, forwardingCPUSeconds: forwardingCPUSeconds, sourcePackets: sourcePackets,
+            relayMessages: relayMessages)
     }
 
     /// `count` 1200-byte VP8 packets (a key frame first, then delta frames; ten packets a frame, 90 kHz

@@ -1,5 +1,6 @@
 import AllocationCounter
 import Glibc
+import MediaRouter
 import SRTP
 
 // The loopback forwarding benchmark of the media plane (docs/benchmark.md): one publisher at a fixed
@@ -13,12 +14,22 @@ import SRTP
 // takes the layered path (`forward_simulcast`, compared in `compare_simulcast`). With --c-reference <path>, the minimal C forwarder built
 // against the same libsrtp2 runs right after, for a ratio measured in the same sitting.
 //
-// Options: --window <seconds> (default 5), --skip-memory, --only <profile name>, --c-reference <path>.
+// Each profile also runs segmented and unsegmented with the worker on its own epoll thread instead of
+// the Dispatch source (`forward_epoll*`, compared in `compare_loop`), and one publisher fanned out to
+// 200 subscribers on one worker and spread over two (`forward_spread_workers_*`, compared in
+// `compare_spread` with the cost of a packet's hop between workers).
+//
+// Options: --window <seconds> (default 5), --skip-memory, --only <profile name>, --c-reference <path>,
+// --only-loop and --only-spread (just those comparisons), --spread-loop dispatch|epoll (the workers of the
+// spread runs; dispatch by default).
 
 var timing = RunTiming()
 var measureMemory = true
 var onlyProfile: String?
 var cReferencePath: String?
+var onlyLoop = false
+var spreadLoop = WorkerLoop.dispatch
+var onlySpread = false
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
@@ -33,9 +44,16 @@ while let argument = arguments.next() {
         onlyProfile = arguments.next()
     case "--c-reference":
         cReferencePath = arguments.next()
+    case "--only-loop":
+        onlyLoop = true
+    case "--only-spread":
+        onlySpread = true
+    case "--spread-loop":
+        guard let value = arguments.next(), let loop = WorkerLoop(rawValue: value) else { fatalError("--spread-loop takes dispatch or epoll") }
+        spreadLoop = loop
     default:
         fatalError(
-            "unknown argument \(argument); expected --window <seconds>, --skip-memory, --only <profile> or --c-reference <path>")
+            "unknown argument \(argument); expected --window <seconds>, --skip-memory, --only <profile>, --c-reference <path>, --only-loop, --only-spread or --spread-loop <loop>")
     }
 }
 
@@ -71,6 +89,46 @@ print(
         + " window \(formatted(Double(timing.windowNanoseconds) / 1e9, decimals: 1)) s")
 for forwardingCase in cases {
     let libsrtp = try LibsrtpCost.measure(profile: forwardingCase.profile)
+    if !onlySpread {
+        let dispatch = try await Forwarding.run(forwardingCase, udpSegmentation: true, timing: timing, libsrtp: libsrtp)
+        let epoll = try await Forwarding.run(forwardingCase, udpSegmentation: true, loop: .epoll, timing: timing, libsrtp: libsrtp)
+        let dispatchUnsegmented = try await Forwarding.run(forwardingCase, udpSegmentation: false, timing: timing, libsrtp: libsrtp)
+        let epollUnsegmented = try await Forwarding.run(
+            forwardingCase, udpSegmentation: false, loop: .epoll, timing: timing, libsrtp: libsrtp)
+        for line in (dispatch.lines + epoll.lines + dispatchUnsegmented.lines + epollUnsegmented.lines) { print(line) }
+        print(
+            "compare_loop \(forwardingCase.profile.rawValue)"
+                + " dispatch_over_epoll=\(formatted(dispatch.forwardedPerCPUSecond / epoll.forwardedPerCPUSecond, decimals: 3))"
+                + " without_segmentation=\(formatted(dispatchUnsegmented.forwardedPerCPUSecond / epollUnsegmented.forwardedPerCPUSecond, decimals: 3))")
+    }
+    if !onlyLoop {
+        // Ten times the subscribers at a tenth of the rate: the same forwarded packets per second.
+        var wide = forwardingCase
+        wide.subscribers = 200
+        wide.packetsPerSecond = forwardingCase.packetsPerSecond / 10
+        wide.portRange = forwardingCase.portRange.lowerBound + 200...forwardingCase.portRange.lowerBound + 499
+        let one = try await Forwarding.run(wide, udpSegmentation: true, loop: spreadLoop, spread: 1, timing: timing, libsrtp: libsrtp)
+        let two = try await Forwarding.run(wide, udpSegmentation: true, loop: spreadLoop, spread: 2, timing: timing, libsrtp: libsrtp)
+        for line in one.lines + two.lines { print(line) }
+        print(
+            "compare_spread \(forwardingCase.profile.rawValue) subscribers=200"
+                + " two_workers_over_one=\(formatted(two.forwardedPerCPUSecond / one.forwardedPerCPUSecond, decimals: 3))")
+        // The hop alone: 1 -> 2 at the case's rate, both subscribers on one worker, then one on each
+        // (every packet relayed once): the extra CPU per relayed packet is the cross-worker cost.
+        var pair = forwardingCase
+        pair.subscribers = 2
+        pair.portRange = forwardingCase.portRange.lowerBound + 500...forwardingCase.portRange.lowerBound + 509
+        let together = try await Forwarding.run(pair, udpSegmentation: true, loop: spreadLoop, spread: 1, timing: timing, libsrtp: libsrtp)
+        let apart = try await Forwarding.run(pair, udpSegmentation: true, loop: spreadLoop, spread: 2, timing: timing, libsrtp: libsrtp)
+        for line in together.lines.prefix(1) + apart.lines.prefix(1) { print(line) }
+        let perSource = { (outcome: Forwarding.Outcome) in outcome.forwardingCPUSeconds / Double(max(1, outcome.sourcePackets)) }
+        let hop = (perSource(apart) - perSource(together)) * Double(apart.sourcePackets) / Double(max(1, apart.relayMessages))
+        print(
+            "compare_hop \(forwardingCase.profile.rawValue) hop_us_per_relayed_packet=\(formatted(hop * 1e6, decimals: 2))"
+                + " us_per_source_packet_one_worker=\(formatted(perSource(together) * 1e6, decimals: 2))"
+                + " two_workers=\(formatted(perSource(apart) * 1e6, decimals: 2)) relayed=\(apart.relayMessages)")
+    }
+    if onlyLoop || onlySpread { continue }
     let segmented = try await Forwarding.run(forwardingCase, udpSegmentation: true, timing: timing, libsrtp: libsrtp)
     for line in segmented.lines { print(line) }
     let unsegmented = try await Forwarding.run(forwardingCase, udpSegmentation: false, timing: timing, libsrtp: libsrtp)
