@@ -451,9 +451,10 @@ public final class MediaPlane: MediaControl {
         await removeCopies(of: producerID)
     }
 
-    /// Closes the copies of a producer that has closed, and their consumers, then forgets the producer.
+    /// Forgets a producer that has closed, then closes its copies and their consumers. Forgotten
+    /// first, so a `consume` racing with this cannot make a copy after the copies were listed.
     private func removeCopies(of producerID: ProducerID) async {
-        guard let entry = registry.withLock({ $0.producers[producerID] }) else { return }
+        guard let entry = registry.withLock({ $0.producers.removeValue(forKey: producerID) }) else { return }
         for index in entry.copies.sorted() {
             let worker = workers[index]
             let closed: [ConsumerID] = await onThread(of: worker) {
@@ -468,7 +469,6 @@ public final class MediaPlane: MediaControl {
                 for id in closed { registry.removeConsumer(id) }
             }
         }
-        _ = registry.withLock { $0.producers.removeValue(forKey: producerID) }
     }
 
     /// Makes the producer at home hand its packets to exactly the workers the registry says hold a

@@ -129,6 +129,66 @@ import Testing
         #expect(plane.workerDetails[homeIndex].relayDrops > 0)
     }
 
+    /// Pauses, resumes and key-frame waits of a consumer on the other worker, as on one worker.
+    @Test func aPausedSubscriberOnTheOtherWorkerResumesFromAKeyFrameWithoutASequenceGap() async throws {
+        let session = try await makeSession(subscribers: 3, portBase: 45_700)
+        defer { session.plane.shutdown() }
+        let remote = session.subscribers[2]
+        let consumer = session.consumers[2].consumerID
+        // Delta frames before any key frame reach nobody, on either worker.
+        try session.publish(from: 0, count: 5)
+        try session.publish(from: 5, count: 10, keyFrameAt: [5])
+        let before = remote.receiveRTP(count: 10)
+        #expect(before.first?.payload == VP8TestPayload.make(index: 5, keyFrame: true))
+        try await session.plane.pauseConsumer(consumer, reason: .subscriberChoice)
+        try session.publish(from: 15, count: 10)
+        _ = session.publisher.receiveRTCP(for: 100)
+        try await session.plane.resumeConsumer(consumer, reason: .subscriberChoice)
+        // The resume's key-frame request went home through the ring and on to the publisher.
+        #expect(pictureLossIndications(in: session.publisher.receiveRTCP(for: 1200)) >= 1)
+        try session.publish(from: 25, count: 5)
+        try session.publish(from: 30, count: 5, keyFrameAt: [30])
+        let after = remote.receiveRTP(count: 5)
+        #expect(after.first?.payload == VP8TestPayload.make(index: 30, keyFrame: true))
+        #expect(after.map(\.sequenceNumber) == (0..<5).map { before.last!.sequenceNumber &+ 1 &+ UInt16($0) })
+        let statistics = try await session.plane.statistics(router: session.router)
+        #expect(statistics.consumers.first { $0.consumerID == consumer }?.packetsSent == 15)
+    }
+
+    /// The publisher's audio-fallback suspension reaches the copy in order with the packets: nothing
+    /// is forwarded on either worker while it holds, and every subscriber restarts from a key frame.
+    @Test func thePublishersVideoSuspensionReachesSubscribersOnTheOtherWorker() async throws {
+        let session = try await makeSession(subscribers: 3, portBase: 45_800)
+        defer { session.plane.shutdown() }
+        let home = session.plane.workers.first { worker in
+            worker.performAndWait { worker.routers[session.router]?.producers[session.producer] != nil }
+        }!
+        let producer = session.producer
+        let router = session.router
+        func suspend(_ suspended: Bool) {
+            home.performAndWait {
+                home.routers[router]?.producers[producer]?.setSuspendedForUplinkQuality(suspended, now: MediaClock.monotonicNow())
+                home.flush()
+            }
+        }
+        try session.publish(from: 0, count: 5, keyFrameAt: [0])
+        for subscriber in session.subscribers { #expect(subscriber.receiveRTP(count: 5).count == 5) }
+        suspend(true)
+        try session.publish(from: 5, count: 5)
+        // Sender reports go on; media does not.
+        for subscriber in session.subscribers {
+            let media = subscriber.receivePackets(for: 200).filter { if case .rtp = $0 { true } else { false } }
+            #expect(media.isEmpty)
+        }
+        suspend(false)
+        try session.publish(from: 10, count: 3)
+        try session.publish(from: 13, count: 3, keyFrameAt: [13])
+        for subscriber in session.subscribers {
+            let packets = subscriber.receiveRTP(count: 3)
+            #expect(packets.map(\.payload) == (13..<16).map { VP8TestPayload.make(index: $0, keyFrame: $0 == 13) })
+        }
+    }
+
     @Test func closingTheRouterInTrafficFreesEveryObjectOnEveryWorker() async throws {
         let session = try await makeSession(subscribers: 6, portBase: 45_300)
         defer { session.plane.shutdown() }
