@@ -10,15 +10,14 @@ import Synchronization
 /// buffers every packet passes through. It waits on all its sockets with one epoll instance, drains
 /// each readable socket with `recvmmsg` and handles every packet inline.
 ///
-/// How it waits is `MediaRouterConfiguration.workerLoop`. With `.dispatch` the worker is a serial
-/// DispatchQueue: one DispatchSourceRead watches the epoll descriptor, so a burst on many sockets is
-/// one queue item, a DispatchSourceTimer runs the tick, and control work (`perform`) is a queue item.
-/// With `.epoll` (the default: it measured 10-15 % cheaper per forwarded packet, because on Linux a
-/// Dispatch source's event wakes libdispatch's manager thread, which then wakes a pool thread: two
-/// wake-ups per burst instead of one) it is a thread of its own blocked in `epoll_wait`, the tick the
-/// wait's timeout, and control work a mailbox that wakes it through an eventfd. (A DispatchSourceRead per
-/// socket, as the media plane once had, cost libdispatch's manager thread a wake-up and a futex
-/// hand-off per socket and burst; docs/media-plane.md.)
+/// How it waits is `MediaRouterConfiguration.workerLoop` (`WorkerLoop`). By default (`.dispatchWait`)
+/// the worker is a serial DispatchQueue whose one long-running item waits in `epoll_wait`: a burst
+/// wakes one thread, control work (`perform`) is queued behind the item, and the eventfd makes the
+/// wait return so the queue runs it. `.dispatch` puts one DispatchSourceRead over the epoll descriptor
+/// and a DispatchSourceTimer on the queue instead; on Linux that costs a second wake-up per burst
+/// (libdispatch's manager thread, then a pool thread), about 10 % more CPU per forwarded packet.
+/// `.epoll` is a thread of the worker's own. (A DispatchSourceRead per socket, as the media plane once
+/// had, cost a manager-thread wake-up and a futex hand-off per socket and burst; docs/media-plane.md.)
 ///
 /// Confined to its queue or thread: every method but `init`, `start`, `perform`, `performAndWait` and
 /// `stop` runs there (checked in debug builds). That confinement, not a lock, is what makes handing it
@@ -66,6 +65,10 @@ final class Worker: @unchecked Sendable {
     /// `.epoll`: work other threads queued for the worker's thread, and whether the loop still takes it.
     private let mailbox = Mutex(Mailbox())
     private var thread: pthread_t?
+    /// `.dispatchWait`: control work was queued behind the waiting item.
+    private let controlQueued = Atomic<Bool>(false)
+    /// When the next tick is due (`.epoll`, `.dispatchWait`).
+    private var nextTick: UInt64 = 0
     /// The running thread's id, which the thread itself records: other threads read it to tell whether
     /// they are on it (0 before it starts).
     private let threadID = Atomic<UInt>(0)
@@ -176,6 +179,9 @@ final class Worker: @unchecked Sendable {
         switch configuration.workerLoop {
         case .epoll:
             thread = startWorkerThread(name: "switchyard-w\(index)") { [self] in runLoop() }
+        case .dispatchWait:
+            nextTick = MediaClock.monotonicNow() + Self.tickInterval
+            queue.async { [self] in waitOnQueue() }
         case .dispatch:
             let source = DispatchSource.makeReadSource(fileDescriptor: poller, queue: queue)
             source.setEventHandler { [self] in handleReadySockets() }
@@ -195,12 +201,22 @@ final class Worker: @unchecked Sendable {
     }
 
     /// Runs `body` on the worker, soon, after the work already queued. Once an `.epoll` worker has
-    /// stopped, runs it on the caller's thread: nothing else touches the worker's objects then.
+    /// stopped, runs it on the caller's thread (nothing else touches the worker's objects then); a
+    /// queue still runs it after its worker stopped.
     func perform(_ body: @escaping () -> Void) {
         let job = Job(run: body)
-        guard configuration.workerLoop == .epoll else {
+        switch configuration.workerLoop {
+        case .dispatch:
             queue.async { job.run() }
             return
+        case .dispatchWait:
+            queue.async { job.run() }
+            // Makes the waiting queue item return, so the queue runs this job.
+            controlQueued.store(true, ordering: .sequentiallyConsistent)
+            _ = switchyard_wake_signal(wakeDescriptor)
+            return
+        case .epoll:
+            break
         }
         let wake: Bool? = mailbox.withLock { mailbox in
             guard !mailbox.isStopped else { return nil }
@@ -231,6 +247,11 @@ final class Worker: @unchecked Sendable {
     /// Stops waiting after the work already queued, and returns once nothing of the worker runs.
     func stop() {
         switch configuration.workerLoop {
+        case .dispatchWait:
+            performAndWait { [self] in
+                isRunning = false
+                sharedSocket = nil
+            }
         case .dispatch:
             guard let readSource, let tickTimer else { return }
             queue.sync {
@@ -252,10 +273,10 @@ final class Worker: @unchecked Sendable {
         isStarted.store(false, ordering: .releasing)
     }
 
-    /// Whether the caller runs on the worker's queue (`.dispatch`) or thread (`.epoll`).
+    /// Whether the caller runs on the worker's queue or (`.epoll`) thread.
     var isOnWorker: Bool {
         switch configuration.workerLoop {
-        case .dispatch: DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)
+        case .dispatch, .dispatchWait: DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)
         case .epoll: pthread_equal(threadID.load(ordering: .relaxed), pthread_self()) != 0
         }
     }
@@ -290,37 +311,53 @@ final class Worker: @unchecked Sendable {
         }
     }
 
+    /// `.dispatchWait`: one queue item that waits on the epoll set as the epoll thread does, until
+    /// control work is queued behind it; it then returns so the queue runs that work, and queues
+    /// itself again after it.
+    private func waitOnQueue() {
+        while isRunning {
+            if waitOnce() && controlQueued.exchange(false, ordering: .sequentiallyConsistent) {
+                queue.async { [self] in waitOnQueue() }
+                return
+            }
+        }
+    }
+
+    /// One wait on the epoll set, then what it found and the tick when due. Returns whether the
+    /// eventfd woke it (control work, or another worker's relay ring).
+    private func waitOnce() -> Bool {
+        let now = MediaClock.monotonicNow()
+        let timeout = nextTick > now ? Int32((nextTick - now + 999_999) / 1_000_000) : 0
+        let ready = switchyard_poller_wait(poller, readyTokens, Int32(Self.readyBatch), timeout)
+        let start = MediaClock.monotonicNow()
+        var woken = false
+        for slot in 0..<Int(max(0, ready)) {
+            let descriptor = Int32(truncatingIfNeeded: readyTokens[slot])
+            if descriptor == wakeDescriptor {
+                _ = switchyard_wake_clear(wakeDescriptor)
+                woken = true
+            } else {
+                handleReadable(descriptor)
+            }
+        }
+        if woken { drainRelays() }
+        let afterIO = MediaClock.monotonicNow()
+        if afterIO >= nextTick {
+            tick(now: afterIO)
+            nextTick = max(nextTick + Self.tickInterval, afterIO + Self.tickInterval / 2)
+        }
+        busyNanoseconds &+= MediaClock.monotonicNow() &- start
+        return woken
+    }
+
     /// `.epoll`: the worker's thread.
     private func runLoop() {
         threadID.store(pthread_self(), ordering: .relaxed)
-        var nextTick = MediaClock.monotonicNow() + Self.tickInterval
+        nextTick = MediaClock.monotonicNow() + Self.tickInterval
         while isRunning {
-            let now = MediaClock.monotonicNow()
-            let timeout = nextTick > now ? Int32((nextTick - now + 999_999) / 1_000_000) : 0
-            let ready = switchyard_poller_wait(poller, readyTokens, Int32(Self.readyBatch), timeout)
-            let start = MediaClock.monotonicNow()
-            var woken = false
-            for slot in 0..<Int(max(0, ready)) {
-                let descriptor = Int32(truncatingIfNeeded: readyTokens[slot])
-                if descriptor == wakeDescriptor {
-                    _ = switchyard_wake_clear(wakeDescriptor)
-                    woken = true
-                } else {
-                    handleReadable(descriptor)
-                }
-            }
             // `perform` and other workers' relay rings signal the eventfd, so a wake-up by packets
             // alone leaves the mailbox's lock untouched.
-            if woken {
-                runQueuedWork()
-                drainRelays()
-            }
-            let afterIO = MediaClock.monotonicNow()
-            if afterIO >= nextTick {
-                tick(now: afterIO)
-                nextTick = max(nextTick + Self.tickInterval, afterIO + Self.tickInterval / 2)
-            }
-            busyNanoseconds &+= MediaClock.monotonicNow() &- start
+            if waitOnce() { runQueuedWork() }
         }
         let remaining = mailbox.withLock { mailbox in
             mailbox.isStopped = true

@@ -13,7 +13,7 @@ import Testing
     /// Two workers, and a threshold of 2: subscribers 0 and 1 stay on the publisher's worker, the
     /// rest go to whichever worker has fewer consumers (home on a tie).
     private func makeSession(
-        subscribers: Int, portBase: UInt16, relayRingCapacity: Int = 1024, loop: WorkerLoop = .epoll
+        subscribers: Int, portBase: UInt16, relayRingCapacity: Int = 1024, loop: WorkerLoop = .dispatchWait
     ) async throws -> RoutedSession {
         try await RoutedSession.make(
             subscriberCount: subscribers, portBase: portBase, workerCount: 2, spreadThreshold: 2, relayRingCapacity: relayRingCapacity,
@@ -29,7 +29,7 @@ import Testing
         }
     }
 
-    @Test(arguments: [(WorkerLoop.epoll, UInt16(45_000)), (.dispatch, 45_500)])
+    @Test(arguments: [(WorkerLoop.epoll, UInt16(45_000)), (.dispatch, 45_500), (.dispatchWait, 45_900)])
     func subscribersOnBothWorkersReceiveIdenticalPayloadsWithContinuousSequenceNumbers(loop: WorkerLoop, portBase: UInt16) async throws {
         let session = try await makeSession(subscribers: 6, portBase: portBase, loop: loop)
         defer { session.plane.shutdown() }
@@ -65,7 +65,7 @@ import Testing
         #expect(plane.workerDetails.allSatisfy { $0.relayDrops == 0 && $0.relayMessagesUnclaimed == 0 })
     }
 
-    @Test(arguments: [(WorkerLoop.epoll, UInt16(45_100)), (.dispatch, 45_600)])
+    @Test(arguments: [(WorkerLoop.epoll, UInt16(45_100)), (.dispatch, 45_600), (.dispatchWait, 46_000)])
     func nackAndKeyFrameRequestsWorkAcrossWorkers(loop: WorkerLoop, portBase: UInt16) async throws {
         let session = try await makeSession(subscribers: 3, portBase: portBase, loop: loop)
         defer { session.plane.shutdown() }

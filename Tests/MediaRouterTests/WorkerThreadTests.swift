@@ -13,7 +13,7 @@ import Testing
             configuration: MediaRouterConfiguration(workerCount: workers, portRange: portBase...(portBase + 9), workerLoop: loop))
     }
 
-    @Test(arguments: [(WorkerLoop.dispatch, UInt16(43_000)), (.epoll, 43_400)])
+    @Test(arguments: [(WorkerLoop.dispatch, UInt16(43_000)), (.epoll, 43_400), (.dispatchWait, 43_460)])
     func controlWorkRunsOnTheWorkerInOrder(loop: WorkerLoop, portBase: UInt16) throws {
         let plane = try makePlane(portBase: portBase, workers: 2, loop: loop)
         defer { plane.shutdown() }
@@ -42,7 +42,7 @@ import Testing
         #expect(seen.filter { $0 % 2 == 1 } == Array(stride(from: 1, to: 100, by: 2)))
     }
 
-    @Test(arguments: [(WorkerLoop.dispatch, UInt16(43_020)), (.epoll, 43_420)])
+    @Test(arguments: [(WorkerLoop.dispatch, UInt16(43_020)), (.epoll, 43_420), (.dispatchWait, 43_480)])
     func workAskedForOnTheWorkerRunsAtOnceInsteadOfDeadlocking(loop: WorkerLoop, portBase: UInt16) throws {
         let plane = try makePlane(portBase: portBase, loop: loop)
         defer { plane.shutdown() }
@@ -51,7 +51,7 @@ import Testing
         #expect(nested == 42)
     }
 
-    @Test(arguments: [(WorkerLoop.dispatch, UInt16(43_040)), (.epoll, 43_440)])
+    @Test(arguments: [(WorkerLoop.dispatch, UInt16(43_040)), (.epoll, 43_440), (.dispatchWait, 43_500)])
     func afterShutdownTheControlSurfaceStillAnswers(loop: WorkerLoop, portBase: UInt16) async throws {
         let plane = try makePlane(portBase: portBase, loop: loop)
         let router = try await plane.createRouter()

@@ -77,9 +77,17 @@ import Testing
 
     @Test func fanoutReportsForwardingLatencyAndBothProcesses() throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
-        let outcome = try run(["fanout", "--clients", "3", "--duration", "2", "--warmup", "0.5", "--decoders", "1", "--media-threads", "2"])
+        // A spread threshold of 1 puts the subscribers after the first on the other worker too.
+        let outcome = try run([
+            "fanout", "--clients", "3", "--duration", "2", "--warmup", "0.5", "--decoders", "1", "--media-threads", "2", "--workers", "2",
+            "--spread-threshold", "1",
+        ])
         #expect(outcome.status == 0, "\(outcome.errors)")
         expectDocumentedFields(outcome.report, scenario: "fanout")
+        let workers = value(outcome.report, "workers") as? [[String: Any]] ?? []
+        #expect(workers.count == 2)
+        #expect(workers.allSatisfy { ($0["consumers"] as? Int ?? 0) > 0 })
+        #expect(workers.contains { ($0["relayMessagesPerSecond"] as? Double ?? 0) > 0 })
         #expect(value(outcome.report, "clients.subscribers") as? Int == 3)
         #expect(value(outcome.report, "loss.packetsLost") as? Int == 0)
         #expect((value(outcome.report, "video.framesDecoded") as? Int ?? 0) > 30)

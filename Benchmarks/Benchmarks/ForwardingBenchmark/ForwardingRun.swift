@@ -80,7 +80,7 @@ enum Forwarding {
     /// the first half, the others the rest, each fed once per packet through a relay ring).
     static func run(
         _ forwardingCase: ForwardingCase, udpSegmentation: Bool, transportWide: Bool = false, layered: Bool = false,
-        loop: WorkerLoop = .dispatch, spread workerCount: Int? = nil, timing: RunTiming, libsrtp: LibsrtpCost
+        loop: WorkerLoop = .dispatchWait, spread workerCount: Int? = nil, timing: RunTiming, libsrtp: LibsrtpCost
     ) async throws -> Outcome {
         let profile = forwardingCase.profile
         let subscriberCount = forwardingCase.subscribers
@@ -185,7 +185,10 @@ enum Forwarding {
         var lines: [String] = []
         var name =
             layered ? "forward_simulcast" : transportWide ? "forward_transport_wide" : udpSegmentation ? "forward" : "forward_without_segmentation"
-        if loop == .epoll { name = "forward_epoll" + name.dropFirst("forward".count) }
+        // The daemon's default loop keeps the plain names; the others are named after their loop.
+        if loop != MediaRouterConfiguration().workerLoop {
+            name = "forward_" + loop.rawValue.replacing("-", with: "_") + name.dropFirst("forward".count)
+        }
         if let workerCount { name = "forward_spread_workers_\(workerCount)" }
         let sourcePackets = (statisticsAfter.producers.first?.packetsReceived ?? 0) - (statisticsBefore.producers.first?.packetsReceived ?? 0)
         let relayMessages = zip(planeAfter.workerDetails, planeBefore.workerDetails).reduce(UInt64(0)) {

@@ -20,15 +20,16 @@ import SRTP
 // `compare_spread` with the cost of a packet's hop between workers).
 //
 // Options: --window <seconds> (default 5), --skip-memory, --only <profile name>, --c-reference <path>,
-// --only-loop and --only-spread (just those comparisons), --spread-loop dispatch|epoll (the workers of the
-// spread runs; dispatch by default).
+// --only-loop and --only-spread (just those comparisons), --loops <list> (the loops compared, in that
+// order), --spread-loop <loop> (the workers of the spread runs; the daemon's default by default).
 
 var timing = RunTiming()
 var measureMemory = true
 var onlyProfile: String?
 var cReferencePath: String?
 var onlyLoop = false
-var spreadLoop = WorkerLoop.dispatch
+var spreadLoop = MediaRouterConfiguration().workerLoop
+var loopOrder: [WorkerLoop] = [.dispatch, .epoll, .dispatchWait]
 var onlySpread = false
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
@@ -48,12 +49,18 @@ while let argument = arguments.next() {
         onlyLoop = true
     case "--only-spread":
         onlySpread = true
+    case "--loops":
+        guard let value = arguments.next() else { fatalError("--loops takes a comma-separated list of dispatch, epoll, dispatch-wait") }
+        loopOrder = value.split(separator: ",").map { name in
+            guard let loop = WorkerLoop(rawValue: String(name)) else { fatalError("--loops: unknown loop \(name)") }
+            return loop
+        }
     case "--spread-loop":
         guard let value = arguments.next(), let loop = WorkerLoop(rawValue: value) else { fatalError("--spread-loop takes dispatch or epoll") }
         spreadLoop = loop
     default:
         fatalError(
-            "unknown argument \(argument); expected --window <seconds>, --skip-memory, --only <profile>, --c-reference <path>, --only-loop, --only-spread or --spread-loop <loop>")
+            "unknown argument \(argument); expected --window <seconds>, --skip-memory, --only <profile>, --c-reference <path>, --only-loop, --only-spread, --loops <list> or --spread-loop <loop>")
     }
 }
 
@@ -90,16 +97,25 @@ print(
 for forwardingCase in cases {
     let libsrtp = try LibsrtpCost.measure(profile: forwardingCase.profile)
     if !onlySpread {
-        let dispatch = try await Forwarding.run(forwardingCase, udpSegmentation: true, timing: timing, libsrtp: libsrtp)
-        let epoll = try await Forwarding.run(forwardingCase, udpSegmentation: true, loop: .epoll, timing: timing, libsrtp: libsrtp)
-        let dispatchUnsegmented = try await Forwarding.run(forwardingCase, udpSegmentation: false, timing: timing, libsrtp: libsrtp)
-        let epollUnsegmented = try await Forwarding.run(
-            forwardingCase, udpSegmentation: false, loop: .epoll, timing: timing, libsrtp: libsrtp)
-        for line in (dispatch.lines + epoll.lines + dispatchUnsegmented.lines + epollUnsegmented.lines) { print(line) }
-        print(
-            "compare_loop \(forwardingCase.profile.rawValue)"
-                + " dispatch_over_epoll=\(formatted(dispatch.forwardedPerCPUSecond / epoll.forwardedPerCPUSecond, decimals: 3))"
-                + " without_segmentation=\(formatted(dispatchUnsegmented.forwardedPerCPUSecond / epollUnsegmented.forwardedPerCPUSecond, decimals: 3))")
+        // Each loop segmented then unsegmented, in the order asked (the order moves figures on this
+        // machine, so sittings should vary it), then each compared with the epoll thread.
+        var outcomes: [WorkerLoop: (segmented: Forwarding.Outcome, unsegmented: Forwarding.Outcome)] = [:]
+        for loop in loopOrder {
+            let segmented = try await Forwarding.run(forwardingCase, udpSegmentation: true, loop: loop, timing: timing, libsrtp: libsrtp)
+            let unsegmented = try await Forwarding.run(forwardingCase, udpSegmentation: false, loop: loop, timing: timing, libsrtp: libsrtp)
+            for line in segmented.lines + unsegmented.lines { print(line) }
+            outcomes[loop] = (segmented, unsegmented)
+        }
+        if let epoll = outcomes[.epoll] {
+            var line = "compare_loop \(forwardingCase.profile.rawValue) order=\(loopOrder.map(\.rawValue).joined(separator: ","))"
+            for loop in loopOrder where loop != .epoll {
+                let other = outcomes[loop]!
+                let name = loop.rawValue.replacing("-", with: "_")
+                line += " \(name)_over_epoll=\(formatted(other.segmented.forwardedPerCPUSecond / epoll.segmented.forwardedPerCPUSecond, decimals: 3))"
+                line += " without_segmentation=\(formatted(other.unsegmented.forwardedPerCPUSecond / epoll.unsegmented.forwardedPerCPUSecond, decimals: 3))"
+            }
+            print(line)
+        }
     }
     if !onlyLoop {
         // Ten times the subscribers at a tenth of the rate: the same forwarded packets per second.
