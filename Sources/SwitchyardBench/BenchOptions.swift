@@ -96,7 +96,9 @@ public struct BenchOptions: Codable, Sendable {
     public var problem: String? {
         if clients < 1 { return "--clients must be at least 1" }
         if let spreadThreshold, spreadThreshold < 0 { return "--spread-threshold cannot be negative" }
-        if let workerLoop, workerLoop != "dispatch", workerLoop != "epoll" { return "--worker-loop must be dispatch or epoll, not \(workerLoop)" }
+        if let workerLoop, !["dispatch-wait", "dispatch", "epoll"].contains(workerLoop) {
+            return "--worker-loop must be dispatch-wait, dispatch or epoll, not \(workerLoop)"
+        }
         if scenario == .room, clients < 2 { return "--clients must be at least 2 for room" }
         if !(durationSeconds > 0) { return "--duration must be positive" }
         if scenario == .soak, durationSeconds > 3600 { return "--duration for soak is capped at 3600 s" }

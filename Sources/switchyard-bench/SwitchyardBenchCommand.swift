@@ -62,7 +62,7 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var workers: Int?
     @Option(help: "Local daemon: subscribers of one track past which new subscribers go to the least-loaded worker (media.spreadThreshold; 0: never).")
     var spreadThreshold: Int?
-    @Option(help: "Local daemon: how media workers wait, dispatch or epoll (media.workerLoop).")
+    @Option(help: "Local daemon: how media workers wait, dispatch-wait, dispatch or epoll (media.workerLoop).")
     var workerLoop: String?
     @Option(help: "SRTP profile the clients offer.")
     var srtpProfile: String?

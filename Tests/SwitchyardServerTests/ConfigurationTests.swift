@@ -83,9 +83,9 @@ import Testing
                 == ConfigurationError(keyPath: "media.udpSegmentation", problem: "expected true or false, found a string"))
     }
 
-    @Test func workersWaitOnTheirDispatchQueueByDefaultAndSpreadBigAudiences() throws {
+    @Test func workersWaitOnTheirEpollThreadByDefaultAndSpreadBigAudiences() throws {
         let builtIn = SwitchyardConfiguration.builtIn.media
-        #expect(builtIn.workerLoop == .dispatchWait)
+        #expect(builtIn.workerLoop == .epoll)
         #expect(builtIn.spreadThreshold == 64)
         #expect(builtIn.relayRingCapacity == 1024)
         let parsed = try SwitchyardConfiguration.parse(
@@ -95,7 +95,7 @@ import Testing
         #expect(parsed.relayRingCapacity == 256)
         #expect(
             refusal(#"{"media":{"workerLoop":"kqueue"}}"#)
-                == ConfigurationError(keyPath: "media.workerLoop", problem: #""kqueue" is not one of "dispatch-wait", "dispatch", "epoll""#))
+                == ConfigurationError(keyPath: "media.workerLoop", problem: #""kqueue" is not one of "epoll", "dispatch-wait", "dispatch""#))
         #expect(
             refusal(#"{"media":{"spreadThreshold":-1}}"#)
                 == ConfigurationError(keyPath: "media.spreadThreshold", problem: "-1 is out of range 0...1000000"))

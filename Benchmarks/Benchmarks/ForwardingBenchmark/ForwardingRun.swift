@@ -80,7 +80,7 @@ enum Forwarding {
     /// the first half, the others the rest, each fed once per packet through a relay ring).
     static func run(
         _ forwardingCase: ForwardingCase, udpSegmentation: Bool, transportWide: Bool = false, layered: Bool = false,
-        loop: WorkerLoop = .dispatchWait, spread workerCount: Int? = nil, timing: RunTiming, libsrtp: LibsrtpCost
+        loop: WorkerLoop = MediaRouterConfiguration().workerLoop, spread workerCount: Int? = nil, timing: RunTiming, libsrtp: LibsrtpCost
     ) async throws -> Outcome {
         let profile = forwardingCase.profile
         let subscriberCount = forwardingCase.subscribers
