@@ -67,7 +67,7 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
         iceConsentTimeout: Duration = .seconds(30),
         faultInjection: Bool = false,
         udpSegmentation: Bool = true,
-        workerLoop: WorkerLoop = .epoll,
+        workerLoop: WorkerLoop = .dispatchWait,
         spreadThreshold: Int = 64,
         relayRingCapacity: Int = 1024
     ) {

@@ -10,15 +10,14 @@ import Synchronization
 /// buffers every packet passes through. It waits on all its sockets with one epoll instance, drains
 /// each readable socket with `recvmmsg` and handles every packet inline.
 ///
-/// How it waits is `MediaRouterConfiguration.workerLoop` (`WorkerLoop`). By default (`.epoll`) it is
-/// a thread of its own blocked in `epoll_wait`, the tick the wait's timeout, control work a mailbox
-/// that wakes it through an eventfd. `.dispatchWait` makes the worker a serial DispatchQueue whose one
-/// long-running item waits in `epoll_wait` the same way, control work queued behind it (the eventfd
-/// makes the wait return so the queue runs it); `.dispatch` puts one DispatchSourceRead over the epoll
-/// descriptor and a DispatchSourceTimer on the queue instead, which on Linux costs a second wake-up
-/// per burst (libdispatch's manager thread, then a pool thread). docs/benchmark.md has them measured.
-/// (A DispatchSourceRead per socket, as the media plane once had, cost a manager-thread wake-up and a
-/// futex hand-off per socket and burst.)
+/// How it waits is `MediaRouterConfiguration.workerLoop` (`WorkerLoop`). By default (`.dispatchWait`)
+/// the worker is a serial DispatchQueue whose one long-running item waits in `epoll_wait`: a burst
+/// wakes one thread, control work (`perform`) is queued behind the item, and the eventfd makes the
+/// wait return so the queue runs it. `.epoll` waits the same way on a thread of its own. `.dispatch`
+/// puts one DispatchSourceRead over the epoll descriptor and a DispatchSourceTimer on the queue
+/// instead; on Linux that costs a second wake-up per burst (libdispatch's manager thread, then a pool
+/// thread), about 10 % more CPU per forwarded packet. (A DispatchSourceRead per socket, as the media
+/// plane once had, cost a manager-thread wake-up and a futex hand-off per socket and burst.)
 ///
 /// Confined to its queue or thread: every method but `init`, `start`, `perform`, `performAndWait` and
 /// `stop` runs there (checked in debug builds). That confinement, not a lock, is what makes handing it

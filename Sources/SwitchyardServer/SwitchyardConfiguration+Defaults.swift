@@ -58,7 +58,7 @@ extension SwitchyardConfiguration {
               "consentTimeoutSeconds": 30
             },
             "udpSegmentation": true,
-            "workerLoop": "epoll",
+            "workerLoop": "dispatch-wait",
             "spreadThreshold": 64,
             "relayRingPackets": 1024,
             "faultInjection": false,

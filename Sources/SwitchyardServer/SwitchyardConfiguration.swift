@@ -159,7 +159,7 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
         try webRTC.finish()
         let faultInjection = try mediaReader.boolean("faultInjection", default: false)
         let udpSegmentation = try mediaReader.boolean("udpSegmentation", default: true)
-        let loopName = try mediaReader.string("workerLoop", default: WorkerLoop.epoll.rawValue)
+        let loopName = try mediaReader.string("workerLoop", default: WorkerLoop.dispatchWait.rawValue)
         guard let workerLoop = WorkerLoop(rawValue: loopName) else {
             let known = WorkerLoop.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
             throw ConfigurationError(keyPath: "media.workerLoop", problem: "\"\(loopName)\" is not one of \(known)")

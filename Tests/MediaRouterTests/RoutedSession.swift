@@ -20,7 +20,7 @@ struct RoutedSession {
     static func make(
         subscriberCount: Int, portBase: UInt16, keyFrameInterval: Duration = .milliseconds(500),
         reportInterval: Duration = .seconds(30), udpSegmentation: Bool = true, workerCount: Int = 1, spreadThreshold: Int = 64,
-        relayRingCapacity: Int = 1024, workerLoop: WorkerLoop = .epoll
+        relayRingCapacity: Int = 1024, workerLoop: WorkerLoop = .dispatchWait
     ) async throws -> RoutedSession {
         let plane = try MediaPlane(
             configuration: MediaRouterConfiguration(

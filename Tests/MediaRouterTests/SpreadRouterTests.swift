@@ -13,7 +13,7 @@ import Testing
     /// Two workers, and a threshold of 2: subscribers 0 and 1 stay on the publisher's worker, the
     /// rest go to whichever worker has fewer consumers (home on a tie).
     private func makeSession(
-        subscribers: Int, portBase: UInt16, relayRingCapacity: Int = 1024, loop: WorkerLoop = .epoll
+        subscribers: Int, portBase: UInt16, relayRingCapacity: Int = 1024, loop: WorkerLoop = .dispatchWait
     ) async throws -> RoutedSession {
         try await RoutedSession.make(
             subscriberCount: subscribers, portBase: portBase, workerCount: 2, spreadThreshold: 2, relayRingCapacity: relayRingCapacity,

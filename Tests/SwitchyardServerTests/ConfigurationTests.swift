@@ -83,19 +83,19 @@ import Testing
                 == ConfigurationError(keyPath: "media.udpSegmentation", problem: "expected true or false, found a string"))
     }
 
-    @Test func workersWaitOnTheirEpollThreadByDefaultAndSpreadBigAudiences() throws {
+    @Test func workersWaitOnTheirDispatchQueueByDefaultAndSpreadBigAudiences() throws {
         let builtIn = SwitchyardConfiguration.builtIn.media
-        #expect(builtIn.workerLoop == .epoll)
+        #expect(builtIn.workerLoop == .dispatchWait)
         #expect(builtIn.spreadThreshold == 64)
         #expect(builtIn.relayRingCapacity == 1024)
         let parsed = try SwitchyardConfiguration.parse(
-            Data(#"{"media":{"workerLoop":"dispatch","spreadThreshold":0,"relayRingPackets":256}}"#.utf8)).media
-        #expect(parsed.workerLoop == .dispatch)
+            Data(#"{"media":{"workerLoop":"epoll","spreadThreshold":0,"relayRingPackets":256}}"#.utf8)).media
+        #expect(parsed.workerLoop == .epoll)
         #expect(parsed.spreadThreshold == 0)
         #expect(parsed.relayRingCapacity == 256)
         #expect(
             refusal(#"{"media":{"workerLoop":"kqueue"}}"#)
-                == ConfigurationError(keyPath: "media.workerLoop", problem: #""kqueue" is not one of "epoll", "dispatch-wait", "dispatch""#))
+                == ConfigurationError(keyPath: "media.workerLoop", problem: #""kqueue" is not one of "dispatch-wait", "epoll", "dispatch""#))
         #expect(
             refusal(#"{"media":{"spreadThreshold":-1}}"#)
                 == ConfigurationError(keyPath: "media.spreadThreshold", problem: "-1 is out of range 0...1000000"))
