@@ -390,7 +390,7 @@ public final class MediaPlane: MediaControl {
             var copiesLeft: [ProducerID] = []
             for producer in router.producers.values where producer.transport === transport {
                 producerIDs.append(producer.id)
-                consumerIDs += Self.removeProducer(producer, from: router)
+                consumerIDs += self.removeProducer(producer, from: router)
             }
             for consumer in router.consumers.values where consumer.transport === transport {
                 consumerIDs.append(consumer.id)
@@ -443,7 +443,7 @@ public final class MediaPlane: MediaControl {
         let (routerID, worker) = try locate(producerID)
         let closedConsumers: [ConsumerID] = await onThread(of: worker) {
             guard let router = worker.routers[routerID], let producer = router.producers[producerID] else { return [] }
-            return Self.removeProducer(producer, from: router)
+            return self.removeProducer(producer, from: router)
         }
         registry.withLock { registry in
             for id in closedConsumers { registry.removeConsumer(id) }
@@ -617,13 +617,9 @@ public final class MediaPlane: MediaControl {
     // MARK: - Helpers
 
     /// Closes a producer at home and its consumers there; its copies elsewhere go with `removeCopies`.
-    private static func removeProducer(_ producer: Producer, from router: Router) -> [ConsumerID] {
+    private func removeProducer(_ producer: Producer, from router: Router) -> [ConsumerID] {
         let consumers = producer.consumers
-        for consumer in consumers {
-            consumer.producer.remove(consumer)
-            consumer.transport.unregister(consumer)
-            router.consumers[consumer.id] = nil
-        }
+        for consumer in consumers { _ = removeConsumer(consumer, from: router) }
         producer.transport?.unregister(producer)
         router.producers[producer.id] = nil
         router.worker.homeProducers[producer.id.rawValue] = nil

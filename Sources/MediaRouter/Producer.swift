@@ -106,7 +106,7 @@ final class Producer {
         guard targets != relayTargets else { return }
         if isSuspendedForUplinkQuality {
             for target in targets where !relayTargets.contains(target) {
-                worker.relay(.uplinkSuspension, to: target, producer: id, encoding: 0, flag: true, payload: UnsafeRawBufferPointer(start: nil, count: 0))
+                worker.relay(.uplinkSuspension, to: target, producer: id, encoding: 0, flag: true)
             }
         }
         relayTargets = targets
@@ -179,7 +179,7 @@ final class Producer {
         guard isSuspendedForUplinkQuality != suspended else { return }
         isSuspendedForUplinkQuality = suspended
         for target in relayTargets {
-            worker.relay(.uplinkSuspension, to: target, producer: id, encoding: 0, flag: suspended, payload: UnsafeRawBufferPointer(start: nil, count: 0))
+            worker.relay(.uplinkSuspension, to: target, producer: id, encoding: 0, flag: suspended)
         }
         for consumer in consumers {
             if !suspended, consumer.isForwarding { consumer.restartFromKeyFrame(now: now) }
@@ -205,7 +205,7 @@ final class Producer {
         if let homeWorker {
             // Only home can ask the publisher, and it folds every worker's requests into one.
             worker.relay(
-                .keyFrameRequest, to: homeWorker, producer: id, encoding: index, flag: forNewReceiver, payload: UnsafeRawBufferPointer(start: nil, count: 0))
+                .keyFrameRequest, to: homeWorker, producer: id, encoding: index, flag: forNewReceiver)
             return
         }
         // Until the publisher's address is known nothing can reach it, and its first frame will be a

@@ -288,17 +288,27 @@ final class Worker: @unchecked Sendable {
         var ready = Self.readyBatch
         while ready == Self.readyBatch {
             ready = Int(max(0, switchyard_poller_wait(poller, readyTokens, Int32(Self.readyBatch), 0)))
-            for slot in 0..<ready {
-                let descriptor = Int32(truncatingIfNeeded: readyTokens[slot])
-                if descriptor == wakeDescriptor {
-                    _ = switchyard_wake_clear(wakeDescriptor)
-                    drainRelays()
-                } else {
-                    handleReadable(descriptor)
-                }
-            }
+            _ = handleReady(ready)
         }
         busyNanoseconds &+= MediaClock.monotonicNow() &- start
+    }
+
+    /// Handles the `count` descriptors one wait found ready: drains each socket, and on the eventfd
+    /// the relay rings. Returns whether the eventfd was among them.
+    @inline(__always)
+    private func handleReady(_ count: Int) -> Bool {
+        var woken = false
+        for slot in 0..<count {
+            let descriptor = Int32(truncatingIfNeeded: readyTokens[slot])
+            if descriptor == wakeDescriptor {
+                _ = switchyard_wake_clear(wakeDescriptor)
+                woken = true
+            } else {
+                handleReadable(descriptor)
+            }
+        }
+        if woken { drainRelays() }
+        return woken
     }
 
     /// Drains one readable socket of the epoll set.
@@ -330,17 +340,7 @@ final class Worker: @unchecked Sendable {
         let timeout = nextTick > now ? Int32((nextTick - now + 999_999) / 1_000_000) : 0
         let ready = switchyard_poller_wait(poller, readyTokens, Int32(Self.readyBatch), timeout)
         let start = MediaClock.monotonicNow()
-        var woken = false
-        for slot in 0..<Int(max(0, ready)) {
-            let descriptor = Int32(truncatingIfNeeded: readyTokens[slot])
-            if descriptor == wakeDescriptor {
-                _ = switchyard_wake_clear(wakeDescriptor)
-                woken = true
-            } else {
-                handleReadable(descriptor)
-            }
-        }
-        if woken { drainRelays() }
+        let woken = handleReady(Int(max(0, ready)))
         let afterIO = MediaClock.monotonicNow()
         if afterIO >= nextTick {
             tick(now: afterIO)
@@ -540,7 +540,8 @@ final class Worker: @unchecked Sendable {
     /// burst's sends are flushed. A full ring drops and counts; nothing waits.
     @inline(__always)
     func relay(
-        _ kind: RelayMessageKind, to target: Int, producer: ProducerID, encoding: Int, flag: Bool = false, payload: UnsafeRawBufferPointer
+        _ kind: RelayMessageKind, to target: Int, producer: ProducerID, encoding: Int, flag: Bool = false,
+        payload: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)
     ) {
         guard let ring = relayRings.ring(from: index, to: target) else { return }
         guard ring.push(kind: kind, producer: producer.rawValue, encoding: UInt8(truncatingIfNeeded: encoding), flag: flag, payload: payload)
