@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "MediaRouter", targets: ["MediaRouter"]),
         .library(name: "SignalingProtocol", targets: ["SignalingProtocol"]),
         .library(name: "Signaling", targets: ["Signaling"]),
+        .library(name: "Cluster", targets: ["Cluster"]),
         .library(name: "SwitchyardServer", targets: ["SwitchyardServer"]),
         .library(name: "SwitchyardClient", targets: ["SwitchyardClient"]),
         .executable(name: "switchyard", targets: ["switchyard"]),
@@ -30,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -67,9 +69,19 @@ let package = Package(
             ]
         ),
         .target(
+            name: "Cluster",
+            dependencies: [
+                "Signaling", "SignalingProtocol",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
             name: "SwitchyardServer",
             dependencies: [
-                "Signaling", "SignalingProtocol", "MediaControl", "MediaRouter", "Quality", "SRTP",
+                "Signaling", "SignalingProtocol", "MediaControl", "MediaRouter", "Quality", "SRTP", "Cluster",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -137,8 +149,9 @@ let package = Package(
             name: "SwitchyardServerTests",
             dependencies: [
                 "SwitchyardServer", "Signaling", "SignalingProtocol", "MediaControl", "RTPWire", "SRTP", "MediaTestSupport",
-                "SwitchyardClient",
+                "SwitchyardClient", "Cluster",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
     ]

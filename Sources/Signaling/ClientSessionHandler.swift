@@ -16,18 +16,20 @@ public struct ClientSessionHandler: Sendable {
     let sockets: OpenSockets
     let tokens: TokenAuthority
     let configuration: SignalingConfiguration
+    let placement: (any SessionPlacement)?
     let wallClock: @Sendable () -> Date
     let monotonicClock: @Sendable () -> Duration
 
     init(
         directory: SessionDirectory, sockets: OpenSockets, tokens: TokenAuthority, configuration: SignalingConfiguration,
-        wallClock: @escaping @Sendable () -> Date = Date.init,
+        placement: (any SessionPlacement)? = nil, wallClock: @escaping @Sendable () -> Date = Date.init,
         monotonicClock: (@Sendable () -> Duration)? = nil
     ) {
         self.directory = directory
         self.sockets = sockets
         self.tokens = tokens
         self.configuration = configuration
+        self.placement = placement
         self.wallClock = wallClock
         self.monotonicClock = monotonicClock ?? { processStart.duration(to: .now) }
     }
@@ -154,6 +156,7 @@ public struct ClientSessionHandler: Sendable {
         }
         switch lastWord {
         case .serverShutdown: try? await outbound.close(.goingAway, reason: "server shutdown")
+        case .nodeDraining: try? await outbound.close(.goingAway, reason: "node draining")
         case .rateLimitExceeded, .connectTimeout: try? await outbound.close(.policyViolation, reason: lastWord?.rawValue)
         case .clientDisconnected, .forceDisconnected: try? await outbound.close(.normalClosure, reason: nil)
         case .replaced: try? await outbound.close(.unknown(replacedCloseCode), reason: "replaced")
@@ -171,6 +174,7 @@ public struct ClientSessionHandler: Sendable {
                 switch message.request {
                 case .connect(let parameters):
                     let grant = try await verify(parameters)
+                    try await requireHere(grant.sessionId)
                     let result = try await directory.connect(grant: grant, outbox: outbox)
                     identity = Identity(sessionId: grant.sessionId, connectionId: result.connection.connectionId)
                     outbox.send(.reply(id: id, .connect(result)))
@@ -247,6 +251,17 @@ public struct ClientSessionHandler: Sendable {
             outbox.send(.error(id: id, error))
         }
         return false
+    }
+
+    /// In a cluster, refuses a connect to a session another node serves, naming that node's URL; a
+    /// session this node already holds needs no database.
+    private func requireHere(_ sessionId: String) async throws(SignalingError) {
+        guard let placement, await !directory.hosts(sessionId) else { return }
+        if case .node(let node) = try await placement.place(sessionId: sessionId) {
+            throw SignalingError(
+                .sessionOnOtherNode, "session \(sessionId) is served by node \(node.nodeId); connect to \(node.signalingURL)",
+                location: node.signalingURL)
+        }
     }
 
     private func verify(_ parameters: ConnectParameters) async throws(SignalingError) -> ClientGrant {

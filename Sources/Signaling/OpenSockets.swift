@@ -26,10 +26,11 @@ final class OpenSockets: Sendable {
         _ = state.withLock { $0.outboxes.removeValue(forKey: id) }
     }
 
-    /// Refuses new sockets and tells every open one why it is being closed.
-    func closeAll(_ reason: SessionDisconnectedReason, message: String) {
+    /// Tells every open socket why it is being closed, and refuses new ones when `refusingNew` (a
+    /// draining node of a cluster keeps taking them, to send them to the session's new node).
+    func closeAll(_ reason: SessionDisconnectedReason, message: String, refusingNew: Bool = true) {
         let outboxes = state.withLock { state in
-            state.closing = true
+            state.closing = refusingNew
             return Array(state.outboxes.values)
         }
         for outbox in outboxes { outbox.close(reason, message: message) }

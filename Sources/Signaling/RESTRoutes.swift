@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
 import SignalingProtocol
@@ -10,6 +11,7 @@ struct RESTRoutes: Sendable {
 
     let directory: SessionDirectory
     let tokens: TokenAuthority
+    let placement: (any SessionPlacement)?
     let wallClock: @Sendable () -> Date
 
     private struct CreatedSession: Encodable {
@@ -18,14 +20,22 @@ struct RESTRoutes: Sendable {
 
     func register(on router: Router<BasicRequestContext>) {
         router.post("/v1/sessions") { request, _ in
-            try await respond(to: request, status: .created) { body throws(SignalingError) in
-                let parsed = try body.isEmpty ? RESTBody.CreateSession() : RESTBody.decode(RESTBody.CreateSession.self, from: body)
+            try await respond(to: request, status: .created, session: .new) { body throws(SignalingError) in
+                let parsed = try RESTBody.decode(RESTBody.CreateSession.self, from: body)
                 return CreatedSession(sessionId: try await directory.createSession(id: parsed.sessionId))
+            }
+        }
+        router.get("/v1/cluster") { request, _ in
+            try await respond(to: request, status: .ok) { _ throws(SignalingError) in
+                guard let placement else {
+                    throw SignalingError(.notFound, "this server does not run in a cluster (its configuration has no \"cluster\")")
+                }
+                return try await placement.overview()
             }
         }
         router.get("/v1/sessions/:sessionId") { request, context in
             let sessionId = context.parameters.get("sessionId") ?? ""
-            return try await respond(to: request, status: .ok) { _ throws(SignalingError) in
+            return try await respond(to: request, status: .ok, session: .existing(sessionId)) { _ throws(SignalingError) in
                 guard let snapshot = await directory.snapshot(of: sessionId) else {
                     throw SignalingError(.notFound, "no session \(sessionId)")
                 }
@@ -35,7 +45,7 @@ struct RESTRoutes: Sendable {
         router.delete("/v1/sessions/:sessionId/connections/:connectionId") { request, context in
             let sessionId = context.parameters.get("sessionId") ?? ""
             let connectionId = context.parameters.get("connectionId") ?? ""
-            return try await respond(to: request, status: .noContent) { _ throws(SignalingError) in
+            return try await respond(to: request, status: .noContent, session: .existing(sessionId)) { _ throws(SignalingError) in
                 try await directory.forceDisconnect(sessionId: sessionId, by: .application, connectionId: connectionId)
                 return nil as EmptyResult?
             }
@@ -43,7 +53,7 @@ struct RESTRoutes: Sendable {
         router.delete("/v1/sessions/:sessionId/streams/:streamId") { request, context in
             let sessionId = context.parameters.get("sessionId") ?? ""
             let streamId = context.parameters.get("streamId") ?? ""
-            return try await respond(to: request, status: .noContent) { _ throws(SignalingError) in
+            return try await respond(to: request, status: .noContent, session: .existing(sessionId)) { _ throws(SignalingError) in
                 try await directory.forceUnpublish(sessionId: sessionId, by: .application, streamId: streamId)
                 return nil as EmptyResult?
             }
@@ -51,14 +61,14 @@ struct RESTRoutes: Sendable {
         router.get("/v1/sessions/:sessionId/subscribers/:subscriberId/stats") { request, context in
             let sessionId = context.parameters.get("sessionId") ?? ""
             let subscriberId = context.parameters.get("subscriberId") ?? ""
-            return try await respond(to: request, status: .ok) { _ throws(SignalingError) in
+            return try await respond(to: request, status: .ok, session: .existing(sessionId)) { _ throws(SignalingError) in
                 try await directory.statistics(sessionId: sessionId, subscriberId: subscriberId)
             }
         }
         router.get("/v1/sessions/:sessionId/streams/:streamId/stats") { request, context in
             let sessionId = context.parameters.get("sessionId") ?? ""
             let streamId = context.parameters.get("streamId") ?? ""
-            return try await respond(to: request, status: .ok) { _ throws(SignalingError) in
+            return try await respond(to: request, status: .ok, session: .existing(sessionId)) { _ throws(SignalingError) in
                 try await directory.publisherStatistics(sessionId: sessionId, streamId: streamId)
             }
         }
@@ -69,7 +79,7 @@ struct RESTRoutes: Sendable {
             router.put("/v1/sessions/:sessionId/\(collection)/:\(parameter)/fault") { request, context in
                 let sessionId = context.parameters.get("sessionId") ?? ""
                 let id = context.parameters.get(parameter) ?? ""
-                return try await respond(to: request, status: .noContent) { body throws(SignalingError) in
+                return try await respond(to: request, status: .noContent, session: .existing(sessionId)) { body throws(SignalingError) in
                     let fault = try RESTBody.decode(RESTBody.Fault.self, from: body)
                     try await directory.setFaultInjection(
                         sessionId: sessionId, subscriberId: collection == "subscribers" ? id : nil,
@@ -82,7 +92,7 @@ struct RESTRoutes: Sendable {
         router.put("/v1/sessions/:sessionId/connections/:connectionId/fault") { request, context in
             let sessionId = context.parameters.get("sessionId") ?? ""
             let connectionId = context.parameters.get("connectionId") ?? ""
-            return try await respond(to: request, status: .noContent) { body throws(SignalingError) in
+            return try await respond(to: request, status: .noContent, session: .existing(sessionId)) { body throws(SignalingError) in
                 let fault = try RESTBody.decode(RESTBody.ConnectionFault.self, from: body)
                 if fault.dropWebSocket { try await directory.dropWebSocket(sessionId: sessionId, connectionId: connectionId) }
                 return nil as EmptyResult?
@@ -97,7 +107,7 @@ struct RESTRoutes: Sendable {
     }
 
     private func signal(_ request: Request, sessionId: String, to connectionId: String?) async throws -> Response {
-        try await respond(to: request, status: .noContent) { body throws(SignalingError) in
+        try await respond(to: request, status: .noContent, session: .existing(sessionId)) { body throws(SignalingError) in
             let signal = try RESTBody.decode(RESTBody.Signal.self, from: body)
             try await directory.signal(
                 sessionId: sessionId, from: .application, parameters: SignalParameters(to: connectionId, type: signal.type, data: signal.data))
@@ -105,24 +115,68 @@ struct RESTRoutes: Sendable {
         }
     }
 
-    /// Authenticates, reads the body, runs `action`, and turns its result or error into JSON.
+    /// The session a request acts on, which in a cluster decides the node that answers it.
+    private enum SessionRoute {
+        case existing(String)
+        /// `POST /v1/sessions`: the session is placed before it is created, so its id is settled
+        /// first and the action gets a body that names it.
+        case new
+    }
+
+    /// Authenticates, reads the body, hands the request to the node that serves its session when
+    /// that is another node of the cluster, else runs `action`, and turns its result or error into JSON.
     private func respond<Result: Encodable>(
-        to request: Request, status: HTTPResponse.Status,
+        to request: Request, status: HTTPResponse.Status, session: SessionRoute? = nil,
         _ action: (Data) async throws(SignalingError) -> Result?
     ) async throws -> Response {
         do throws(SignalingError) {
             try await authenticate(request)
-            let body: Data
+            var body: Data
             do {
                 body = Data(try await request.body.collect(upTo: Self.maximumBodyBytes).readableBytesView)
             } catch {
                 throw .invalidParams("body", "larger than \(Self.maximumBodyBytes) bytes")
+            }
+            switch session {
+            case nil:
+                break
+            case .existing(let sessionId):
+                if let answer = try await answerElsewhere(request, sessionId: sessionId, body: body, placing: false) { return Self.response(answer) }
+            case .new:
+                let parsed = try body.isEmpty ? RESTBody.CreateSession() : RESTBody.decode(RESTBody.CreateSession.self, from: body)
+                let sessionId = parsed.sessionId ?? SessionIdentifier.make(prefix: "s_")
+                guard SessionIdentifier.isValid(sessionId) else { throw .invalidParams("body.sessionId", SessionIdentifier.rule) }
+                body = Data(#"{"sessionId":"\#(sessionId)"}"#.utf8)
+                if let answer = try await answerElsewhere(request, sessionId: sessionId, body: body, placing: true) { return Self.response(answer) }
             }
             guard let result = try await action(body) else { return Response(status: status) }
             return Self.json(result, status: status)
         } catch {
             return Self.json(error, status: Self.status(for: error.code))
         }
+    }
+
+    /// In a cluster, the answer of the node that serves `sessionId` when that is another node
+    /// (placing the session first when `placing`); nil when this node answers. A request another
+    /// node forwarded is always answered here.
+    private func answerElsewhere(_ request: Request, sessionId: String, body: Data, placing: Bool) async throws(SignalingError) -> ForwardedResponse? {
+        guard let placement, request.headers[Self.forwardedByField] == nil, await !directory.hosts(sessionId) else { return nil }
+        let location = placing ? try await placement.place(sessionId: sessionId) : try await placement.locate(sessionId: sessionId)
+        guard case .node(let node) = location else { return nil }
+        let forwarded = ForwardedRequest(
+            method: request.method.rawValue, path: request.uri.description, authorization: request.headers[.authorization],
+            contentType: placing ? "application/json" : request.headers[.contentType], body: body)
+        return try await placement.forward(forwarded, to: node)
+    }
+
+    static let forwardedByField = HTTPField.Name(forwardedByHeader)!
+
+    private static func response(_ answer: ForwardedResponse) -> Response {
+        var headers = HTTPFields()
+        for (name, value) in answer.headers {
+            if let field = HTTPField.Name(name) { headers[field] = value }
+        }
+        return Response(status: HTTPResponse.Status(code: answer.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
     }
 
     private func authenticate(_ request: Request) async throws(SignalingError) {
@@ -151,6 +205,7 @@ struct RESTRoutes: Sendable {
         case .notFound: .notFound
         case .limitReached, .rateLimited: .tooManyRequests
         case .mediaError: .badGateway
+        case .unavailable: .serviceUnavailable
         case .internalError: .internalServerError
         default: .badRequest
         }

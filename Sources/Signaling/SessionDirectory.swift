@@ -11,6 +11,8 @@ public actor SessionDirectory {
     let limits: SignalingLimits
     let reconnection: ReconnectionSettings
     let faultInjection: Bool
+    /// The cluster's placements, told when a session ends here; nil on a single node.
+    let placement: (any SessionPlacement)?
     let logger: Logger
     private let wallClock: @Sendable () -> Date
     var sessions: [String: SessionState] = [:]
@@ -24,12 +26,14 @@ public actor SessionDirectory {
 
     public init(
         media: any MediaControl, limits: SignalingLimits, reconnection: ReconnectionSettings = ReconnectionSettings(),
-        faultInjection: Bool = false, logger: Logger, wallClock: @escaping @Sendable () -> Date = Date.init
+        faultInjection: Bool = false, placement: (any SessionPlacement)? = nil, logger: Logger,
+        wallClock: @escaping @Sendable () -> Date = Date.init
     ) {
         self.media = media
         self.limits = limits
         self.reconnection = reconnection
         self.faultInjection = faultInjection
+        self.placement = placement
         self.logger = logger
         self.wallClock = wallClock
     }
@@ -49,6 +53,16 @@ public actor SessionDirectory {
             sessions[id] = SessionState(id: id, createdThroughREST: true)
         }
         return id
+    }
+
+    /// Whether this server holds `sessionId` now.
+    public func hosts(_ sessionId: String) -> Bool {
+        sessions[sessionId] != nil
+    }
+
+    /// The sessions this server holds now.
+    public func sessionIds() -> [String] {
+        Array(sessions.keys)
     }
 
     public func snapshot(of sessionId: String) -> SessionSnapshot? {
@@ -127,7 +141,10 @@ public actor SessionDirectory {
         if sessions[sessionId]?.connections.isEmpty == true {
             emptiedRouter = sessions[sessionId]?.router
             sessions[sessionId]?.router = nil
-            if sessions[sessionId]?.createdThroughREST == false { sessions[sessionId] = nil }
+            if sessions[sessionId]?.createdThroughREST == false {
+                sessions[sessionId] = nil
+                if let placement { Task { await placement.sessionEnded(sessionId: sessionId) } }
+            }
         }
         await closeTransports(transports)
         if let emptiedRouter, let router = try? await emptiedRouter.value {

@@ -5,6 +5,7 @@ import HummingbirdWebSocket
 import Logging
 import MediaControl
 import NIOCore
+import SignalingProtocol
 
 /// The signaling side of Switchyard: the session directory, the client WebSocket at `/v1/ws`, the
 /// REST API under `/v1/sessions`, WHIP under `/v1/whip` and WHEP under `/v1/whep`, registered on a router the daemon owns.
@@ -20,18 +21,18 @@ public struct SignalingServer: Sendable {
     private let whip: WHIPWHEPRoutes
 
     public init(
-        media: any MediaControl, tokens: TokenAuthority, configuration: SignalingConfiguration, logger: Logger,
-        wallClock: @escaping @Sendable () -> Date = Date.init
+        media: any MediaControl, tokens: TokenAuthority, configuration: SignalingConfiguration, placement: (any SessionPlacement)? = nil,
+        logger: Logger, wallClock: @escaping @Sendable () -> Date = Date.init
     ) {
         directory = SessionDirectory(
             media: media, limits: configuration.limits, reconnection: configuration.reconnection, faultInjection: configuration.faultInjection,
-            logger: logger, wallClock: wallClock)
+            placement: placement, logger: logger, wallClock: wallClock)
         self.tokens = tokens
         self.configuration = configuration
         handler = ClientSessionHandler(
-            directory: directory, sockets: sockets, tokens: tokens, configuration: configuration, wallClock: wallClock)
-        rest = RESTRoutes(directory: directory, tokens: tokens, wallClock: wallClock)
-        whip = WHIPWHEPRoutes(directory: directory, tokens: tokens, wallClock: wallClock)
+            directory: directory, sockets: sockets, tokens: tokens, configuration: configuration, placement: placement, wallClock: wallClock)
+        rest = RESTRoutes(directory: directory, tokens: tokens, placement: placement, wallClock: wallClock)
+        whip = WHIPWHEPRoutes(directory: directory, tokens: tokens, placement: placement, wallClock: wallClock)
     }
 
     /// Registers the REST API, WHIP and WHEP, and an answer for a plain GET of the WebSocket path.
@@ -61,11 +62,14 @@ public struct SignalingServer: Sendable {
     }
 
     /// Graceful shutdown: refuses new sockets, tells every client why, closes their sessions and
-    /// routers, and waits up to `drainTime` for the sockets to finish closing.
-    public func shutdown(drainTime: Duration) async {
-        let message = "the server is shutting down"
-        sockets.closeAll(.serverShutdown, message: message)
-        await directory.closeAll(reason: .serverShutdown, message: message)
+    /// routers, and waits up to `drainTime` for the sockets to finish closing. A draining node of a
+    /// cluster says so, and its clients connect again to continue on another node.
+    public func shutdown(drainTime: Duration, reason: SessionDisconnectedReason = .serverShutdown) async {
+        let message =
+            reason == .nodeDraining
+            ? "this node is draining; connect again to continue the session on another node" : "the server is shutting down"
+        sockets.closeAll(reason, message: message, refusingNew: reason != .nodeDraining)
+        await directory.closeAll(reason: reason, message: message)
         let deadline = ContinuousClock.now + drainTime
         while sockets.count > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))

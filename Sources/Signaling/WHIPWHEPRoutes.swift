@@ -20,6 +20,7 @@ struct WHIPWHEPRoutes: Sendable {
 
     let directory: SessionDirectory
     let tokens: TokenAuthority
+    let placement: (any SessionPlacement)?
     let wallClock: @Sendable () -> Date
 
     func register(on router: Router<BasicRequestContext>) {
@@ -84,6 +85,7 @@ struct WHIPWHEPRoutes: Sendable {
         _ make: (ClientGrant, String) async throws(SignalingError) -> (location: String, id: String, answer: String)
     ) async throws(WHIPWHEPFailure) -> Response {
         let grant = try await authenticate(request, for: sessionId)
+        if let redirect = try await redirect(request, sessionId: sessionId, placing: true) { return redirect }
         let contentType = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         guard contentType == Self.sdpContentType else {
             throw WHIPWHEPFailure(
@@ -122,6 +124,7 @@ struct WHIPWHEPRoutes: Sendable {
     private func end(_ request: Request, sessionId: String, _ remove: (ClientGrant) async throws(SignalingError) -> Void) async -> Response {
         await answer { () async throws(WHIPWHEPFailure) -> Response in
             let grant = try await authenticate(request, for: sessionId)
+            if let redirect = try await redirect(request, sessionId: sessionId, placing: false) { return redirect }
             do throws(SignalingError) {
                 try await remove(grant)
             } catch {
@@ -129,6 +132,22 @@ struct WHIPWHEPRoutes: Sendable {
             }
             return Response(status: .ok, headers: Self.corsHeaders)
         }
+    }
+
+    /// In a cluster, a 307 to the same path on the node that serves the session (RFC 9725 section
+    /// 4.5: WHIP clients follow redirects), placing the session first when `placing`; nil when it is here.
+    private func redirect(_ request: Request, sessionId: String, placing: Bool) async throws(WHIPWHEPFailure) -> Response? {
+        guard let placement, await !directory.hosts(sessionId) else { return nil }
+        let location: SessionLocation?
+        do throws(SignalingError) {
+            location = placing ? try await placement.place(sessionId: sessionId) : try await placement.locate(sessionId: sessionId)
+        } catch {
+            throw WHIPWHEPFailure(error)
+        }
+        guard case .node(let node) = location else { return nil }
+        var headers = Self.corsHeaders
+        headers[.location] = node.publicHTTPURL + request.uri.description
+        return Response(status: .temporaryRedirect, headers: headers)
     }
 
     /// The client token of `Authorization: Bearer`, which must be for the path's session.

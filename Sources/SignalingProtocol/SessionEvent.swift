@@ -37,6 +37,9 @@ public enum SessionDisconnectedReason: String, Codable, Equatable, Sendable {
     case connectTimeout
     /// Another WebSocket reconnected as this connection.
     case replaced
+    /// In a cluster: this node is draining. Connect again (through the cluster's address, with the
+    /// same token) and the session continues on another node.
+    case nodeDraining
 }
 
 /// Why a subscriber's video is off.

@@ -32,6 +32,12 @@ public enum SignalingErrorCode: String, Codable, Equatable, Sendable {
     /// `reconnect` cannot resume the connection (the events it missed are no longer kept, or too
     /// many wrong secrets on this socket); connect afresh.
     case reconnectRefused
+    /// In a cluster: the session is served by another node. `location` is that node's WebSocket URL;
+    /// connect there with the same token.
+    case sessionOnOtherNode
+    /// In a cluster: what the request needs (the cluster's database, the session's node) cannot be
+    /// reached now; try again shortly.
+    case unavailable
     case internalError
 }
 
@@ -39,9 +45,12 @@ public enum SignalingErrorCode: String, Codable, Equatable, Sendable {
 public struct SignalingError: Codable, Equatable, Sendable, Error {
     public var code: SignalingErrorCode
     public var message: String
+    /// With `sessionOnOtherNode`: where to connect instead.
+    public var location: String?
 
-    public init(_ code: SignalingErrorCode, _ message: String) {
+    public init(_ code: SignalingErrorCode, _ message: String, location: String? = nil) {
         self.code = code
         self.message = message
+        self.location = location
     }
 }

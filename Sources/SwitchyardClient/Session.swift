@@ -29,7 +29,13 @@ public final class Session: Sendable {
         var subscribers: [String: Subscriber] = [:]
         var serverDisconnectReason: SessionDisconnectedReason?
         var isLeaving = false
+        /// In a cluster, the node that serves the session, when the server at `url` sent us there.
+        var nodeURL: String?
     }
+
+    /// Redirects to another node `connect` follows before giving up: one is the rule (the node
+    /// that placed the session names it); more means placement moved while the client followed.
+    static let maximumRedirects = 3
 
     public let url: String
     public let sessionId: String
@@ -55,6 +61,9 @@ public final class Session: Sendable {
     }
 
     public var connection: ConnectionInfo? { state.withLock { $0.connection } }
+    /// The WebSocket URL of the server the session is connected through: `url`, or in a cluster the
+    /// node that serves the session.
+    public var serverURL: String { state.withLock { $0.nodeURL } ?? url }
     /// Where the session's connection to the server stands, as the reference platform's
     /// `sessionConnectionStatus`.
     public var connectionStatus: SessionConnectionStatus { state.withLock { $0.status } }
@@ -91,7 +100,21 @@ public final class Session: Sendable {
     }
 
     /// A new WebSocket whose first request, `connect` or `reconnect`, succeeded; closed again if not.
+    /// A node of a cluster that does not serve the session names the one that does, and the
+    /// request goes there.
     private func openChannel(with request: ClientRequest) async throws(SessionError) -> (SignalingChannel, ConnectResult) {
+        var redirects = 0
+        while true {
+            do {
+                return try await openChannelOnce(with: request)
+            } catch .sessionOnOtherNode(let next) where redirects < Self.maximumRedirects {
+                redirects += 1
+                state.withLock { $0.nodeURL = next }
+            }
+        }
+    }
+
+    private func openChannelOnce(with request: ClientRequest) async throws(SessionError) -> (SignalingChannel, ConnectResult) {
         let channel = try await makeChannel()
         let result: RequestResult
         do {
@@ -113,7 +136,7 @@ public final class Session: Sendable {
         if let downUntil = state.withLock({ $0.networkDownUntil }), ContinuousClock.now < downUntil {
             throw .unreachable(url: url, reason: "the network is down (simulated outage)")
         }
-        return try await SignalingChannel(url: url, pingInterval: options.pingInterval, logger: options.logger) { [weak self] event, sequence in
+        return try await SignalingChannel(url: serverURL, pingInterval: options.pingInterval, logger: options.logger) { [weak self] event, sequence in
             self?.handle(event, sequence: sequence)
         }
     }

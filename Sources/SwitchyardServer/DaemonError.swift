@@ -1,14 +1,17 @@
+import Cluster
 import MediaControl
 
 /// Why the daemon could not start.
 public enum DaemonError: Error, CustomStringConvertible {
     case mediaPlane(MediaControlError)
     case tls(String)
+    case cluster(ClusterError)
 
     public var description: String {
         switch self {
         case .mediaPlane(let error): "the media plane could not start: \(error)"
         case .tls(let reason): "TLS setup failed: \(reason)"
+        case .cluster(let error): "could not join the cluster: \(error)"
         }
     }
 }

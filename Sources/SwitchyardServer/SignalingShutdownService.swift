@@ -1,3 +1,4 @@
+import Cluster
 import MediaRouter
 import ServiceLifecycle
 import Signaling
@@ -8,10 +9,18 @@ struct SignalingShutdownService: Service {
     let signaling: SignalingServer
     let media: MediaPlane
     let drainTime: Duration
+    /// In a cluster, the node is marked draining and gives up its placements before its clients are
+    /// told to connect again, so they land on another node.
+    let cluster: ClusterNode?
 
     func run() async throws {
         try? await gracefulShutdown()
-        await signaling.shutdown(drainTime: drainTime)
+        if let cluster {
+            await cluster.beginDrain()
+            await signaling.shutdown(drainTime: drainTime, reason: .nodeDraining)
+        } else {
+            await signaling.shutdown(drainTime: drainTime)
+        }
         media.shutdown()
     }
 }

@@ -84,7 +84,8 @@ extension SwitchyardConfiguration {
           },
           "shutdown": {
             "drainSeconds": 10
-          }
+          },
+          "cluster": null
         }
 
         """

@@ -1,3 +1,4 @@
+import Cluster
 import Foundation
 import Logging
 import MediaRouter
@@ -22,6 +23,8 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
     public var media: MediaRouterConfiguration
     public var logLevel: Logger.Level
     public var drainTime: Duration
+    /// Membership of a cluster of nodes on PostgreSQL; nil runs this node alone.
+    public var cluster: ClusterConfiguration?
 
     /// Shortest API secret accepted, in bytes: HS256 keys shorter than the hash are weak.
     public static let minimumSecretBytes = 32
@@ -196,11 +199,16 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
         let drainSeconds = try shutdown.integer("drainSeconds", default: 10, in: 1...600)
         try shutdown.finish()
 
+        var cluster: ClusterConfiguration?
+        if var clusterReader = try root.optionalObject("cluster") {
+            cluster = try Self.cluster(&clusterReader, host: host, port: port, usesTLS: tls != nil, maxSessions: signaling.limits.sessions)
+        }
+
         try root.finish(allowing: ["$schema"])
         return SwitchyardConfiguration(
             host: host, port: port, tls: tls, http: http, apiKey: apiKey, apiSecret: apiSecret,
             restTokenMaximumLifetimeSeconds: restLifetime, signaling: signaling, media: media, logLevel: level,
-            drainTime: .seconds(drainSeconds))
+            drainTime: .seconds(drainSeconds), cluster: cluster)
     }
 
     private static func requiredFile(_ reader: inout ConfigurationReader, _ key: String) throws(ConfigurationError) -> String {

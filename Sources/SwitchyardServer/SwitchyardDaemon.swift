@@ -1,3 +1,4 @@
+import Cluster
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -17,6 +18,8 @@ import Signaling
 public final class SwitchyardDaemon: Sendable {
     public let configuration: SwitchyardConfiguration
     public let signaling: SignalingServer
+    /// This node's membership of its cluster; nil when it runs alone.
+    public let cluster: ClusterNode?
     private let media: MediaPlane
     private let admission: HTTPConnectionAdmission
     private let group: ServiceGroup
@@ -38,7 +41,17 @@ public final class SwitchyardDaemon: Sendable {
         // One switch for every test aid: media.faultInjection.
         var signalingConfiguration = configuration.signaling
         signalingConfiguration.faultInjection = configuration.media.faultInjection
-        signaling = SignalingServer(media: media, tokens: tokens, configuration: signalingConfiguration, logger: logger)
+        if let clusterConfiguration = configuration.cluster {
+            do {
+                cluster = try await ClusterNode(configuration: clusterConfiguration, logger: logger)
+            } catch {
+                media.shutdown()
+                throw .cluster(error)
+            }
+        } else {
+            cluster = nil
+        }
+        signaling = SignalingServer(media: media, tokens: tokens, configuration: signalingConfiguration, placement: cluster, logger: logger)
         let limits = configuration.http
         let admission = HTTPConnectionAdmission(
             maximumConnections: limits.maximumConnections, maximumPerAddress: limits.maximumConnectionsPerAddress)
@@ -46,7 +59,21 @@ public final class SwitchyardDaemon: Sendable {
         let signaling = signaling
         let metrics = SwitchyardMetrics(
             registry: registry, directory: signaling.directory, media: media, srtpVersion: SRTPLibrary.version, srtpBuild: SRTPLibrary.build,
-            openConnections: { (admission.open, signaling.openWebSockets) })
+            cluster: cluster, openConnections: { (admission.open, signaling.openWebSockets) })
+        if let cluster {
+            let directory = signaling.directory
+            let media = media
+            await cluster.reportLoad {
+                let counts = await directory.counts()
+                let plane = await media.planeStatistics()
+                return (
+                    NodeLoadSample(
+                        sessions: counts.sessions, connections: counts.connections, streams: counts.streams, subscribers: counts.subscribers,
+                        packetsForwarded: plane.packetsSent, cpuSeconds: ProcessCPUTime.seconds()),
+                    await directory.sessionIds()
+                )
+            }
+        }
 
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: MetricsMiddleware())
@@ -92,12 +119,16 @@ public final class SwitchyardDaemon: Sendable {
             onServerRunning: { channel in await onReady(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
         // Clients get most of the drain time to close; the HTTP server stops in what is left.
-        let shutdown = SignalingShutdownService(signaling: signaling, media: media, drainTime: configuration.drainTime * 0.8)
+        let shutdown = SignalingShutdownService(signaling: signaling, media: media, drainTime: configuration.drainTime * 0.8, cluster: cluster)
+        // Services shut down in reverse order: the cluster membership outlives the clients' drain
+        // (which needs the database) and leaves before the HTTP server stops.
         var groupConfiguration = ServiceGroupConfiguration(
             services: [
-                .init(service: application), .init(service: shutdown),
+                .init(service: application),
+                cluster.map { .init(service: $0) },
+                .init(service: shutdown),
                 .init(service: MediaEventRelay(media: media, directory: signaling.directory)),
-            ],
+            ].compactMap { $0 },
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = configuration.drainTime
         group = ServiceGroup(configuration: groupConfiguration)

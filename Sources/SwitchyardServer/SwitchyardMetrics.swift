@@ -1,3 +1,4 @@
+import Cluster
 import MediaControl
 import Prometheus
 import Signaling
@@ -25,13 +26,29 @@ final class SwitchyardMetrics: Sendable {
     /// Per-worker metrics, made the first time each worker reports.
     private let workerMetrics: Mutex<[Int: WorkerMetrics]>
     private let audioFallbackEvents: [String: Counter]
+    private let cluster: ClusterNode?
+    /// The cluster's counters by `ClusterMetrics` key path, labelled with this node's id.
+    private let clusterCounters: [(any KeyPath<ClusterMetrics, UInt64> & Sendable, Counter)]
     /// The totals each counter has been advanced to, by counter name and label.
     private let reported = Mutex([String: UInt64]())
 
     init(
         registry: PrometheusCollectorRegistry, directory: SessionDirectory, media: any MediaControl, srtpVersion: String, srtpBuild: String,
-        openConnections: @escaping @Sendable () -> (http: Int, webSockets: Int)
+        cluster: ClusterNode? = nil, openConnections: @escaping @Sendable () -> (http: Int, webSockets: Int)
     ) {
+        self.cluster = cluster
+        let node = [("node", cluster?.configuration.nodeId ?? "")]
+        clusterCounters =
+            cluster == nil
+            ? []
+            : [
+                (\.heartbeats, Self.counter(registry, "cluster_heartbeats", "Heartbeats this node wrote to the cluster's database", labels: node)),
+                (\.heartbeatFailures, Self.counter(registry, "cluster_heartbeat_failures", "Heartbeats the database did not take in time", labels: node)),
+                (\.placements, Self.counter(registry, "cluster_placements", "Sessions this node placed, on itself or another node", labels: node)),
+                (\.forwardedRequests, Self.counter(registry, "cluster_forwarded_requests", "REST requests answered by the node holding their session", labels: node)),
+                (\.forwardingFailures, Self.counter(registry, "cluster_forwarding_failures", "REST requests whose session's node did not answer", labels: node)),
+                (\.databaseFailures, Self.counter(registry, "cluster_database_failures", "Requests refused because the cluster's database did not answer in time", labels: node)),
+            ]
         self.openConnections = openConnections
         httpConnections = Self.gauge(registry, "http_connections", "Open HTTP connections, WebSockets included")
         webSockets = Self.gauge(registry, "websockets", "Open client WebSockets, connected to a session or not")
@@ -100,6 +117,10 @@ final class SwitchyardMetrics: Sendable {
             advance(counter, key: "audioFallback." + kind, to: count)
         }
         for worker in plane.workerDetails { report(worker) }
+        if let cluster {
+            let totals = await cluster.counters
+            for (path, counter) in clusterCounters { advance(counter, key: "cluster.\(path)", to: totals[keyPath: path]) }
+        }
         for (reason, count) in plane.drops {
             let counter = drops.withLock { drops in
                 if let counter = drops[reason] { return counter }

@@ -16,6 +16,8 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
     case unexpectedReply(method: String)
     /// The media side could not be set up.
     case media(String)
+    /// In a cluster: the session is on another node, at `url`. `Session.connect` follows it by itself.
+    case sessionOnOtherNode(url: String)
 
     public var description: String {
         switch self {
@@ -26,6 +28,7 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unreachable(let url, let reason): "cannot open \(url): \(reason)"
         case .unexpectedReply(let method): "the server answered \(method) with another method's result"
         case .media(let reason): "media: \(reason)"
+        case .sessionOnOtherNode(let url): "the session is served by another node, at \(url)"
         }
     }
 }

@@ -60,7 +60,12 @@ final class SignalingChannel: Sendable {
                         switch decoded {
                         case .reply(let id, let result): Self.resume(state, id: id, with: .success(result))
                         case .error(let id, let error):
-                            if let id { Self.resume(state, id: id, with: .failure(.refused(code: error.code, message: error.message))) }
+                            guard let id else { break }
+                            if error.code == .sessionOnOtherNode, let location = error.location {
+                                Self.resume(state, id: id, with: .failure(.sessionOnOtherNode(url: location)))
+                            } else {
+                                Self.resume(state, id: id, with: .failure(.refused(code: error.code, message: error.message)))
+                            }
                         case .event(let event): onEvent(event, ServerMessage.eventSequence(of: data))
                         }
                     }

@@ -1,0 +1,62 @@
+import Logging
+import PostgresNIO
+
+/// The cluster's tables, created and migrated by the nodes themselves. Each migration runs once, in
+/// order, inside a transaction that holds an advisory lock, so nodes starting together apply it once.
+/// docs/cluster.md describes the tables.
+enum ClusterSchema {
+    /// Statements that take the schema from version `index` to `index + 1`.
+    static let migrations: [[PostgresQuery]] = [
+        [
+            """
+            CREATE TABLE switchyard_nodes (
+                node_id text PRIMARY KEY,
+                instance text NOT NULL,
+                signaling_url text NOT NULL,
+                internal_url text NOT NULL,
+                state text NOT NULL CHECK (state IN ('active', 'draining')),
+                started_at timestamptz NOT NULL,
+                heartbeat_at timestamptz NOT NULL,
+                max_sessions integer NOT NULL,
+                sessions integer NOT NULL DEFAULT 0,
+                connections integer NOT NULL DEFAULT 0,
+                streams integer NOT NULL DEFAULT 0,
+                subscribers integer NOT NULL DEFAULT 0,
+                forwarded_packets_per_second double precision NOT NULL DEFAULT 0,
+                cpu_cores double precision NOT NULL DEFAULT 0
+            )
+            """,
+            """
+            CREATE TABLE switchyard_sessions (
+                session_id text PRIMARY KEY,
+                node_id text NOT NULL REFERENCES switchyard_nodes (node_id) ON DELETE CASCADE,
+                placed_at timestamptz NOT NULL DEFAULT now()
+            )
+            """,
+            "CREATE INDEX switchyard_sessions_by_node ON switchyard_sessions (node_id)",
+        ]
+    ]
+
+    static var currentVersion: Int { migrations.count }
+
+    /// Brings the database to `currentVersion`; refuses a database a newer build migrated.
+    static func migrate(_ client: PostgresClient, logger: Logger) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            // One node migrates at a time; the others wait here and then find nothing to do.
+            try await connection.query("SELECT pg_advisory_xact_lock(7880001)", logger: logger)
+            try await connection.query("CREATE TABLE IF NOT EXISTS switchyard_schema_version (version integer NOT NULL)", logger: logger)
+            var version = 0
+            for try await found in try await connection.query("SELECT version FROM switchyard_schema_version", logger: logger).decode(Int.self) {
+                version = found
+            }
+            if version > currentVersion { throw ClusterError.schemaTooNew(found: version, known: currentVersion) }
+            guard version < currentVersion else { return }
+            for migration in migrations[version...] {
+                for statement in migration { try await connection.query(statement, logger: logger) }
+            }
+            try await connection.query("DELETE FROM switchyard_schema_version", logger: logger)
+            try await connection.query("INSERT INTO switchyard_schema_version (version) VALUES (\(currentVersion))", logger: logger)
+            logger.info("cluster schema migrated", metadata: ["from": "\(version)", "to": "\(currentVersion)"])
+        }
+    }
+}

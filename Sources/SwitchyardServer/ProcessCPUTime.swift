@@ -1,0 +1,11 @@
+import Foundation
+
+/// CPU time this process has used, user and system, for the cluster heartbeat's load.
+enum ProcessCPUTime {
+    static func seconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+}
