@@ -55,13 +55,15 @@ BROWSER_PACKAGES := chromium chromium-driver
 GSTREAMER_PACKAGES := gstreamer1.0-plugins-bad gstreamer1.0-plugins-good gstreamer1.0-plugins-base gstreamer1.0-nice \
 	python3-gst-1.0 gir1.2-gst-plugins-bad-1.0 gir1.2-gst-plugins-base-1.0 gir1.2-gstreamer-1.0
 PYTHON_PACKAGES := pylibsrtp==1.0.0 aiortc==1.16.0 websockets==17.4 selenium==4.51.0
+# The cluster tests start private PostgreSQL servers from Debian's package (docs/cluster.md).
+CLUSTER_PACKAGES := postgresql
 interop-peers: srtp
 	@mkdir -p $(INTEROP)
 	cc -O2 -o $(INTEROP)/srtp_peer_system Tests/Interop/srtp_peer.c $$(PKG_CONFIG_PATH= pkg-config --cflags --libs libsrtp2)
 	cc -O2 -o $(INTEROP)/srtp_peer_openssl Tests/Interop/srtp_peer.c $$(PKG_CONFIG_PATH=$(SRTP_PKGCONFIG) pkg-config --cflags --libs libsrtp2)
 	@python3 -c "import pylibsrtp, aiortc, websockets, selenium" 2>/dev/null || python3 -m pip install -q $(PYTHON_PACKAGES) \
 		|| python3 -m pip install -q --break-system-packages $(PYTHON_PACKAGES)
-	$(call install-missing,$(BROWSER_PACKAGES) $(GSTREAMER_PACKAGES))
+	$(call install-missing,$(BROWSER_PACKAGES) $(GSTREAMER_PACKAGES) $(CLUSTER_PACKAGES))
 
 build: srtp
 	$(SWIFT) build $(SCRATCH)

@@ -74,7 +74,7 @@ final class DaemonHarness: Sendable {
     func http(
         _ method: String, _ path: String, token: String?, body: String?, contentType: String?
     ) async throws -> (status: Int, headers: [String: String], body: Data) {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        var request = URLRequest(url: URL(string: "http://\(configuration.host):\(port)\(path)")!)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let body { request.httpBody = Data(body.utf8) }

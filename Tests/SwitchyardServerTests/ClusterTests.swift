@@ -1,0 +1,260 @@
+import Cluster
+import Foundation
+import Glibc
+import SignalingProtocol
+import SwitchyardClient
+import SwitchyardServer
+import Testing
+
+/// Three daemons on 127.0.0.2-4 sharing a private PostgreSQL: placement, clients and REST at any
+/// node, signals across nodes, racing placements, drain, a killed node, the database going away.
+@Suite(.serialized) struct ClusterTests {
+    static let media: EncodedMedia = try! EncodedMedia(
+        settings: MediaSettings(videoBitrate: 200_000, audioBitrate: 24_000, width: 256, height: 144, frameRate: 15, loopSeconds: 1))
+
+    private func join(_ url: String, _ sessionId: String, _ role: Role, token node: DaemonHarness, loop: MediaLoop) async throws -> Session {
+        try await Session.connect(
+            url: url, sessionId: sessionId, token: try await node.token(session: sessionId, role: role),
+            options: SessionOptions(mediaLoop: loop, reconnectTimeout: .seconds(3)))
+    }
+
+    /// The next event matching `predicate`, nil after `timeout`.
+    private func next<Event: Sendable>(
+        _ events: AsyncStream<Event>, timeout: Duration = .seconds(5), where predicate: @escaping @Sendable (Event) -> Bool
+    ) async -> Event? {
+        await withTaskGroup(of: Event?.self) { group in
+            group.addTask {
+                for await event in events where predicate(event) { return event }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? nil
+        }
+    }
+
+    /// Polls `condition` every 50 ms until it holds or `timeout` passes.
+    private func eventually(_ timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return try await condition()
+    }
+
+    @Test func sessionsArePlacedOnTheLeastLoadedNodeAndRESTAnswersFromAnyNode() async throws {
+        let cluster = try await ClusterFixture.start(nodes: 3)
+        let first = cluster.nodes[0]
+        let rest = try await first.restToken()
+        var created: [String] = []
+        for name in ["one", "two", "three"] {
+            let (status, body) = try await first.http("POST", "/v1/sessions", token: rest, body: #"{"sessionId":"\#(name)"}"#)
+            #expect(status == 201, "\(String(decoding: body, as: UTF8.self))")
+            created.append(name)
+        }
+        // All empty: the first goes to the node asked; then to the emptiest, the lower id on a tie.
+        #expect(try cluster.holder(of: "one") == "node-a")
+        #expect(try cluster.holder(of: "two") == "node-b")
+        #expect(try cluster.holder(of: "three") == "node-c")
+        #expect(await cluster.nodes[1].daemon.signaling.directory.hosts("two"))
+        #expect(await !first.daemon.signaling.directory.hosts("two"))
+        // A generated id is placed too, and the answer names it.
+        let (status, body) = try await cluster.nodes[2].http("POST", "/v1/sessions", token: rest, body: nil)
+        #expect(status == 201)
+        let generated = try JSONDecoder().decode([String: String].self, from: body)["sessionId"] ?? ""
+        #expect(try cluster.holder(of: generated) != nil)
+
+        for node in cluster.nodes {
+            for sessionId in created {
+                let (status, body) = try await node.http("GET", "/v1/sessions/\(sessionId)", token: rest)
+                #expect(status == 200)
+                let snapshot = try JSONDecoder().decode(SessionSnapshot.self, from: body)
+                #expect(snapshot.sessionId == sessionId)
+            }
+            #expect(try await node.http("GET", "/v1/sessions/nowhere", token: rest).status == 404)
+            // The token is checked where the request arrives, before it travels.
+            #expect(try await node.http("GET", "/v1/sessions/two", token: "not-a-token").status == 401)
+        }
+        let overview = try await cluster.overview(from: 1)
+        #expect(overview.nodeId == "node-b")
+        #expect(overview.nodes.map(\.nodeId) == ["node-a", "node-b", "node-c"])
+        #expect(overview.nodes.allSatisfy { $0.live && $0.state == "active" })
+        #expect(overview.nodes.first { $0.nodeId == "node-a" }?.sessionIds.contains("one") == true)
+        #expect(overview.nodes.first { $0.nodeId == "node-c" }?.sessionIds.contains("three") == true)
+        await cluster.stop()
+    }
+
+    @Test func aClientAtAnotherNodeJoinsTheSessionWhereItLivesAndNothingStaysBehind() async throws {
+        let cluster = try await ClusterFixture.start(nodes: 3)
+        let loop = try MediaLoop()
+        let (a, b, c) = (cluster.nodes[0], cluster.nodes[1], cluster.nodes[2])
+        let alice = try await join(b.webSocketURL, "meeting", .publisher, token: a, loop: loop)
+        #expect(alice.serverURL == b.webSocketURL)
+        #expect(try cluster.holder(of: "meeting") == "node-b")
+        // Bob arrives at node C and is sent to B, where Alice is.
+        let bob = try await join(c.webSocketURL, "meeting", .subscriber, token: a, loop: loop)
+        #expect(bob.serverURL == b.webSocketURL)
+        #expect(bob.connections.contains { $0.connectionId == alice.connection?.connectionId })
+        #expect(await next(alice.events) { $0 == .connectionCreated(bob.connection!) } != nil)
+
+        // Media goes straight to B: byte counts at the subscriber prove the path.
+        let publisher = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))
+        #expect(await eventually(.seconds(5)) { bob.streams.contains { $0.streamId == publisher.streamId } })
+        let subscriber = try await bob.subscribe(to: publisher.streamId)
+        #expect(await eventually(.seconds(5)) { await subscriber.statistics().video.packetsReceived > 10 })
+
+        await bob.disconnect()
+        await alice.disconnect()
+        // The session ended with its last connection: its placement goes at once.
+        #expect(try await eventually(.seconds(5)) { try cluster.holder(of: "meeting") == nil })
+        await cluster.stop()
+    }
+
+    @Test func restOnOneNodeSignalsAndDisconnectsClientsOnAnother() async throws {
+        let cluster = try await ClusterFixture.start(nodes: 3)
+        let loop = try MediaLoop()
+        let (a, c) = (cluster.nodes[0], cluster.nodes[2])
+        let carol = try await join(a.webSocketURL, "signals", .publisher, token: a, loop: loop)
+        let dave = try await join(a.webSocketURL, "signals", .publisher, token: a, loop: loop)
+        #expect(try cluster.holder(of: "signals") == "node-a")
+        let rest = try await c.restToken()
+        let signal = try await c.http("POST", "/v1/sessions/signals/signal", token: rest, body: #"{"type":"chat","data":"from node c"}"#)
+        #expect(signal.status == 204)
+        let received = await next(carol.events) { if case .signalReceived = $0 { true } else { false } }
+        #expect(received == .signalReceived(type: "chat", data: "from node c", from: nil))
+        // A refusal comes back as the session's node said it.
+        let unknown = try await c.http("POST", "/v1/sessions/signals/connections/c_unknown/signal", token: rest, body: #"{"type":"chat","data":"x"}"#)
+        #expect(unknown.status == 404)
+        let bad = try await c.http("POST", "/v1/sessions/signals/signal", token: rest, body: #"{"type":"no spaces allowed","data":"x"}"#)
+        #expect(bad.status == 400)
+        #expect(String(decoding: bad.body, as: UTF8.self).contains("type"))
+
+        let kicked = try await c.http("DELETE", "/v1/sessions/signals/connections/\(dave.connection!.connectionId)", token: rest)
+        #expect(kicked.status == 204)
+        let gone = await next(dave.events) { if case .sessionDidDisconnect = $0 { true } else { false } }
+        #expect(gone == .sessionDidDisconnect(reason: .forceDisconnected))
+        await carol.disconnect()
+        await cluster.stop()
+    }
+
+    @Test func twoNodesPlacingOneSessionAtOnceAgree() async throws {
+        let cluster = try await ClusterFixture.start(nodes: 2)
+        let nodeA = try #require(cluster.nodes[0].daemon.cluster)
+        let nodeB = try #require(cluster.nodes[1].daemon.cluster)
+        for round in 0..<20 {
+            let sessionId = "race-\(round)"
+            async let fromA = nodeA.place(sessionId: sessionId)
+            async let fromB = nodeB.place(sessionId: sessionId)
+            let (answerA, answerB) = try await (fromA, fromB)
+            let holderA = answerA == .here ? "node-a" : { if case .node(let node) = answerA { node.nodeId } else { "" } }()
+            let holderB = answerB == .here ? "node-b" : { if case .node(let node) = answerB { node.nodeId } else { "" } }()
+            #expect(holderA == holderB, "round \(round): \(answerA) vs \(answerB)")
+            #expect(try cluster.holder(of: sessionId) == holderA)
+        }
+        let rows = try cluster.database.query("SELECT count(*) FROM switchyard_sessions WHERE session_id LIKE 'race-%'")
+        #expect(rows == ["20"])
+        await cluster.stop()
+    }
+
+    @Test func aDrainingNodeSendsItsClientsToAnotherNodeAndLeavesNothingBehind() async throws {
+        let cluster = try await ClusterFixture.start(nodes: 3)
+        let loop = try MediaLoop()
+        let (a, b) = (cluster.nodes[0], cluster.nodes[1])
+        let erin = try await join(a.webSocketURL, "drained", .publisher, token: a, loop: loop)
+        let frank = try await join(a.webSocketURL, "drained", .subscriber, token: a, loop: loop)
+        _ = try await erin.publish(PublisherSettings(name: "camera", media: Self.media))
+        #expect(try cluster.holder(of: "drained") == "node-a")
+
+        let drainStarted = ContinuousClock.now
+        let stopping = Task { try await a.stop() }
+        for client in [erin, frank] {
+            let goodbye = await next(client.events) { if case .sessionDidDisconnect = $0 { true } else { false } }
+            #expect(goodbye == .sessionDidDisconnect(reason: .nodeDraining))
+        }
+        // What an app (or the browser client) does on nodeDraining: connect again through the
+        // cluster's address, here node B, and publish again.
+        let erinAgain = try await join(b.webSocketURL, "drained", .publisher, token: b, loop: loop)
+        let frankAgain = try await join(b.webSocketURL, "drained", .subscriber, token: b, loop: loop)
+        let rejoined = ContinuousClock.now - drainStarted
+        let newHolder = try cluster.holder(of: "drained")
+        #expect(newHolder == "node-b" || newHolder == "node-c")
+        #expect(erinAgain.serverURL == frankAgain.serverURL)
+        let publisher = try await erinAgain.publish(PublisherSettings(name: "camera", media: Self.media))
+        #expect(await eventually(.seconds(5)) { frankAgain.streams.contains { $0.streamId == publisher.streamId } })
+        let subscriber = try await frankAgain.subscribe(to: publisher.streamId)
+        #expect(await eventually(.seconds(5)) { await subscriber.statistics().video.packetsReceived > 10 })
+        try await stopping.value
+        #expect(try cluster.database.query("SELECT count(*) FROM switchyard_nodes WHERE node_id = 'node-a'") == ["0"])
+        #expect(try cluster.database.query("SELECT count(*) FROM switchyard_sessions WHERE node_id = 'node-a'") == ["0"])
+        print("cluster drain: clients back in session on \(newHolder ?? "?") \(rejoined) after the drain began")
+        await erinAgain.disconnect()
+        await frankAgain.disconnect()
+        await cluster.stop()
+    }
+
+    @Test func nodesServeWhatTheyHoldWhileTheDatabaseIsAwayAndPlaceAgainWhenItReturns() async throws {
+        let cluster = try await ClusterFixture.start(nodes: 2, databaseTimeout: .seconds(1))
+        let loop = try MediaLoop()
+        let (a, b) = (cluster.nodes[0], cluster.nodes[1])
+        let gina = try await join(a.webSocketURL, "steady", .publisher, token: a, loop: loop)
+        try cluster.database.pause()
+        // What node A holds goes on: signals, a new connection to the session it hosts.
+        let harry = try await join(a.webSocketURL, "steady", .publisher, token: a, loop: loop)
+        try await harry.signal(type: "hello", data: "still here")
+        let received = await next(gina.events) { if case .signalReceived = $0 { true } else { false } }
+        #expect(received == .signalReceived(type: "hello", data: "still here", from: harry.connection?.connectionId))
+        // A new session cannot be placed: refused in bounded time with unavailable.
+        let started = ContinuousClock.now
+        do {
+            _ = try await join(b.webSocketURL, "newcomer", .publisher, token: b, loop: loop)
+            Issue.record("a session was placed without the database")
+        } catch {
+            #expect((error as? SessionError)?.refusalCode == .unavailable, "\(error)")
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+        let rest = try await b.restToken()
+        #expect(try await b.http("GET", "/v1/sessions/steady", token: rest).status == 503)
+
+        try cluster.database.resume()
+        let ivan = try await join(b.webSocketURL, "newcomer", .publisher, token: b, loop: loop)
+        #expect(ivan.connection != nil)
+        // The database still has "steady" on node A, once: nothing lost or duplicated.
+        #expect(try await eventually(.seconds(10)) { try cluster.holder(of: "steady") == "node-a" })
+        #expect(try cluster.database.query("SELECT count(*) FROM switchyard_sessions WHERE session_id = 'steady'") == ["1"])
+        #expect(try await eventually(.seconds(10)) { try await cluster.overview(from: 1).nodes.allSatisfy(\.live) })
+        for client in [gina, harry, ivan] { await client.disconnect() }
+        await cluster.stop()
+    }
+
+    @Test func aNodeRefusesToStartWithoutItsDatabaseOrWithAnotherLiveNodesId() async throws {
+        let nowhere = try DatabaseAddress(url: "postgres://switchyard@127.0.0.1:\(freeTCPPort())/postgres?sslmode=disable")
+        var configuration = SwitchyardConfiguration.builtIn
+        configuration.port = 0
+        configuration.media.workerCount = 1
+        configuration.cluster = ClusterConfiguration(
+            database: nowhere, nodeId: "lonely", signalingURL: "ws://127.0.0.1:1/v1/ws", internalURL: "http://127.0.0.1:1", maxSessions: 10,
+            databaseTimeout: .seconds(1))
+        do {
+            _ = try await SwitchyardDaemon(configuration: configuration, logger: .init(label: "test"))
+            Issue.record("the daemon started without its database")
+        } catch {
+            #expect(error.description.contains("could not join the cluster"))
+            #expect(error.description.contains(nowhere.description))
+        }
+
+        let cluster = try await ClusterFixture.start(nodes: 1)
+        configuration.cluster?.database = try DatabaseAddress(url: cluster.database.url)
+        configuration.cluster?.nodeId = "node-a"
+        do {
+            _ = try await SwitchyardDaemon(configuration: configuration, logger: .init(label: "test"))
+            Issue.record("a second node-a joined")
+        } catch {
+            #expect(error.description.contains("\"node-a\" belongs to a live node"))
+        }
+        await cluster.stop()
+    }
+}

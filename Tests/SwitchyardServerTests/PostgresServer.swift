@@ -1,0 +1,131 @@
+import Foundation
+import Glibc
+
+/// A private PostgreSQL for one test: initdb in a temporary directory, started on a free port on
+/// 127.0.0.1 as the unprivileged `postgres` user (PostgreSQL refuses root), stopped and deleted after.
+final class PostgresServer: Sendable {
+    enum Failure: Error, CustomStringConvertible {
+        case notInstalled
+        case command(String, status: Int32, output: String)
+
+        var description: String {
+            switch self {
+            case .notInstalled: "PostgreSQL is not installed (apt-get install postgresql; make test installs it)"
+            case .command(let command, let status, let output): "\(command) exited with \(status): \(output)"
+            }
+        }
+    }
+
+    let port: Int
+    let directory: String
+    private let binaries: String
+
+    /// The URL the nodes are configured with.
+    var url: String { "postgres://switchyard@127.0.0.1:\(port)/postgres?sslmode=disable" }
+
+    static func start() throws -> PostgresServer {
+        guard let binaries = installedBinaries() else { throw Failure.notInstalled }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-pg-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if getuid() == 0 { try run("/bin/chown", ["postgres:postgres", directory]) }
+        try run(asPostgres: "\(binaries)/initdb", ["-D", "\(directory)/data", "-A", "trust", "-U", "switchyard", "--no-sync"])
+        let server = PostgresServer(port: freeTCPPort(), directory: directory, binaries: binaries)
+        try server.resume()
+        return server
+    }
+
+    private init(port: Int, directory: String, binaries: String) {
+        self.port = port
+        self.directory = directory
+        self.binaries = binaries
+    }
+
+    /// Starts the server (again), on the same port and data.
+    func resume() throws {
+        try Self.run(
+            asPostgres: "\(binaries)/pg_ctl",
+            [
+                "-D", "\(directory)/data", "-l", "\(directory)/log", "-w", "-o",
+                "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off", "start",
+            ])
+    }
+
+    /// Stops the server at once, as a crash would (connections cut, no checkpoint).
+    func pause() throws {
+        try Self.run(asPostgres: "\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-m", "immediate", "-w", "stop"])
+    }
+
+    func stop() {
+        try? Self.run(asPostgres: "\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-m", "fast", "-w", "stop"])
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Rows of a query, as psql prints them unaligned (`|` between columns).
+    func query(_ sql: String) throws -> [String] {
+        let output = try Self.run(asPostgres: "\(binaries)/psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "switchyard", "-d", "postgres", "-At", "-c", sql])
+        return output.split(separator: "\n").map(String.init)
+    }
+
+    /// The newest PostgreSQL's bin directory under /usr/lib/postgresql.
+    private static func installedBinaries() -> String? {
+        let root = "/usr/lib/postgresql"
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).compactMap { Int($0) }
+        guard let newest = versions.max() else { return nil }
+        let binaries = "\(root)/\(newest)/bin"
+        return FileManager.default.isExecutableFile(atPath: "\(binaries)/pg_ctl") ? binaries : nil
+    }
+
+    @discardableResult
+    private static func run(asPostgres executable: String, _ arguments: [String]) throws -> String {
+        // From /tmp: the postgres user may not enter the test's working directory.
+        let inTemporary = ["/bin/sh", "-c", #"cd /tmp && exec "$0" "$@""#, executable] + arguments
+        return getuid() == 0
+            ? try run("/usr/sbin/runuser", ["-u", "postgres", "--"] + inTemporary) : try run(inTemporary[0], Array(inTemporary.dropFirst()))
+    }
+
+    /// Runs a command to its end with posix_spawn and waitpid (Foundation's Process can miss the
+    /// exit of a child when called from a test's task), its output collected in a file: the
+    /// server pg_ctl starts keeps the descriptors it was given, so a pipe would never reach its end.
+    @discardableResult
+    private static func run(_ executable: String, _ arguments: [String]) throws -> String {
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-pg-output-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw Failure.command(executable, status: spawned, output: String(cString: strerror(spawned))) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        let exitStatus = (status >> 8) & 0xff
+        guard status & 0x7f == 0, exitStatus == 0 else {
+            throw Failure.command(([executable] + arguments).joined(separator: " "), status: exitStatus, output: text)
+        }
+        return text
+    }
+}
+
+/// A TCP port nothing listens on now, picked by the kernel.
+func freeTCPPort(host: String = "127.0.0.1") -> Int {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = 0
+    inet_pton(AF_INET, host, &address.sin_addr)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+            bind(descriptor, pointer, length)
+            return getsockname(descriptor, pointer, &length)
+        }
+    }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
