@@ -53,6 +53,8 @@ public actor ClusterNode: SessionPlacement, Service {
         logger.info("joined the cluster", metadata: ["node": "\(configuration.nodeId)", "database": "\(configuration.database)"])
     }
 
+    public nonisolated var nodeId: String { configuration.nodeId }
+
     /// Where the heartbeat reads the node's load and the sessions it holds (the signaling server
     /// that needs this node exists only after it).
     public func reportLoad(_ source: @escaping @Sendable () async -> (NodeLoadSample, [String])) {

@@ -104,7 +104,8 @@ public actor SessionDirectory {
             recentSignalIds: RecentSignalIds(capacity: reconnection.rememberedSignalIds, window: reconnection.grace))
         logger.info("connection created", metadata: ["session": "\(grant.sessionId)", "connection": "\(info.connectionId)", "role": "\(grant.role.rawValue)"])
         return ConnectResult(
-            connection: info, role: grant.role, session: sessions[grant.sessionId]!.snapshot, reconnection: reconnectionGrant(secret: secret))
+            connection: info, role: grant.role, session: sessions[grant.sessionId]!.snapshot, reconnection: reconnectionGrant(secret: secret),
+            nodeId: placement?.nodeId)
     }
 
     /// Removes a connection and everything it published or subscribed to, and tells the others.

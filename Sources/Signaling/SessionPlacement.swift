@@ -66,6 +66,8 @@ public struct ForwardedResponse: Sendable {
 /// The cluster seen from signaling: which node holds a session, and a way to hand a REST request to
 /// it. Absent on a single node, where every session is here.
 public protocol SessionPlacement: Sendable {
+    /// This node's id in the cluster.
+    var nodeId: String { get }
     /// Where `sessionId` lives, placing it first when no live node holds it: here, if this node is
     /// the least loaded of the live nodes that take sessions, else on that node. Two nodes placing
     /// one session at once get the same answer.

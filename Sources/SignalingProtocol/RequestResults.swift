@@ -40,13 +40,19 @@ public struct ConnectResult: Codable, Equatable, Sendable {
     public var session: SessionSnapshot
     /// How to come back after the WebSocket drops; left out when the server keeps no grace period.
     public var reconnection: ReconnectionGrant?
+    /// In a cluster, the node that serves the session; left out on a single server. A client in a
+    /// cluster that cannot get its connection back connects afresh, and may land on another node.
+    public var nodeId: String?
 
-    public init(connection: ConnectionInfo, role: Role, session: SessionSnapshot, reconnection: ReconnectionGrant? = nil) {
+    public init(
+        connection: ConnectionInfo, role: Role, session: SessionSnapshot, reconnection: ReconnectionGrant? = nil, nodeId: String? = nil
+    ) {
         self.connection = connection
         self.role = role
         self.capabilities = Capabilities(role: role)
         self.session = session
         self.reconnection = reconnection
+        self.nodeId = nodeId
     }
 }
 

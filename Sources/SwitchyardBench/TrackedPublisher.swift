@@ -14,7 +14,7 @@ final class TrackedPublisher: Sendable {
             switch event {
             case .publisherVideoDisableWarning, .publisherVideoDisableWarningLifted: true
             case .publisherVideoDisabled(let reason), .publisherVideoEnabled(let reason): reason == .quality
-            case .streamDestroyed, .publisherDidDisconnect, .publisherDidReconnect: false
+            case .streamDestroyed, .publisherDidDisconnect, .publisherDidReconnect, .streamMoved: false
             }
         }
     }
@@ -28,6 +28,7 @@ final class TrackedPublisher: Sendable {
         case .streamDestroyed: "streamDestroyed"
         case .publisherDidDisconnect: "publisherDisconnected"
         case .publisherDidReconnect: "publisherReconnected"
+        case .streamMoved: "streamMoved"
         }
     }
 }

@@ -14,6 +14,10 @@ public enum SessionClientEvent: Equatable, Sendable {
     /// Back in the same connection (`sessionReconnected`): same connection id, its streams and
     /// subscriptions kept. The events missed meanwhile arrive around this one, in order, none twice.
     case sessionDidReconnect(ConnectionInfo)
+    /// In a cluster, back in the session on another node, as a new connection: the node was
+    /// drained or lost. Publishers published again (`PublisherEvent.streamMoved`); subscriptions
+    /// ended, and the others' streams come again as `streamCreated`, to subscribe to anew.
+    case sessionDidMove(ConnectionInfo)
     /// The session ended: the server said why, or `reason` is nil when the network dropped it and
     /// reconnection failed or was off.
     case sessionDidDisconnect(reason: SessionDisconnectedReason?)
@@ -49,4 +53,7 @@ public enum PublisherEvent: Equatable, Sendable {
     case publisherDidDisconnect
     /// The router receives again (`publisherReconnected`).
     case publisherDidReconnect
+    /// In a cluster, the session moved to another node (a drain, a lost node) and the stream was
+    /// published there again: its new id and properties. Subscribers see it as a new stream.
+    case streamMoved(StreamInfo)
 }

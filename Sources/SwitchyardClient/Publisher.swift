@@ -2,28 +2,38 @@ import SignalingProtocol
 import Synchronization
 
 /// One published stream: its media endpoint sends the encoded loop; `events` carries the
-/// publisher-side audio-fallback events.
+/// publisher-side audio-fallback events. In a cluster, a session that moves to another node
+/// publishes the stream again there, and this publisher follows (`streamMoved`).
 public final class Publisher: Sendable {
-    public let stream: StreamInfo
+    /// Where the stream is published now: replaced when the session moves to another node.
+    struct Binding: Sendable {
+        var stream: StreamInfo
+        var endpoint: LoopBound<MediaEndpoint>
+        var media: LoopBound<PublisherMedia>
+        var mediaPort: UInt16
+    }
+
     public let events: AsyncStream<PublisherEvent>
     private let eventSink: AsyncStream<PublisherEvent>.Continuation
     private let session: Session
-    private let endpoint: LoopBound<MediaEndpoint>
-    private let media: LoopBound<PublisherMedia>
+    /// What the stream was published with, to publish it again on another node.
+    let settings: PublisherSettings
+    private let binding: Mutex<Binding>
     private let hasEnded = Atomic<Bool>(false)
-    /// The local UDP port this publisher's media uses.
-    public let mediaPort: UInt16
 
-    init(session: Session, stream: StreamInfo, endpoint: LoopBound<MediaEndpoint>, media: LoopBound<PublisherMedia>) {
+    init(session: Session, settings: PublisherSettings, binding: Binding) {
         self.session = session
-        self.stream = stream
-        self.endpoint = endpoint
-        mediaPort = endpoint.value.port
-        self.media = media
+        self.settings = settings
+        self.binding = Mutex(binding)
         (events, eventSink) = AsyncStream.makeStream(of: PublisherEvent.self, bufferingPolicy: .bufferingNewest(1024))
     }
 
+    public var stream: StreamInfo { binding.withLock { $0.stream } }
     public var streamId: String { stream.streamId }
+    /// The local UDP port this publisher's media uses.
+    public var mediaPort: UInt16 { binding.withLock { $0.mediaPort } }
+    private var endpoint: LoopBound<MediaEndpoint> { binding.withLock { $0.endpoint } }
+    private var media: LoopBound<PublisherMedia> { binding.withLock { $0.media } }
 
     /// Turns video on or off: tells the server (subscribers see `videoDisabled(publisherPropertyChanged)`)
     /// and stops or restarts sending it.
@@ -69,6 +79,22 @@ public final class Publisher: Sendable {
         _ = try await session.call(.unpublish(StreamReference(streamId: streamId)))
         session.forget(publisher: streamId)
         ended(reason: .clientDisconnected)
+    }
+
+    /// Whether audio and video are on now, to publish the stream again as it is.
+    func currentSending() async -> (audio: Bool, video: Bool) {
+        let media = self.media
+        return await session.options.mediaLoop.run { (media.value.sendsAudio, media.value.sendsVideo) }
+    }
+
+    /// The session moved to another node and published the stream again there.
+    func moved(to newBinding: Binding) {
+        let old = binding.withLock { binding in
+            defer { binding = newBinding }
+            return binding.endpoint
+        }
+        session.stop(old)
+        eventSink.yield(.streamMoved(newBinding.stream))
     }
 
     func deliver(_ event: PublisherEvent) {

@@ -7,7 +7,7 @@ import Synchronization
 /// Connect with a token, watch `events`, publish and subscribe; each publisher and subscriber has its
 /// own media endpoint on the options' `MediaLoop`.
 public final class Session: Sendable {
-    private struct State {
+    fileprivate struct State {
         var channel: SignalingChannel?
         /// Goes up each time a WebSocket is connected, so a request that failed with the old one
         /// knows when to try again.
@@ -31,6 +31,8 @@ public final class Session: Sendable {
         var isLeaving = false
         /// In a cluster, the node that serves the session, when the server at `url` sent us there.
         var nodeURL: String?
+        /// In a cluster, the id of the node that serves the session; nil on a single server.
+        var nodeId: String?
     }
 
     /// Redirects to another node `connect` follows before giving up: one is the rule (the node
@@ -76,11 +78,7 @@ public final class Session: Sendable {
     private func open() async throws(SessionError) {
         let (channel, connected) = try await openChannel(with: .connect(ConnectParameters(sessionId: sessionId, token: token)))
         state.withLock { state in
-            state.connection = connected.connection
-            state.capabilities = connected.capabilities
-            state.reconnection = connected.reconnection
-            state.connections = Dictionary(connected.session.connections.map { ($0.connectionId, $0) }) { first, _ in first }
-            state.streams = Dictionary(connected.session.streams.map { ($0.streamId, $0) }) { first, _ in first }
+            state.take(connected)
         }
         attach(channel)
     }
@@ -181,6 +179,16 @@ public final class Session: Sendable {
 
     /// Publishes a stream whose media comes from `settings.media`.
     public func publish(_ settings: PublisherSettings) async throws(SessionError) -> Publisher {
+        let (binding, handler) = try await startPublishing(settings)
+        let publisher = Publisher(session: self, settings: settings, binding: binding)
+        handler.onPathChange = { [weak publisher] isUp in publisher?.mediaPath(isUp: isUp) }
+        state.withLock { $0.publishers[binding.stream.streamId] = publisher }
+        start(binding.endpoint.value, downlink: settings.downlinkImpairment, uplink: settings.uplinkImpairment)
+        return publisher
+    }
+
+    /// Asks the server for a stream and keys its endpoint; the endpoint starts sending once started.
+    private func startPublishing(_ settings: PublisherSettings) async throws(SessionError) -> (Publisher.Binding, PublisherMedia) {
         let endpoint = try makeEndpoint()
         let audio = settings.media.audioFrames.isEmpty ? nil : OutgoingTrack(ssrc: UInt32.random(in: 1...UInt32.max), payloadType: 111)
         let video = settings.media.videoLayers.map { _ in OutgoingTrack(ssrc: UInt32.random(in: 1...UInt32.max), payloadType: 96) }
@@ -203,11 +211,10 @@ public final class Session: Sendable {
             transport: offer(for: endpoint))
         guard case .publish(let result) = try await call(.publish(parameters)) else { throw .unexpectedReply(method: "publish") }
         try accept(result.transport, on: endpoint)
-        let publisher = Publisher(session: self, stream: result.stream, endpoint: LoopBound(value: endpoint), media: LoopBound(value: handler))
-        handler.onPathChange = { [weak publisher] isUp in publisher?.mediaPath(isUp: isUp) }
-        state.withLock { $0.publishers[result.stream.streamId] = publisher }
-        start(endpoint, downlink: settings.downlinkImpairment, uplink: settings.uplinkImpairment)
-        return publisher
+        return (
+            Publisher.Binding(stream: result.stream, endpoint: LoopBound(value: endpoint), media: LoopBound(value: handler), mediaPort: endpoint.port),
+            handler
+        )
     }
 
     /// The simulcast layers of `tracks` as `publish` declares them; nil for one encoding.
@@ -454,12 +461,19 @@ public final class Session: Sendable {
             state.channel = nil
             return (state.serverDisconnectReason, state.isLeaving, state.reconnection)
         }
-        if reason == nil, !isLeaving, options.reconnects, let grant {
+        let inCluster = state.withLock { $0.nodeId != nil }
+        if !isLeaving, options.reconnects, reason == nil && (grant != nil || inCluster) || reason == .nodeDraining && inCluster {
             state.withLock { $0.status = .reconnecting }
             eventSink.yield(.sessionDidBeginReconnecting)
-            if await reconnect(with: grant) {
+            switch await recover(resuming: reason == nil ? grant : nil, inCluster: inCluster) {
+            case .resumed:
                 eventSink.yield(.sessionDidReconnect(connection!))
                 return
+            case .moved:
+                eventSink.yield(.sessionDidMove(connection!))
+                return
+            case nil:
+                break
             }
         }
         let (publishers, subscribers, waiters) = state.withLock { state in
@@ -478,24 +492,94 @@ public final class Session: Sendable {
         eventSink.finish()
     }
 
-    /// Tries `reconnect` with back-off (250 ms, then every 500 ms, so a network that returns is
-    /// noticed within half a second) until it succeeds or the server refuses.
-    private func reconnect(with grant: ReconnectionGrant) async -> Bool {
+    private enum Recovery {
+        case resumed, moved
+    }
+
+    /// Tries `reconnect` with `grant` with back-off (250 ms, then every 500 ms, so a network that
+    /// returns is noticed within half a second) until it succeeds or the server refuses. In a
+    /// cluster, once the node refuses or cannot be reached (drained, lost), it also connects
+    /// afresh through `url`, which places the session on a live node, until one of them succeeds.
+    private func recover(resuming grant: ReconnectionGrant?, inCluster: Bool) async -> Recovery? {
         let deadline = ContinuousClock.now + options.reconnectTimeout
         var pause = Duration.milliseconds(250)
+        var resuming = grant
         while ContinuousClock.now < deadline {
-            if state.withLock({ $0.isLeaving }) { return false }
-            do {
-                try await resume(with: grant)
-                return true
-            } catch {
-                // The server answered and said no (the grace period ended, the missed events are no
-                // longer kept): asking again will not change its mind.
-                if case .refused = error { return false }
+            if state.withLock({ $0.isLeaving }) { return nil }
+            var nodeUnreachable = false
+            if let grant = resuming {
+                do {
+                    try await resume(with: grant)
+                    return .resumed
+                } catch {
+                    // The server answered and said no (the grace period ended, the missed events are no
+                    // longer kept): asking again will not change its mind.
+                    if case .refused = error { resuming = nil }
+                    if case .unreachable = error { nodeUnreachable = true }
+                }
+            }
+            if inCluster, resuming == nil || nodeUnreachable {
+                if (try? await move()) != nil { return .moved }
+            } else if resuming == nil {
+                return nil
             }
             try? await Task.sleep(for: pause)
             pause = min(pause * 2, .milliseconds(500))
         }
-        return false
+        return nil
+    }
+
+    /// Connects afresh through `url` (in a cluster: to a live node), as a new connection in the same
+    /// session, and publishes every stream again there. Subscriptions end: the streams they received
+    /// come again under new ids.
+    private func move() async throws(SessionError) {
+        state.withLock { $0.nodeURL = nil }
+        let (channel, connected) = try await openChannel(with: .connect(ConnectParameters(sessionId: sessionId, token: token)))
+        let (oldConnections, oldStreams, subscribers, publishers) = state.withLock { state in
+            defer {
+                state.take(connected)
+                state.lastEventSeq = 0
+                state.serverDisconnectReason = nil
+                state.subscribers.removeAll()
+            }
+            return (state.connections, state.streams, Array(state.subscribers.values), Array(state.publishers.values))
+        }
+        attach(channel)
+        for subscriber in subscribers { subscriber.ended() }
+        let (newConnections, newStreams) = state.withLock { ($0.connections, $0.streams) }
+        for (id, stream) in oldStreams where newStreams[id] == nil { eventSink.yield(.streamDestroyed(stream, reason: nil)) }
+        for (id, connection) in oldConnections where newConnections[id] == nil { eventSink.yield(.connectionDestroyed(connection, reason: nil)) }
+        for (id, connection) in newConnections where oldConnections[id] == nil && id != connected.connection.connectionId {
+            eventSink.yield(.connectionCreated(connection))
+        }
+        for (id, stream) in newStreams where oldStreams[id] == nil { eventSink.yield(.streamCreated(stream)) }
+        for publisher in publishers {
+            let sending = await publisher.currentSending()
+            var settings = publisher.settings
+            settings.publishAudio = sending.audio
+            settings.publishVideo = sending.video
+            state.withLock { _ = $0.publishers.removeValue(forKey: publisher.streamId) }
+            do {
+                let (binding, handler) = try await startPublishing(settings)
+                handler.onPathChange = { [weak publisher] isUp in publisher?.mediaPath(isUp: isUp) }
+                state.withLock { $0.publishers[binding.stream.streamId] = publisher }
+                publisher.moved(to: binding)
+                start(binding.endpoint.value, downlink: settings.downlinkImpairment, uplink: settings.uplinkImpairment)
+            } catch {
+                publisher.ended(reason: nil)
+            }
+        }
+    }
+}
+
+extension Session.State {
+    /// Takes the picture of a `connect` reply: this connection, the others, their streams.
+    fileprivate mutating func take(_ connected: ConnectResult) {
+        connection = connected.connection
+        capabilities = connected.capabilities
+        reconnection = connected.reconnection
+        nodeId = connected.nodeId
+        connections = Dictionary(connected.session.connections.map { ($0.connectionId, $0) }) { first, _ in first }
+        streams = Dictionary(connected.session.streams.map { ($0.streamId, $0) }) { first, _ in first }
     }
 }

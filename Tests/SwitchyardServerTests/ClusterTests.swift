@@ -1,5 +1,8 @@
 import Cluster
 import Foundation
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 import Glibc
 import SignalingProtocol
 import SwitchyardClient
@@ -160,40 +163,111 @@ import Testing
         await cluster.stop()
     }
 
+    /// Alice publishes and Bob receives in a session on `node`, both having come in through `entry`.
+    private func meeting(_ sessionId: String, entry: DaemonHarness, loop: MediaLoop) async throws -> (Session, Session, Publisher) {
+        let alice = try await join(entry.webSocketURL, sessionId, .publisher, token: entry, loop: loop)
+        let bob = try await join(entry.webSocketURL, sessionId, .subscriber, token: entry, loop: loop)
+        let publisher = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))
+        #expect(await eventually(.seconds(5)) { bob.streams.contains { $0.streamId == publisher.streamId } })
+        let subscriber = try await bob.subscribe(to: publisher.streamId)
+        #expect(await eventually(.seconds(5)) { await subscriber.statistics().video.packetsReceived > 10 })
+        return (alice, bob, publisher)
+    }
+
+    /// Waits for both clients to move and Bob to receive Alice's stream again; how long that took.
+    private func moveAndReceiveAgain(_ alice: Session, _ bob: Session, _ publisher: Publisher, since start: ContinuousClock.Instant) async throws -> (moved: Duration, media: Duration) {
+        let oldStreamId = publisher.streamId
+        for client in [alice, bob] {
+            let moved = await next(client.events, timeout: .seconds(15)) { if case .sessionDidMove = $0 { true } else { false } }
+            #expect(moved != nil, "no sessionDidMove")
+        }
+        let movedAfter = ContinuousClock.now - start
+        #expect(alice.serverURL == bob.serverURL)
+        #expect(await eventually(.seconds(5)) { publisher.streamId != oldStreamId })
+        #expect(await eventually(.seconds(5)) { bob.streams.contains { $0.streamId == publisher.streamId } })
+        let subscriber = try await bob.subscribe(to: publisher.streamId)
+        #expect(await eventually(.seconds(5)) { await subscriber.statistics().video.packetsReceived > 10 })
+        return (movedAfter, ContinuousClock.now - start)
+    }
+
     @Test func aDrainingNodeSendsItsClientsToAnotherNodeAndLeavesNothingBehind() async throws {
         let cluster = try await ClusterFixture.start(nodes: 3)
         let loop = try MediaLoop()
         let (a, b) = (cluster.nodes[0], cluster.nodes[1])
-        let erin = try await join(a.webSocketURL, "drained", .publisher, token: a, loop: loop)
-        let frank = try await join(a.webSocketURL, "drained", .subscriber, token: a, loop: loop)
-        _ = try await erin.publish(PublisherSettings(name: "camera", media: Self.media))
-        #expect(try cluster.holder(of: "drained") == "node-a")
+        #expect(try await a.http("POST", "/v1/sessions", token: try await a.restToken(), body: #"{"sessionId":"drained"}"#).status == 201)
+        // The clients come in through node B (as through a load balancer) and are sent to A.
+        let (alice, bob, publisher) = try await meeting("drained", entry: b, loop: loop)
+        #expect(alice.serverURL == a.webSocketURL)
 
         let drainStarted = ContinuousClock.now
         let stopping = Task { try await a.stop() }
-        for client in [erin, frank] {
-            let goodbye = await next(client.events) { if case .sessionDidDisconnect = $0 { true } else { false } }
-            #expect(goodbye == .sessionDidDisconnect(reason: .nodeDraining))
-        }
-        // What an app (or the browser client) does on nodeDraining: connect again through the
-        // cluster's address, here node B, and publish again.
-        let erinAgain = try await join(b.webSocketURL, "drained", .publisher, token: b, loop: loop)
-        let frankAgain = try await join(b.webSocketURL, "drained", .subscriber, token: b, loop: loop)
-        let rejoined = ContinuousClock.now - drainStarted
+        let (moved, media) = try await moveAndReceiveAgain(alice, bob, publisher, since: drainStarted)
         let newHolder = try cluster.holder(of: "drained")
         #expect(newHolder == "node-b" || newHolder == "node-c")
-        #expect(erinAgain.serverURL == frankAgain.serverURL)
-        let publisher = try await erinAgain.publish(PublisherSettings(name: "camera", media: Self.media))
-        #expect(await eventually(.seconds(5)) { frankAgain.streams.contains { $0.streamId == publisher.streamId } })
-        let subscriber = try await frankAgain.subscribe(to: publisher.streamId)
-        #expect(await eventually(.seconds(5)) { await subscriber.statistics().video.packetsReceived > 10 })
         try await stopping.value
         #expect(try cluster.database.query("SELECT count(*) FROM switchyard_nodes WHERE node_id = 'node-a'") == ["0"])
         #expect(try cluster.database.query("SELECT count(*) FROM switchyard_sessions WHERE node_id = 'node-a'") == ["0"])
-        print("cluster drain: clients back in session on \(newHolder ?? "?") \(rejoined) after the drain began")
-        await erinAgain.disconnect()
-        await frankAgain.disconnect()
+        print("cluster drain: both clients on \(newHolder ?? "?") \(moved) after the drain began, media again after \(media)")
+        await alice.disconnect()
+        await bob.disconnect()
         await cluster.stop()
+    }
+
+    @Test func aKilledNodesSessionComesBackOnAnotherNodeWhenItsClientsReconnect() async throws {
+        let cluster = try await ClusterFixture.start(nodes: 2)
+        let loop = try MediaLoop()
+        let a = cluster.nodes[0]
+        let host = "127.0.0.9"
+        let port = freeTCPPort(host: host)
+        let configurationPath = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-node-k-\(UUID().uuidString).json").path
+        let logPath = configurationPath + ".log"
+        defer {
+            try? FileManager.default.removeItem(atPath: configurationPath)
+            try? FileManager.default.removeItem(atPath: logPath)
+        }
+        try """
+        {"server": {"host": "\(host)", "port": \(port)}, "media": {"workers": 1, "portRange": {"first": 47700, "last": 47739}},
+         "shutdown": {"drainSeconds": 5},
+         "cluster": {"databaseURL": "\(cluster.database.url)", "nodeId": "node-k", "heartbeatSeconds": 1, "nodeTimeoutSeconds": 3}}
+        """.write(toFile: configurationPath, atomically: true, encoding: .utf8)
+        let pid = try ChildProcess.spawn(DaemonProcessTests.executable.path, ["--config", configurationPath], output: logPath)
+        var killed = false
+        defer {
+            if !killed {
+                kill(pid, SIGKILL)
+                ChildProcess.wait(for: pid)
+            }
+        }
+        let rest = try await a.restToken()
+        #expect(await eventually(.seconds(20)) { (try? await self.status(of: "http://\(host):\(port)/v1/sessions", token: rest, body: #"{"sessionId":"survivor"}"#)) == 201 })
+        #expect(try cluster.holder(of: "survivor") == "node-k")
+        let (alice, bob, publisher) = try await meeting("survivor", entry: a, loop: loop)
+        #expect(alice.serverURL == "ws://\(host):\(port)/v1/ws")
+
+        let killedAt = ContinuousClock.now
+        kill(pid, SIGKILL)
+        ChildProcess.wait(for: pid)
+        killed = true
+        let (moved, media) = try await moveAndReceiveAgain(alice, bob, publisher, since: killedAt)
+        let newHolder = try cluster.holder(of: "survivor")
+        #expect(newHolder == "node-a" || newHolder == "node-b")
+        let overview = try await cluster.overview()
+        #expect(overview.nodes.first { $0.nodeId == "node-k" }.map { !$0.live } ?? true)
+        print("cluster failover: kill -9 to both clients on \(newHolder ?? "?") \(moved), media again after \(media) (node timeout 3 s)")
+        await alice.disconnect()
+        await bob.disconnect()
+        await cluster.stop()
+    }
+
+    /// The status of a POST with a REST token.
+    private func status(of url: String, token: String, body: String) async throws -> Int {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(body.utf8)
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
     }
 
     @Test func nodesServeWhatTheyHoldWhileTheDatabaseIsAwayAndPlaceAgainWhenItReturns() async throws {

@@ -4,16 +4,8 @@ import Glibc
 /// A private PostgreSQL for one test: initdb in a temporary directory, started on a free port on
 /// 127.0.0.1 as the unprivileged `postgres` user (PostgreSQL refuses root), stopped and deleted after.
 final class PostgresServer: Sendable {
-    enum Failure: Error, CustomStringConvertible {
-        case notInstalled
-        case command(String, status: Int32, output: String)
-
-        var description: String {
-            switch self {
-            case .notInstalled: "PostgreSQL is not installed (apt-get install postgresql; make test installs it)"
-            case .command(let command, let status, let output): "\(command) exited with \(status): \(output)"
-            }
-        }
+    struct NotInstalled: Error, CustomStringConvertible {
+        var description: String { "PostgreSQL is not installed (apt-get install postgresql; make test installs it)" }
     }
 
     let port: Int
@@ -24,10 +16,10 @@ final class PostgresServer: Sendable {
     var url: String { "postgres://switchyard@127.0.0.1:\(port)/postgres?sslmode=disable" }
 
     static func start() throws -> PostgresServer {
-        guard let binaries = installedBinaries() else { throw Failure.notInstalled }
+        guard let binaries = installedBinaries() else { throw NotInstalled() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-pg-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        if getuid() == 0 { try run("/bin/chown", ["postgres:postgres", directory]) }
+        if getuid() == 0 { try ChildProcess.run("/bin/chown", ["postgres:postgres", directory]) }
         try run(asPostgres: "\(binaries)/initdb", ["-D", "\(directory)/data", "-A", "trust", "-U", "switchyard", "--no-sync"])
         let server = PostgresServer(port: freeTCPPort(), directory: directory, binaries: binaries)
         try server.resume()
@@ -80,35 +72,8 @@ final class PostgresServer: Sendable {
         // From /tmp: the postgres user may not enter the test's working directory.
         let inTemporary = ["/bin/sh", "-c", #"cd /tmp && exec "$0" "$@""#, executable] + arguments
         return getuid() == 0
-            ? try run("/usr/sbin/runuser", ["-u", "postgres", "--"] + inTemporary) : try run(inTemporary[0], Array(inTemporary.dropFirst()))
-    }
-
-    /// Runs a command to its end with posix_spawn and waitpid (Foundation's Process can miss the
-    /// exit of a child when called from a test's task), its output collected in a file: the
-    /// server pg_ctl starts keeps the descriptors it was given, so a pipe would never reach its end.
-    @discardableResult
-    private static func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-pg-output-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard spawned == 0 else { throw Failure.command(executable, status: spawned, output: String(cString: strerror(spawned))) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        let exitStatus = (status >> 8) & 0xff
-        guard status & 0x7f == 0, exitStatus == 0 else {
-            throw Failure.command(([executable] + arguments).joined(separator: " "), status: exitStatus, output: text)
-        }
-        return text
+            ? try ChildProcess.run("/usr/sbin/runuser", ["-u", "postgres", "--"] + inTemporary)
+            : try ChildProcess.run(inTemporary[0], Array(inTemporary.dropFirst()))
     }
 }
 
