@@ -87,7 +87,8 @@ release: srtp
 #   AudioFallbackTests   timed end-to-end runs of the audio-fallback policy
 #   BenchProcessTests    switchyard-bench with its own daemons; timed fallback scenarios
 #   WebRTCInteropTests   Chromium and aiortc
-SOLO_TESTS := \.AudioFallbackTests BenchProcessTests WebRTCInteropTests
+#   ClusterTests         PostgreSQL and daemons whose liveness is one-second heartbeats
+SOLO_TESTS := \.AudioFallbackTests BenchProcessTests WebRTCInteropTests ClusterTests
 empty :=
 space := $(empty) $(empty)
 test: interop-peers

@@ -9,7 +9,7 @@ final class ClusterFixture: Sendable {
     let database: PostgresServer
     let nodes: [DaemonHarness]
 
-    static func start(nodes count: Int, databaseTimeout: Duration = .seconds(2)) async throws -> ClusterFixture {
+    static func start(nodes count: Int, databaseTimeout: Duration = .seconds(5)) async throws -> ClusterFixture {
         let database = try PostgresServer.start()
         var nodes: [DaemonHarness] = []
         do {
@@ -24,7 +24,7 @@ final class ClusterFixture: Sendable {
         return ClusterFixture(database: database, nodes: nodes)
     }
 
-    static func startNode(_ index: Int, database: PostgresServer, databaseTimeout: Duration = .seconds(2)) async throws -> DaemonHarness {
+    static func startNode(_ index: Int, database: PostgresServer, databaseTimeout: Duration = .seconds(5)) async throws -> DaemonHarness {
         let host = "127.0.0.\(index + 2)"
         let port = freeTCPPort(host: host)
         let address = try DatabaseAddress(url: database.url)

@@ -114,6 +114,39 @@ import Testing
         #expect(refusal(#"{"signaling":{"maxReplayBytes":"1MB"}}"#)?.keyPath == "signaling.maxReplayBytes")
     }
 
+    @Test func clusterModeIsOffByDefaultAndItsSettingsAreChecked() throws {
+        #expect(SwitchyardConfiguration.builtIn.cluster == nil)
+        let parsed = try SwitchyardConfiguration.parse(
+            Data(#"{"server":{"host":"10.0.0.2","port":7000},"cluster":{"databaseURL":"postgres://sy:pw@db.internal/switchyard","nodeId":"node-1"}}"#.utf8))
+        let cluster = try #require(parsed.cluster)
+        #expect(cluster.database.host == "db.internal" && cluster.database.port == 5432 && cluster.database.user == "sy")
+        #expect(cluster.database.password == "pw" && cluster.database.database == "switchyard" && cluster.database.tls == .prefer)
+        #expect(cluster.database.description == "postgres://sy@db.internal:5432/switchyard?sslmode=prefer")
+        #expect(cluster.signalingURL == "ws://10.0.0.2:7000/v1/ws" && cluster.internalURL == "http://10.0.0.2:7000")
+        #expect(cluster.maxSessions == 10_000 && cluster.heartbeatInterval == .seconds(2) && cluster.nodeTimeout == .seconds(10))
+
+        let base = #""databaseURL":"postgres://sy@db/switchyard","nodeId":"n1""#
+        #expect(refusal(#"{"cluster":{"nodeId":"n1"}}"#)?.keyPath == "cluster.databaseURL")
+        #expect(
+            refusal(#"{"cluster":{"databaseURL":"mysql://db/x","nodeId":"n1"}}"#)
+                == ConfigurationError(keyPath: "cluster.databaseURL", problem: "must start with postgres:// (postgres://user:password@host:5432/database)"))
+        #expect(refusal(#"{"cluster":{"databaseURL":"postgres://db/x","nodeId":"n1"}}"#)?.problem.hasPrefix("names no user") == true)
+        #expect(refusal(#"{"cluster":{"databaseURL":"postgres://sy@db","nodeId":"n1"}}"#)?.problem.hasPrefix("names no database") == true)
+        #expect(refusal(#"{"cluster":{"databaseURL":"postgres://sy@db/x?sslmode=maybe","nodeId":"n1"}}"#)?.problem.contains("sslmode") == true)
+        #expect(refusal(#"{"cluster":{"databaseURL":"postgres://sy@db/x"}}"#)?.keyPath == "cluster.nodeId")
+        #expect(refusal(#"{"cluster":{"databaseURL":"postgres://sy@db/x","nodeId":"no spaces"}}"#)?.keyPath == "cluster.nodeId")
+        #expect(
+            refusal(#"{"server":{"host":"0.0.0.0"},"cluster":{\#(base)}}"#)?.keyPath == "cluster.signalingURL",
+            "a node listening everywhere must say where it is reached")
+        #expect(refusal(#"{"cluster":{\#(base),"signalingURL":"http://a/v1/ws"}}"#)?.keyPath == "cluster.signalingURL")
+        #expect(refusal(#"{"cluster":{\#(base),"internalURL":"ws://a:1"}}"#)?.keyPath == "cluster.internalURL")
+        #expect(
+            refusal(#"{"cluster":{\#(base),"heartbeatSeconds":5,"nodeTimeoutSeconds":8}}"#)?.problem
+                == "8 must be at least twice cluster.heartbeatSeconds (5), or one late heartbeat declares a node dead")
+        #expect(refusal(#"{"cluster":{\#(base),"maxSessions":0}}"#)?.keyPath == "cluster.maxSessions")
+        #expect(refusal(#"{"cluster":{\#(base),"nodes":3}}"#)?.keyPath == "cluster.nodes")
+    }
+
     @Test func otherBadValuesAreNamed() {
         #expect(refusal("{ not json")?.problem.hasPrefix("not valid JSON") == true)
         #expect(refusal(#"{"logging":{"level":"loud"}}"#)?.keyPath == "logging.level")

@@ -36,12 +36,14 @@ const PUBLISHER_EVENTS = new Set(["publisherVideoDisableWarning", "publisherVide
  *  local failure (`code` `timeout`, `closed`, or `reconnecting` for a request made while the session
  *  is reconnecting). `method` is the request's method. */
 export class SwitchyardError extends Error {
-  /** @param {string} code @param {string} message @param {string} [method] */
-  constructor(code, message, method) {
+  /** @param {string} code @param {string} message @param {string} [method] @param {string} [location] */
+  constructor(code, message, method, location) {
     super(message);
     this.name = "SwitchyardError";
     this.code = code;
     this.method = method;
+    /** With `sessionOnOtherNode`: the WebSocket URL of the cluster node that serves the session. */
+    this.location = location;
   }
 
   toString() { return `SwitchyardError ${this.method ? this.method + " " : ""}${this.code}: ${this.message}`; }
@@ -100,6 +102,10 @@ function watchIce(pc, restart, onPath) {
  * missed meanwhile, in order; publishers and subscribers go on meanwhile. If it cannot come back
  * (the server keeps no grace period, refuses, or 30 s pass), a local `sessionDisconnected` with reason
  * `networkDisconnected`. `connectionStatus` says where it stands.
+ * In a cluster, `connect` follows the node that serves the session (`url` may be any node or a load
+ * balancer); when that node drains (`sessionDisconnected` with reason `nodeDraining`) or is lost
+ * (reason `networkDisconnected`), connect again through the same `url` and publish again: the
+ * session continues on another node (docs/cluster.md).
  * An error answer that cannot be matched to a request (`"id": null`) is dispatched as `error`.
  */
 export class Session extends EventTarget {
@@ -109,15 +115,20 @@ export class Session extends EventTarget {
    * @returns {Promise<Session>} once `connect` succeeded; rejects with {@link SwitchyardError}
    */
   static async connect({ url, sessionId, token }) {
-    const session = new Session(url);
-    await session.#open();
-    try {
-      session.#connected(await session.request("connect", { sessionId, token }));
-    } catch (error) {
-      session.#ws.close();
-      throw error;
+    // In a cluster, a node that does not serve the session names the one that does (at most a
+    // few hops: more means placement moved while we followed).
+    for (let hops = 0; ; hops++) {
+      const session = new Session(url);
+      await session.#open();
+      try {
+        session.#connected(await session.request("connect", { sessionId, token }));
+        return session;
+      } catch (error) {
+        session.#ws.close();
+        if (error.code !== "sessionOnOtherNode" || !error.location || hops >= 3) throw error;
+        url = error.location;
+      }
     }
-    return session;
   }
 
   #ws; #nextId = 1; #pending = new Map(); #early = []; #ready = false; #closed = false; #sawDisconnected = false;
@@ -221,7 +232,7 @@ export class Session extends EventTarget {
     }
     this.#pending.delete(message.id);
     clearTimeout(pending.timer);
-    if (message.error) pending.reject(new SwitchyardError(message.error.code, message.error.message, pending.method));
+    if (message.error) pending.reject(new SwitchyardError(message.error.code, message.error.message, pending.method, message.error.location));
     else pending.resolve(message.result ?? {});
   }
 
