@@ -8,6 +8,12 @@ public struct BenchOptions: Codable, Sendable {
     public var serverURL: String?
     /// A running local daemon's process id, so its CPU and memory can be read from /proc.
     public var serverPID: Int32?
+    /// Cluster: every node's WebSocket URL (each `--server`); sessions come in through them in turn.
+    public var clusterURLs: [String] = []
+    /// Cluster: the process id of the node at the first URL, killed with SIGKILL once every session runs.
+    public var killPID: Int32?
+    /// Cluster: REST signals sent through each route (the session's node, another node) per session.
+    public var signalsPerSession = 10
     public var apiKey: String
     public var apiSecret: String
     /// Subscribers (fanout, audio-only, fallback, soak) or participants (room).
@@ -61,7 +67,7 @@ public struct BenchOptions: Codable, Sendable {
         serverPID = nil
         apiKey = "switchyard-development"
         apiSecret = "switchyard-development-secret-do-not-use-in-production"
-        clients = scenario == .room || scenario == .fallback || scenario == .simulcast ? 4 : scenario == .bandwidth ? 1 : 20
+        clients = scenario == .room || scenario == .fallback || scenario == .simulcast ? 4 : scenario == .bandwidth ? 1 : scenario == .cluster ? 12 : 20
         durationSeconds = scenario == .fallback ? 22 : scenario == .soak ? 60 : scenario == .bandwidth || scenario == .simulcast ? 30 : 10
         warmupSeconds = 2
         videoBitrate = scenario == .audioOnly ? 0 : scenario == .bandwidth || scenario == .simulcast ? 1_000_000 : 500_000
@@ -128,6 +134,9 @@ public struct BenchOptions: Codable, Sendable {
         if scenario == .simulcast, videoBitrate == 0 || width < 128 || height < 72 {
             return "simulcast needs video of at least 128x72 (its lowest layer is a quarter of the picture)"
         }
+        if scenario == .cluster, clusterURLs.count < 2 { return "cluster needs a --server for each node of a running cluster (at least 2)" }
+        if scenario != .cluster, clusterURLs.count > 1 { return "several --server URLs are for the cluster scenario" }
+        if scenario != .cluster, killPID != nil { return "--kill-pid is for the cluster scenario" }
         if connectConcurrency < 1 { return "--connect-concurrency must be at least 1" }
         if mediaThreads < 1 || mediaThreads > 64 { return "--media-threads must be within 1...64" }
         return nil

@@ -114,6 +114,39 @@ public struct BenchReport: Codable, Sendable {
         public var destroyEventsSeenByOthers = 0
     }
 
+    /// The cluster scenario. Times in milliseconds.
+    public struct Cluster: Codable, Sendable {
+        public var nodes = 0
+        public var sessions = 0
+        /// Sessions by the node that holds them (its WebSocket URL).
+        public var sessionsPerNode: [String: Int] = [:]
+        /// First connect to a new session, through the node in turn: placement, and the redirect
+        /// when placement chose another node.
+        public var placementP50Ms: Double?
+        public var placementP99Ms: Double?
+        public var placementsRedirected = 0
+        /// A second client joining the existing session through the next node.
+        public var joinP50Ms: Double?
+        public var joinP99Ms: Double?
+        public var joinsRedirected = 0
+        /// REST signal, POST to the recipient's `signalReceived`, through the session's node and
+        /// through another (forwarded).
+        public var signalDirectP50Ms: Double?
+        public var signalDirectP99Ms: Double?
+        public var signalForwardedP50Ms: Double?
+        public var signalForwardedP99Ms: Double?
+        public var signalsLost = 0
+        /// With --kill-pid: the killed node's clients, and from the kill to `sessionDidMove` and to
+        /// the subscriber receiving the publisher's stream again on the new node.
+        public var killedNode: String?
+        public var clientsOnKilledNode = 0
+        public var clientsMoved = 0
+        public var moveP50Ms: Double?
+        public var moveMaxMs: Double?
+        public var mediaAgainP50Ms: Double?
+        public var mediaAgainMaxMs: Double?
+    }
+
     public struct Reconnect: Codable, Sendable {
         public var graceSeconds: Double?
         public var drops: [Drop] = []
@@ -302,6 +335,7 @@ public struct BenchReport: Codable, Sendable {
     public var video = Video()
     public var join: Join?
     public var reconnect: Reconnect?
+    public var cluster: Cluster?
     /// The daemon's CPU and memory; absent when it is remote and no --server-pid was given.
     public var server: ProcessUsage?
     /// The bench's own CPU and memory, to show whether the bench was the bottleneck.

@@ -85,6 +85,7 @@ public final class BenchRun: @unchecked Sendable {
             case .room: try await runRoom()
             case .join: try await runJoins()
             case .reconnect: try await runReconnects()
+            case .cluster: try await runCluster()
             }
         } catch {
             report.errors.append("\(error)")
@@ -106,15 +107,19 @@ public final class BenchRun: @unchecked Sendable {
 
     // MARK: Clients
 
-    /// A client of `sessionId`; one that `reconnects` comes back by itself after a drop.
-    func connect(session sessionId: String, role: Role, reconnects: Bool = false) async throws -> Session {
+    /// A client of `sessionId`, through `entry` (default: the daemon's URL); one that `reconnects`
+    /// comes back by itself after a drop.
+    func connect(
+        session sessionId: String, role: Role, reconnects: Bool = false, through entry: String? = nil, alternatives: [String] = []
+    ) async throws -> Session {
         let token = try await tokens.mintClientToken(sessionId: sessionId, role: role, lifetime: 3600, now: Date())
         var options = nextLoop.withLock { next in
             defer { next = (next + 1) % clientOptions.count }
             return clientOptions[next]
         }
         options.reconnects = reconnects
-        let session = try await Session.connect(url: url, sessionId: sessionId, token: token, options: options)
+        options.alternativeURLs = alternatives
+        let session = try await Session.connect(url: entry ?? url, sessionId: sessionId, token: token, options: options)
         sessionList.withLock { $0.append(session) }
         return session
     }

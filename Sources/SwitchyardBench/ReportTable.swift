@@ -17,7 +17,7 @@ public enum ReportTable {
             ? "VP8 \(options.width)x\(options.height)@\(options.frameRate) \(options.videoBitrate / 1000) kbps + Opus \(options.audioBitrate / 1000) kbps"
             : "Opus \(options.audioBitrate / 1000) kbps")
         row("measured", number(report.measuredSeconds, " s"))
-        if report.scenario != .join {
+        if report.scenario != .join, report.scenario != .cluster {
             let forwarding = report.forwarding
             row("forwarded packets/s", number(forwarding.packetsPerSecond, digits: 0))
             row("forwarded packets per server CPU-s", number(forwarding.packetsPerServerCPUSecond, digits: 0))
@@ -30,6 +30,17 @@ public enum ReportTable {
         row("frames sent / received / decoded", "\(video.framesSent) / \(video.framesReceived) / \(video.framesDecoded) (audio frames decoded \(video.audioFramesDecoded))")
         row("decode errors / counter mismatches", "\(video.decodeErrors) / \(video.counterMismatches)")
         row("freezes", "\(video.freezes) (\(number(video.freezeSeconds, " s", digits: 2))), key-frame waits \(video.keyFrameWaits), PLIs \(video.pictureLossIndications), NACKed \(video.nackedPackets)")
+        if let cluster = report.cluster {
+            func pair(_ first: Double?, _ second: Double?) -> String { "\(number(first, digits: 1)) / \(number(second, " ms", digits: 1))" }
+            row("cluster", "\(cluster.sessions) sessions over \(cluster.nodes) nodes: " + cluster.sessionsPerNode.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+            row("placement p50 / p99", pair(cluster.placementP50Ms, cluster.placementP99Ms) + " (\(cluster.placementsRedirected) sent to another node)")
+            row("join existing p50 / p99", pair(cluster.joinP50Ms, cluster.joinP99Ms) + " (\(cluster.joinsRedirected) sent to another node)")
+            row("REST signal, session's node p50 / p99", pair(cluster.signalDirectP50Ms, cluster.signalDirectP99Ms))
+            row("REST signal, other node p50 / p99", pair(cluster.signalForwardedP50Ms, cluster.signalForwardedP99Ms) + " (\(cluster.signalsLost) lost)")
+            if let killed = cluster.killedNode {
+                row("kill -9 \(killed)", "\(cluster.clientsMoved) of \(cluster.clientsOnKilledNode) clients moved; move p50 / max \(pair(cluster.moveP50Ms, cluster.moveMaxMs)); media again p50 / max \(pair(cluster.mediaAgainP50Ms, cluster.mediaAgainMaxMs))")
+            }
+        }
         if let join = report.join {
             row("join p50 / p95 / max", "\([join.p50Ms, join.p95Ms, join.maxMs].map { number($0, digits: 1) }.joined(separator: " / ")) ms (\(join.count) joins, \(join.failures) failed)")
         }

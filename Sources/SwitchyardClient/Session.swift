@@ -29,8 +29,11 @@ public final class Session: Sendable {
         var subscribers: [String: Subscriber] = [:]
         var serverDisconnectReason: SessionDisconnectedReason?
         var isLeaving = false
-        /// In a cluster, the node that serves the session, when the server at `url` sent us there.
+        /// In a cluster, the node that serves the session, when the server at `url` (or the
+        /// entry in use) sent us there.
         var nodeURL: String?
+        /// Which way into the cluster the session came in by: `url`, or one of `options.alternativeURLs`.
+        var entryURL: String?
         /// In a cluster, the id of the node that serves the session; nil on a single server.
         var nodeId: String?
     }
@@ -65,7 +68,7 @@ public final class Session: Sendable {
     public var connection: ConnectionInfo? { state.withLock { $0.connection } }
     /// The WebSocket URL of the server the session is connected through: `url`, or in a cluster the
     /// node that serves the session.
-    public var serverURL: String { state.withLock { $0.nodeURL } ?? url }
+    public var serverURL: String { state.withLock { $0.nodeURL ?? $0.entryURL } ?? url }
     /// Where the session's connection to the server stands, as the reference platform's
     /// `sessionConnectionStatus`.
     public var connectionStatus: SessionConnectionStatus { state.withLock { $0.status } }
@@ -529,12 +532,25 @@ public final class Session: Sendable {
         return nil
     }
 
-    /// Connects afresh through `url` (in a cluster: to a live node), as a new connection in the same
-    /// session, and publishes every stream again there. Subscriptions end: the streams they received
-    /// come again under new ids.
+    /// Connects afresh through `url`, or the first of `options.alternativeURLs` that answers (in a
+    /// cluster: to a live node), as a new connection in the same session, and publishes every stream
+    /// again there. Subscriptions end: the streams they received come again under new ids.
     private func move() async throws(SessionError) {
-        state.withLock { $0.nodeURL = nil }
-        let (channel, connected) = try await openChannel(with: .connect(ConnectParameters(sessionId: sessionId, token: token)))
+        var opened: (SignalingChannel, ConnectResult)?
+        var lastError = SessionError.connectionClosed
+        for entry in [url] + options.alternativeURLs where opened == nil {
+            state.withLock {
+                $0.nodeURL = nil
+                $0.entryURL = entry
+            }
+            do {
+                opened = try await openChannel(with: .connect(ConnectParameters(sessionId: sessionId, token: token)))
+            } catch {
+                lastError = error
+                guard case .unreachable = error else { throw error }
+            }
+        }
+        guard let (channel, connected) = opened else { throw lastError }
         let (oldConnections, oldStreams, subscribers, publishers) = state.withLock { state in
             defer {
                 state.take(connected)

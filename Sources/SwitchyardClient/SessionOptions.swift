@@ -16,13 +16,17 @@ public struct SessionOptions: Sendable {
     /// How often the client pings the server; a ping unanswered by the next one means the WebSocket
     /// died silently (a half-open connection after a network change), and the session reconnects.
     public var pingInterval: Duration
+    /// In a cluster: other ways in (other nodes, other load balancers), tried in turn after the
+    /// session's `url` when the session must connect afresh and `url` cannot be reached.
+    public var alternativeURLs: [String]
     public var logger: Logger
 
     public init(
         mediaLoop: MediaLoop, mediaAddress: String = "127.0.0.1", srtpProfile: SRTPProfile = .aeadAES128GCM,
         requestTimeout: Duration = .seconds(10), reconnects: Bool = true, reconnectTimeout: Duration = .seconds(30),
-        pingInterval: Duration = .seconds(10), logger: Logger = Logger(label: "switchyard-client")
+        pingInterval: Duration = .seconds(10), alternativeURLs: [String] = [], logger: Logger = Logger(label: "switchyard-client")
     ) {
+        self.alternativeURLs = alternativeURLs
         self.mediaLoop = mediaLoop
         self.mediaAddress = mediaAddress
         self.srtpProfile = srtpProfile

@@ -13,11 +13,15 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         abstract: "Load-test a Switchyard daemon with simulated clients sending real Opus and VP8.",
         discussion: "Without --server it starts a local daemon (the switchyard binary beside this one, or --daemon) and stops it afterwards.")
 
-    @Argument(help: "fanout, room, audio-only, join, fallback, soak, reconnect or bandwidth.")
+    @Argument(help: "fanout, room, audio-only, join, fallback, soak, reconnect, bandwidth, simulcast or cluster.")
     var scenario: String
 
-    @Option(help: "The daemon's WebSocket URL (ws://host:port/v1/ws); omit to start a local daemon.")
-    var server: String?
+    @Option(help: "The daemon's WebSocket URL (ws://host:port/v1/ws); omit to start a local daemon. Cluster: once per node.")
+    var server: [String] = []
+    @Option(help: "Cluster: the process id of the node at the first --server, killed with SIGKILL once every session runs.")
+    var killPid: Int32?
+    @Option(help: "Cluster: REST signals per session through each route (the session's node, another node).")
+    var signalsPerSession: Int?
     @Option(help: "The process id of a running local daemon, to read its CPU and memory from /proc.")
     var serverPid: Int32?
     @Option(help: "The switchyard executable to start when --server is omitted.")
@@ -84,7 +88,10 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
             throw ValidationError("unknown scenario \"\(scenario)\"; use one of \(BenchScenario.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         var options = BenchOptions(scenario: scenario)
-        options.serverURL = server
+        options.serverURL = server.first
+        options.clusterURLs = server
+        options.killPID = killPid
+        if let signalsPerSession { options.signalsPerSession = signalsPerSession }
         options.serverPID = serverPid
         if let apiKey { options.apiKey = apiKey }
         if let apiSecret { options.apiSecret = apiSecret }

@@ -1,0 +1,199 @@
+import Foundation
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+import Glibc
+import SignalingProtocol
+import SwitchyardClient
+import Synchronization
+
+/// What one client of the cluster scenario saw, and when (monotonic nanoseconds).
+private final class ClusterWitness: Sendable {
+    struct Seen {
+        var signals: [String: UInt64] = [:]
+        var movedAt: UInt64?
+    }
+
+    let seen = Mutex(Seen())
+
+    /// Watches `session`'s events until they end (the session's disconnect finishes them).
+    static func watching(_ session: Session) -> ClusterWitness {
+        let witness = ClusterWitness()
+        Task {
+            for await event in session.events {
+                switch event {
+                case .signalReceived(_, let data, _): witness.seen.withLock { $0.signals[data] = MonotonicClock.now() }
+                case .sessionDidMove: witness.seen.withLock { $0.movedAt = $0.movedAt ?? MonotonicClock.now() }
+                default: break
+                }
+            }
+        }
+        return witness
+    }
+}
+
+/// One session of the scenario: a publisher and a subscriber that came in through different nodes.
+private struct ClusterRoom {
+    var sessionId: String
+    var publisherSession: Session
+    var subscriberSession: Session
+    var publisher: Publisher
+    var publisherWitness: ClusterWitness
+    var subscriberWitness: ClusterWitness
+}
+
+extension BenchRun {
+    func runCluster() async throws {
+        let urls = options.clusterURLs
+        var cluster = BenchReport.Cluster()
+        cluster.nodes = urls.count
+        let start = ProcessUsageSample.current(at: MonotonicClock.now())
+        var placements: [Double] = []
+        var joins: [Double] = []
+        var rooms: [ClusterRoom] = []
+        for index in 0..<options.clients {
+            say("session \(index + 1) of \(options.clients)")
+            let sessionId = "\(sessionPrefix)-cluster-\(index)"
+            let entry = urls[index % urls.count]
+            let placed = MonotonicClock.now()
+            // The other nodes are the clients' other ways in, as a list of edge addresses would be.
+            let publisherSession = try await connect(
+                session: sessionId, role: .publisher, reconnects: true, through: entry, alternatives: urls.filter { $0 != entry })
+            placements.append(Self.milliseconds(since: placed))
+            if publisherSession.serverURL != entry { cluster.placementsRedirected += 1 }
+            let next = urls[(index + 1) % urls.count]
+            let joined = MonotonicClock.now()
+            let subscriberSession = try await connect(
+                session: sessionId, role: .subscriber, reconnects: true, through: next, alternatives: urls.filter { $0 != next })
+            joins.append(Self.milliseconds(since: joined))
+            if subscriberSession.serverURL != next { cluster.joinsRedirected += 1 }
+            let publisher = try await publisherSession.publish(PublisherSettings(name: "bench", media: media))
+            try await receive(publisher, at: subscriberSession)
+            cluster.sessionsPerNode[publisherSession.serverURL, default: 0] += 1
+            rooms.append(
+                ClusterRoom(
+                    sessionId: sessionId, publisherSession: publisherSession, subscriberSession: subscriberSession, publisher: publisher,
+                    publisherWitness: .watching(publisherSession), subscriberWitness: .watching(subscriberSession)))
+        }
+        report.clients.publishers = rooms.count
+        report.clients.subscribers = rooms.count
+        cluster.sessions = rooms.count
+        (cluster.placementP50Ms, cluster.placementP99Ms) = Self.p50p99(placements)
+        (cluster.joinP50Ms, cluster.joinP99Ms) = Self.p50p99(joins)
+
+        let rest = try await tokens.mintRESTToken(lifetime: 300, now: Date())
+        var direct: [Double] = []
+        var forwarded: [Double] = []
+        for room in rooms {
+            let holder = room.publisherSession.serverURL
+            let other = urls.first { $0 != holder } ?? holder
+            for round in 0..<options.signalsPerSession {
+                for (through, isDirect) in [(holder, true), (other, false)] {
+                    let data = "\(room.sessionId)-\(round)-\(isDirect ? "direct" : "forwarded")"
+                    let sent = MonotonicClock.now()
+                    let status = try await Self.post(
+                        "\(Self.httpBase(of: through))/v1/sessions/\(room.sessionId)/signal", token: rest,
+                        body: #"{"type":"bench","data":"\#(data)"}"#)
+                    if let arrived = await Self.arrival(of: data, at: room.subscriberWitness), status == 204 {
+                        let milliseconds = Double(arrived &- sent) / 1e6
+                        if isDirect { direct.append(milliseconds) } else { forwarded.append(milliseconds) }
+                    } else {
+                        cluster.signalsLost += 1
+                    }
+                }
+            }
+        }
+        (cluster.signalDirectP50Ms, cluster.signalDirectP99Ms) = Self.p50p99(direct)
+        (cluster.signalForwardedP50Ms, cluster.signalForwardedP99Ms) = Self.p50p99(forwarded)
+
+        if let pid = options.killPID {
+            try await measureFailover(killing: pid, at: urls[0], rooms: rooms, into: &cluster)
+        }
+        let end = ProcessUsageSample.current(at: MonotonicClock.now())
+        report.measuredSeconds = Double(end.at - start.at) / 1e9
+        report.bench = ProcessUsageSample.usage(from: start, to: end, peakMB: end.rssMB)
+        report.cluster = cluster
+    }
+
+    /// Kills the node at `victim` and waits for its clients to move and media to flow again.
+    private func measureFailover(killing pid: Int32, at victim: String, rooms: [ClusterRoom], into cluster: inout BenchReport.Cluster) async throws {
+        let affected = rooms.filter { $0.publisherSession.serverURL == victim }
+        cluster.killedNode = victim
+        cluster.clientsOnKilledNode = affected.count * 2
+        say("killing the node at \(victim) (pid \(pid)); \(affected.count * 2) clients on it")
+        let streamsBefore = affected.map(\.publisher.streamId)
+        let killedAt = MonotonicClock.now()
+        guard kill(pid, SIGKILL) == 0 else { throw BenchError.setupFailed("kill -9 \(pid): \(String(cString: strerror(errno)))") }
+        let deadline = killedAt + 60_000_000_000
+        var moves: [Double] = []
+        var mediaAgain: [Double] = []
+        for (room, oldStream) in zip(affected, streamsBefore) {
+            for witness in [room.publisherWitness, room.subscriberWitness] {
+                while witness.seen.withLock({ $0.movedAt }) == nil, MonotonicClock.now() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+                if let moved = witness.seen.withLock({ $0.movedAt }) { moves.append(Double(moved &- killedAt) / 1e6) }
+            }
+            while room.publisher.streamId == oldStream, MonotonicClock.now() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            guard room.publisher.streamId != oldStream else { continue }
+            do {
+                try await receive(room.publisher, at: room.subscriberSession)
+                mediaAgain.append(Double(MonotonicClock.now() &- killedAt) / 1e6)
+            } catch {
+                report.errors.append("\(room.sessionId) after the kill: \(error)")
+            }
+        }
+        cluster.clientsMoved = moves.count
+        let sortedMoves = moves.sorted()
+        cluster.moveP50Ms = Measurement.percentile(sortedMoves, 0.5)
+        cluster.moveMaxMs = sortedMoves.last
+        let sortedMedia = mediaAgain.sorted()
+        cluster.mediaAgainP50Ms = Measurement.percentile(sortedMedia, 0.5)
+        cluster.mediaAgainMaxMs = sortedMedia.last
+    }
+
+    /// Subscribes `session` to `publisher`'s stream once it knows it, and waits for its first packets.
+    private func receive(_ publisher: Publisher, at session: Session) async throws {
+        let deadline = MonotonicClock.now() + 10_000_000_000
+        while !session.streams.contains(where: { $0.streamId == publisher.streamId }), MonotonicClock.now() < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let subscriber = try await session.subscribe(to: publisher.streamId)
+        while await subscriber.statistics().video.packetsReceived + subscriber.statistics().audio.packetsReceived == 0 {
+            guard MonotonicClock.now() < deadline else { throw BenchError.setupFailed("no media from \(publisher.streamId) within 10 s") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    private static func arrival(of data: String, at witness: ClusterWitness) async -> UInt64? {
+        let deadline = MonotonicClock.now() + 5_000_000_000
+        while MonotonicClock.now() < deadline {
+            if let arrived = witness.seen.withLock({ $0.signals[data] }) { return arrived }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return nil
+    }
+
+    private static func post(_ url: String, token: String, body: String) async throws -> Int {
+        var request = URLRequest(url: URL(string: url)!, timeoutInterval: 10)
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(body.utf8)
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+
+    /// `ws://host:port/v1/ws` → `http://host:port`.
+    private static func httpBase(of webSocketURL: String) -> String {
+        guard var components = URLComponents(string: webSocketURL) else { return webSocketURL }
+        components.scheme = components.scheme == "wss" ? "https" : "http"
+        components.path = ""
+        return components.string ?? webSocketURL
+    }
+
+    private static func milliseconds(since start: UInt64) -> Double { Double(MonotonicClock.now() &- start) / 1e6 }
+
+    private static func p50p99(_ samples: [Double]) -> (Double?, Double?) {
+        let sorted = samples.sorted()
+        return (Measurement.percentile(sorted, 0.5), Measurement.percentile(sorted, 0.99))
+    }
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The cluster scenario of switchyard-bench (docs/benchmark.md): a private PostgreSQL and three nodes
+# on 127.0.0.2-4, `switchyard-bench cluster` through all three, then kill -9 of the first node.
+# Usage: scripts/bench-cluster.sh <directory with switchyard and switchyard-bench> [results directory] [bench options...]
+set -euo pipefail
+
+bin="${1:?usage: $0 <bin directory> [results directory] [bench options...]}"
+results="${2:-bench-results}"
+shift $(( $# >= 2 ? 2 : 1 ))
+mkdir -p "$results"
+pg_bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
+[ -x "$pg_bin/pg_ctl" ] || { echo "PostgreSQL is not installed (apt-get install postgresql)" >&2; exit 1; }
+
+work="$(mktemp -d)"
+chmod 755 "$work"   # the postgres user must reach its data directory inside
+pids=()
+as_postgres() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+cleanup() {
+    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    as_postgres "$pg_bin/pg_ctl" -D "$work/pg/data" -m fast -w stop >/dev/null 2>&1 || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+mkdir -p "$work/pg"
+[ "$(id -u)" -eq 0 ] && chown postgres:postgres "$work/pg"
+pg_port=55439
+(cd /tmp && as_postgres "$pg_bin/initdb" -D "$work/pg/data" -A trust -U switchyard --no-sync >/dev/null)
+(cd /tmp && as_postgres "$pg_bin/pg_ctl" -D "$work/pg/data" -l "$work/pg/log" -w \
+    -o "-p $pg_port -k $work/pg -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null)
+database="postgres://switchyard@127.0.0.1:$pg_port/postgres?sslmode=disable"
+
+servers=()
+for index in 0 1 2; do
+    host="127.0.0.$((index + 2))"
+    port=$((7891 + index))
+    first=$((44000 + 400 * index))
+    cat > "$work/node-$index.json" <<JSON
+{"server": {"host": "$host", "port": $port},
+ "media": {"listenAddress": "127.0.0.1", "workers": 1, "portRange": {"first": $first, "last": $((first + 399))}},
+ "logging": {"level": "warning"},
+ "cluster": {"databaseURL": "$database", "nodeId": "bench-$index", "heartbeatSeconds": 1, "nodeTimeoutSeconds": 3}}
+JSON
+    "$bin/switchyard" --config "$work/node-$index.json" 2>>"$work/node-$index.log" &
+    pids+=($!)
+    servers+=(--server "ws://$host:$port/v1/ws")
+    for _ in $(seq 100); do curl -sf "http://$host:$port/health" >/dev/null && break; sleep 0.1; done
+done
+
+echo
+echo "== switchyard-bench cluster (3 nodes on PostgreSQL; node timeout 3 s; kill -9 of bench-0)"
+"$bin/switchyard-bench" cluster "${servers[@]}" --kill-pid "${pids[0]}" \
+    --video-bitrate 300000 --width 320 --height 180 --fps 15 \
+    --json "$results/cluster.json" "$@"
