@@ -144,7 +144,13 @@ public actor SessionDirectory {
             sessions[sessionId]?.router = nil
             if sessions[sessionId]?.createdThroughREST == false {
                 sessions[sessionId] = nil
-                if let placement { Task { await placement.sessionEnded(sessionId: sessionId) } }
+                // Unless a client brought it back here meanwhile (its placement stayed this node's).
+                if let placement {
+                    Task { [weak self] in
+                        guard let self, await !self.hosts(sessionId) else { return }
+                        await placement.sessionEnded(sessionId: sessionId)
+                    }
+                }
             }
         }
         await closeTransports(transports)
