@@ -214,6 +214,9 @@ def run(args, drivers: dict, out: dict):
     if args.simulcast:
         simulcast(args, a, b, stream_id, subscriber_id, out)
 
+    if args.drain_marker:
+        drain(args, a, b, stream_id, out)
+
     if args.rest_token:
         out["fault"] = fault = {}
         mark = len(log_since(b, 0))
@@ -416,6 +419,36 @@ def drop_websocket(args, a, b, stream_id: str, subscriber_id: str, out: dict):
         raise Failure("page B's subscriber to A's stream is gone")
 
 
+def drain(args, a, b, stream_id: str, out: dict):
+    """Writes the marker, whereupon the test drains the session's node; both pages move to another
+    node by themselves, A publishes again and B decodes A's new stream."""
+    out["drain"] = moved = {}
+    mark_a, mark_b = len(log_since(a, 0)), len(log_since(b, 0))
+    node_url = demo_js(a, "d.session.url")
+    with open(args.drain_marker, "w") as marker:
+        marker.write(node_url or "")
+    started = time.time() * 1000
+
+    def logged(driver, mark, name):
+        return next((e for e in log_since(driver, mark) if e["event"] == name), None)
+    for name, driver, mark in (("A", a, mark_a), ("B", b, mark_b)):
+        event = wait_for(f"page {name} to show sessionMoved", 60, lambda: logged(driver, mark, "sessionMoved"))
+        moved[f"movedMs{name}"] = int(event["time"] - started)
+    new_stream = wait_for("page A's publisher to be published again", 15,
+                          lambda: (lambda s: s if s and s != stream_id else None)(demo_js(a, "d.publisher && d.publisher.streamId")))
+    moved["nodeBefore"], moved["nodeAfter"] = node_url, demo_js(a, "d.session.url")
+    if moved["nodeAfter"] == node_url:
+        raise Failure(f"page A is still on {node_url}")
+    subscriber = wait_for("page B to subscribe to A's new stream", 20, lambda: demo_js(
+        b, f"[...d.subscribers.values()].filter((s) => s.streamId === {json.dumps(new_stream)}).map((s) => s.id)[0]"))
+
+    def decoding():
+        video = inbound(b, subscriber).get("inbound", {}).get("video") or {}
+        return video.get("framesDecoded", 0) > 30 and video
+    wait_for("B to decode A's video again on the new node", 30, decoding, 0.25)
+    moved["framesAgainMs"] = int(time.time() * 1000 - started)
+
+
 def console_logs(drivers: dict):
     for name, driver in drivers.items():
         try:
@@ -438,6 +471,7 @@ def main() -> int:
                         help="with --rest-token: cap B's downlink and A's uplink and check the estimate and A's encoder follow")
     parser.add_argument("--simulcast", action="store_true",
                         help="A publishes three simulcast layers; B asks for 320x180, then 1280x720")
+    parser.add_argument("--drain-marker", help="once media flows, write the session's node URL to this file and wait for both pages to move to another node (the test drains that node)")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds for joining and for media to flow")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")

@@ -171,6 +171,31 @@ import Testing
                 + "reconnected_ms=\(reconnect["reconnectedMs"] ?? "-") frames_after_ms=\(reconnect["framesAfterMs"] ?? "-")")
     }
 
+    /// Two Chromium tabs on node B's demo page join a session node A serves (the page's client
+    /// follows the redirect); node A drains, both tabs move to another node by themselves, tab A
+    /// publishes again and tab B decodes it there.
+    @Test func chromiumTabsMoveToAnotherNodeWhenTheirNodeDrains() async throws {
+        let cluster = try await ClusterFixture.start(nodes: 3)
+        let (a, b) = (cluster.nodes[0], cluster.nodes[1])
+        #expect(try await a.http("POST", "/v1/sessions", token: try await a.restToken(), body: #"{"sessionId":"moving"}"#).status == 201)
+        let marker = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-drain-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: marker) }
+        let browser = try InteropProcess(
+            script: "browser_demo.py",
+            arguments: ["--base", "http://\(b.configuration.host):\(b.port)", "--session", "moving", "--timeout", "40", "--drain-marker", marker])
+        let deadline = ContinuousClock.now + .seconds(120)
+        while !FileManager.default.fileExists(atPath: marker), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        let nodeBefore = (try? String(contentsOfFile: marker, encoding: .utf8)) ?? ""
+        if FileManager.default.fileExists(atPath: marker) { try await a.stop() }
+        let outcome = await browser.finish(within: .seconds(150))
+        await cluster.stop()
+        #expect(nodeBefore == a.webSocketURL, "the pages were sent to the session's node")
+        #expect(outcome.status == 0, "browser: \(outcome.output) \(outcome.errors.suffix(4000))")
+        let drain = outcome.report["drain"] as? [String: Any] ?? [:]
+        #expect(drain["movedMsA"] != nil && drain["movedMsB"] != nil && drain["framesAgainMs"] != nil, "\(drain)")
+        print("webrtc-interop chromium drain: moved A \(drain["movedMsA"] ?? "-") ms, B \(drain["movedMsB"] ?? "-") ms, 30 frames decoded again after \(drain["framesAgainMs"] ?? "-") ms")
+    }
+
     /// Chromium publishes three simulcast encodings through the demo page (rid-named, no SSRC
     /// announced); a second tab subscribes asking for 320×180 and decodes that layer, then asks for
     /// 1280×720 in its tile's picker and decodes a larger one.

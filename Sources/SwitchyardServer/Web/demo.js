@@ -21,7 +21,7 @@ const $ = (id) => document.getElementById(id);
 const PROTOCOL_EVENTS = ["connectionCreated", "connectionDestroyed", "streamCreated", "streamDestroyed",
   "streamPropertyChanged", "videoDisabled", "videoEnabled", "videoDisableWarning", "videoDisableWarningLifted", "videoLayerChanged",
   "publisherVideoDisableWarning", "publisherVideoDisableWarningLifted", "publisherVideoDisabled",
-  "publisherVideoEnabled", "signal", "subscriberDestroyed", "sessionReconnecting", "sessionReconnected", "sessionDisconnected",
+  "publisherVideoEnabled", "signal", "subscriberDestroyed", "sessionReconnecting", "sessionReconnected", "sessionMoved", "sessionDisconnected",
   "error"];
 const FALLBACK_EVENTS = new Set(["videoDisableWarning", "videoDisableWarningLifted", "videoDisabled", "videoEnabled"]);
 
@@ -235,6 +235,8 @@ function onEvent(name, detail) {
     if (demo.publisher?.streamId === detail.stream.streamId) clearPublisher();
   } else if (name === "sessionReconnecting") {
     setStatus("Reconnecting…");
+  } else if (name === "sessionMoved") {
+    setStatus(`Connected to ${session.sessionId} as ${session.connection.connectionId} (${session.role}); moved to ${session.url}.`);
   } else if (name === "sessionReconnected") {
     setStatus(`Connected to ${session.sessionId} as ${session.connection.connectionId} (${session.role}); reconnected.`);
   } else if (name === "sessionDisconnected") {

@@ -103,9 +103,11 @@ function watchIce(pc, restart, onPath) {
  * (the server keeps no grace period, refuses, or 30 s pass), a local `sessionDisconnected` with reason
  * `networkDisconnected`. `connectionStatus` says where it stands.
  * In a cluster, `connect` follows the node that serves the session (`url` may be any node or a load
- * balancer); when that node drains (`sessionDisconnected` with reason `nodeDraining`) or is lost
- * (reason `networkDisconnected`), connect again through the same `url` and publish again: the
- * session continues on another node (docs/cluster.md).
+ * balancer). When that node drains or is lost, the session connects afresh through `url`, lands on a
+ * live node as a new connection and publishes every stream again: `sessionReconnecting`, then
+ * `sessionMoved` (detail: {connection}); each Publisher fires `streamMoved` (detail: {stream}, its new
+ * StreamInfo); subscriptions end, and the others' streams come again as `streamCreated`
+ * (docs/cluster.md).
  * An error answer that cannot be matched to a request (`"id": null`) is dispatched as `error`.
  */
 export class Session extends EventTarget {
@@ -115,16 +117,24 @@ export class Session extends EventTarget {
    * @returns {Promise<Session>} once `connect` succeeded; rejects with {@link SwitchyardError}
    */
   static async connect({ url, sessionId, token }) {
-    // In a cluster, a node that does not serve the session names the one that does (at most a
-    // few hops: more means placement moved while we followed).
+    const session = new Session(url);
+    session.#entryUrl = url;
+    session.#token = token;
+    session.#connected(await session.#join(sessionId));
+    return session;
+  }
+
+  /** Opens a WebSocket at the entry URL and connects; in a cluster, a node that does not serve the
+   *  session names the one that does (at most a few hops: more means placement moved meanwhile). */
+  async #join(sessionId) {
+    let url = this.#entryUrl;
     for (let hops = 0; ; hops++) {
-      const session = new Session(url);
-      await session.#open();
+      this.url = url;
+      await this.#open();
       try {
-        session.#connected(await session.request("connect", { sessionId, token }));
-        return session;
+        return await this.#send("connect", { sessionId, token: this.#token });
       } catch (error) {
-        session.#ws.close();
+        this.#ws.close();
         if (error.code !== "sessionOnOtherNode" || !error.location || hops >= 3) throw error;
         url = error.location;
       }
@@ -133,6 +143,7 @@ export class Session extends EventTarget {
 
   #ws; #nextId = 1; #pending = new Map(); #early = []; #ready = false; #closed = false; #sawDisconnected = false;
   #status = "connecting"; #reconnection = null; #lastSeq = 0; #leaving = false; #waiters = [];
+  #entryUrl; #token; #nodeId = null; #disconnectReason = null;
 
   /** `connecting`, `connected`, `reconnecting`, `disconnected` (left, or ended by the server) or
    *  `failed` (dropped and could not come back). */
@@ -174,6 +185,7 @@ export class Session extends EventTarget {
     this.capabilities = result.capabilities;
     this.sessionId = result.session.sessionId;
     this.#reconnection = result.reconnection ?? null;
+    this.#nodeId = result.nodeId ?? null;
     this.#status = "connected";
     for (const c of result.session.connections) this.connections.set(c.connectionId, c);
     for (const s of result.session.streams) this.streams.set(s.streamId, s);
@@ -242,7 +254,12 @@ export class Session extends EventTarget {
       case "connectionDestroyed": this.connections.delete(data.connection.connectionId); break;
       case "streamCreated": case "streamPropertyChanged": this.streams.set(data.stream.streamId, data.stream); break;
       case "streamDestroyed": this.streams.delete(data.stream.streamId); break;
-      case "sessionDisconnected": this.#sawDisconnected = true; break;
+      case "sessionDisconnected":
+        this.#sawDisconnected = true;
+        this.#disconnectReason = data.reason;
+        // In a cluster the library moves the session to another node by itself (`sessionMoved`).
+        if (data.reason === "nodeDraining" && this.#nodeId && !this.#leaving) return;
+        break;
     }
     const targets = [this];
     if (SUBSCRIBER_EVENTS.has(name)) {
@@ -277,6 +294,12 @@ export class Session extends EventTarget {
       this.#pending.delete(id);
     }
     if (!this.#ready || reconnecting) return;
+    if (this.#sawDisconnected && this.#disconnectReason === "nodeDraining" && this.#nodeId && !this.#leaving) {
+      this.#status = "reconnecting";
+      this.dispatchEvent(new CustomEvent("sessionReconnecting", { detail: { message: "the node is draining" } }));
+      this.#reconnect({ resume: false });
+      return;
+    }
     if (dropped) {
       this.dispatchEvent(new CustomEvent("sessionReconnecting", { detail: { message: `WebSocket closed (${event.code})` } }));
       this.#reconnect();
@@ -285,13 +308,29 @@ export class Session extends EventTarget {
     this.#end(`WebSocket closed (${event.code})`);
   }
 
-  /** Takes the connection back on new WebSockets until the server answers, refuses, or time runs out. */
-  async #reconnect() {
+  /** Takes the connection back on new WebSockets until the server answers, refuses, or time runs out.
+   *  In a cluster, once the node refuses or cannot be reached (drained, lost), it also connects
+   *  afresh through the entry URL, which places the session on a live node, and publishes again. */
+  async #reconnect({ resume = true } = {}) {
     const deadline = Date.now() + RECONNECT_TIMEOUT_MS;
     let pause = RECONNECT_FIRST_PAUSE_MS;
     let lastProblem = "";
+    const nodeUrl = this.url;
     while (Date.now() < deadline && !this.#leaving) {
+      if (!resume) {
+        try {
+          await this.#move();
+          return;
+        } catch (error) {
+          lastProblem = error.message;
+          if (!LOCAL_CODES.has(error.code) && error.code !== "unavailable") break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, pause));
+        pause = Math.min(pause * 2, RECONNECT_MAX_PAUSE_MS);
+        continue;
+      }
       try {
+        this.url = nodeUrl;
         await this.#open();
         const result = await this.#send("reconnect", {
           sessionId: this.sessionId, connectionId: this.connection.connectionId,
@@ -308,13 +347,66 @@ export class Session extends EventTarget {
         lastProblem = error.message;
         try { this.#ws.close(); } catch { /* already closed */ }
         // The server answered and said no (its grace period ended, the events missed are gone):
-        // asking again will not change its mind.
-        if (!LOCAL_CODES.has(error.code)) break;
+        // asking again will not change its mind. In a cluster, a lost node cannot be asked at all.
+        if (this.#nodeId && (!LOCAL_CODES.has(error.code) || error.code === "closed")) {
+          resume = LOCAL_CODES.has(error.code);
+          try {
+            await this.#move();
+            return;
+          } catch (moveError) {
+            lastProblem = moveError.message;
+          }
+        } else if (!LOCAL_CODES.has(error.code)) {
+          break;
+        }
       }
       await new Promise((resolve) => setTimeout(resolve, pause));
       pause = Math.min(pause * 2, RECONNECT_MAX_PAUSE_MS);
     }
     this.#end(`could not reconnect${lastProblem ? ": " + lastProblem : ""}`);
+  }
+
+  /** Joins the session afresh through the entry URL as a new connection, publishes every stream
+   *  again on the node that serves it now (each Publisher fires `streamMoved`), ends the
+   *  subscriptions (the others' streams come again as `streamCreated`) and fires `sessionMoved`. */
+  async #move() {
+    const result = await this.#join(this.sessionId);
+    const before = { streams: new Map(this.streams), connections: new Map(this.connections) };
+    this.connections.clear();
+    this.streams.clear();
+    this.#lastSeq = 0;
+    this.#sawDisconnected = false;
+    this.#disconnectReason = null;
+    this.#early = [];
+    this.#connected(result);
+    for (const s of [...this.subscribers.values()]) s._ended();
+    for (const [id, stream] of before.streams) {
+      // Our own streams are not destroyed: they move with their publishers (`streamMoved`).
+      if (!this.streams.has(id) && !this.publishers.has(id)) this.dispatchEvent(new CustomEvent("streamDestroyed", { detail: { stream, reason: "networkDisconnected" } }));
+    }
+    for (const [id, connection] of before.connections) {
+      if (!this.connections.has(id)) this.dispatchEvent(new CustomEvent("connectionDestroyed", { detail: { connection, reason: "networkDisconnected" } }));
+    }
+    for (const [id, connection] of this.connections) {
+      if (!before.connections.has(id) && id !== this.connection.connectionId) this.dispatchEvent(new CustomEvent("connectionCreated", { detail: { connection } }));
+    }
+    for (const [id, stream] of this.streams) {
+      if (!before.streams.has(id)) this.dispatchEvent(new CustomEvent("streamCreated", { detail: { stream } }));
+    }
+    for (const publisher of [...this.publishers.values()]) {
+      this.publishers.delete(publisher.streamId);
+      try {
+        const options = { ...publisher._options, publishAudio: publisher.mediaStream.getAudioTracks().some((t) => t.enabled),
+          publishVideo: publisher.mediaStream.getVideoTracks().some((t) => t.enabled) };
+        const { pc, result: published } = await this.#publishOver(publisher.mediaStream, options);
+        publisher._moved(pc, published.stream);
+        this.publishers.set(publisher.streamId, publisher);
+      } catch {
+        publisher._ended();
+      }
+    }
+    this.dispatchEvent(new CustomEvent("sessionMoved", { detail: { connection: this.connection } }));
+    for (const resolve of this.#waiters.splice(0)) resolve(true);
   }
 
   /** The session is over: everything stops, and a local `sessionDisconnected` if the server sent none. */
@@ -349,6 +441,21 @@ export class Session extends EventTarget {
   async publish({ name, audio = true, video = true, mediaStream, videoType, publishAudio, publishVideo, audioFallback, simulcast = false } = {}) {
     const ownsMedia = !mediaStream;
     if (!mediaStream) mediaStream = await navigator.mediaDevices.getUserMedia({ audio, video });
+    try {
+      const options = { name, videoType, publishAudio, publishVideo, audioFallback, simulcast };
+      const { pc, result } = await this.#publishOver(mediaStream, options);
+      const publisher = new Publisher(this, pc, result.stream, mediaStream, ownsMedia);
+      publisher._options = { name, videoType, audioFallback, simulcast };
+      this.publishers.set(publisher.streamId, publisher);
+      return publisher;
+    } catch (error) {
+      if (ownsMedia) mediaStream.getTracks().forEach((t) => t.stop());
+      throw error;
+    }
+  }
+
+  /** A new peer connection sending `mediaStream`, published with `publish` and answered. */
+  async #publishOver(mediaStream, { name, videoType, publishAudio, publishVideo, audioFallback, simulcast }) {
     const pc = new RTCPeerConnection(PC_CONFIG);
     try {
       const audioTrack = mediaStream.getAudioTracks()[0];
@@ -372,14 +479,11 @@ export class Session extends EventTarget {
       if (publishAudio === false && audioTrack) audioTrack.enabled = false;
       if (publishVideo === false && videoTrack) videoTrack.enabled = false;
       const result = await this.request("publish", params);
-      const publisher = new Publisher(this, pc, result.stream, mediaStream, ownsMedia);
-      this.publishers.set(publisher.streamId, publisher);
-      this.streams.set(publisher.streamId, result.stream);
+      this.streams.set(result.stream.streamId, result.stream);
       await pc.setRemoteDescription({ type: "answer", sdp: result.sdpAnswer });
-      return publisher;
+      return { pc, result };
     } catch (error) {
       pc.close();
-      if (ownsMedia) mediaStream.getTracks().forEach((t) => t.stop());
       throw error;
     }
   }
@@ -477,10 +581,27 @@ export class Publisher extends EventTarget {
     this.ended = false;
     this._ownsMedia = ownsMedia;
     /** @type {boolean} whether the media path to the router works now */ this.mediaConnected = true;
+    this._watch(pc);
+  }
+
+  /** @private */
+  _watch(pc) {
     this._unwatch = watchIce(pc, () => this.restartIce(), (up) => {
       this.mediaConnected = up;
       this.dispatchEvent(new CustomEvent(up ? "publisherReconnected" : "publisherDisconnected", { detail: { streamId: this.streamId } }));
     });
+  }
+
+  /** @private In a cluster, the session moved to another node and the stream was published there
+   *  again over `pc`: fires `streamMoved` (detail: the new StreamInfo; subscribers see a new stream). */
+  _moved(pc, stream) {
+    this._unwatch();
+    this.pc.close();
+    this.pc = pc;
+    this.stream = stream;
+    this.mediaConnected = true;
+    this._watch(pc);
+    this.dispatchEvent(new CustomEvent("streamMoved", { detail: { stream } }));
   }
 
   /** @returns {string} */
