@@ -45,7 +45,7 @@ JSON
     "$bin/switchyard" --config "$work/node-$index.json" 2>>"$work/node-$index.log" &
     pids+=($!)
     servers+=(--server "ws://$host:$port/v1/ws")
-    for _ in $(seq 100); do curl -sf "http://$host:$port/health" >/dev/null && break; sleep 0.1; done
+    for _ in $(seq 100); do (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null && break; sleep 0.1; done
 done
 
 echo

@@ -23,24 +23,6 @@ extension SessionError {
             options: SessionOptions(mediaLoop: loop, reconnectTimeout: .seconds(5)))
     }
 
-    /// The next event matching `predicate`, failing after `timeout`.
-    private func next<Event: Sendable>(
-        _ events: AsyncStream<Event>, timeout: Duration = .seconds(5), where predicate: @escaping @Sendable (Event) -> Bool
-    ) async -> Event? {
-        await withTaskGroup(of: Event?.self) { group in
-            group.addTask {
-                for await event in events where predicate(event) { return event }
-                return nil
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            return await group.next() ?? nil
-        }
-    }
-
     /// The error `body` fails with, nil when it succeeds.
     private func failure<Value>(_ body: () async throws -> Value) async -> SessionError? {
         do {

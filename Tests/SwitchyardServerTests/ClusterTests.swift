@@ -1,8 +1,5 @@
 import Cluster
 import Foundation
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 import Glibc
 import SignalingProtocol
 import SwitchyardClient
@@ -19,24 +16,6 @@ import Testing
         try await Session.connect(
             url: url, sessionId: sessionId, token: try await node.token(session: sessionId, role: role),
             options: SessionOptions(mediaLoop: loop, reconnectTimeout: .seconds(3)))
-    }
-
-    /// The next event matching `predicate`, nil after `timeout`.
-    private func next<Event: Sendable>(
-        _ events: AsyncStream<Event>, timeout: Duration = .seconds(5), where predicate: @escaping @Sendable (Event) -> Bool
-    ) async -> Event? {
-        await withTaskGroup(of: Event?.self) { group in
-            group.addTask {
-                for await event in events where predicate(event) { return event }
-                return nil
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            return await group.next() ?? nil
-        }
     }
 
     /// Polls `condition` every 50 ms until it holds or `timeout` passes.
@@ -82,6 +61,18 @@ import Testing
             // The token is checked where the request arrives, before it travels.
             #expect(try await node.http("GET", "/v1/sessions/two", token: "not-a-token").status == 401)
         }
+        // WHIP at a node that does not serve the session: a 307 to the same path on the one that does
+        // (on a raw socket: URLSession would follow it).
+        let third = cluster.nodes[2]
+        let whip = try RawTCPClient(host: third.configuration.host, port: third.port)
+        let offer = "v=0\r\n"
+        try whip.send(
+            "POST /v1/whip/one HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(try await first.token(session: "one", role: .publisher))\r\n"
+                + "Content-Type: application/sdp\r\nContent-Length: \(offer.utf8.count)\r\nConnection: close\r\n\r\n\(offer)")
+        let answer = String(decoding: try await whip.readToEnd(seconds: 5).bytes, as: UTF8.self)
+        #expect(answer.hasPrefix("HTTP/1.1 307"), "\(answer)")
+        #expect(answer.lowercased().contains("location: http://\(first.configuration.host):\(first.port)/v1/whip/one"), "\(answer)")
+
         let overview = try await cluster.overview(from: 1)
         #expect(overview.nodeId == "node-b")
         #expect(overview.nodes.map(\.nodeId) == ["node-a", "node-b", "node-c"])
@@ -239,7 +230,8 @@ import Testing
             }
         }
         let rest = try await a.restToken()
-        #expect(await eventually(.seconds(20)) { (try? await self.status(of: "http://\(host):\(port)/v1/sessions", token: rest, body: #"{"sessionId":"survivor"}"#)) == 201 })
+        #expect(await eventually(.seconds(20)) { (try? await DaemonHarness.http(
+                "POST", url: "http://\(host):\(port)/v1/sessions", token: rest, body: #"{"sessionId":"survivor"}"#, contentType: "application/json"))?.status == 201 })
         #expect(try cluster.holder(of: "survivor") == "node-k")
         let (alice, bob, publisher) = try await meeting("survivor", entry: a, loop: loop)
         #expect(alice.serverURL == "ws://\(host):\(port)/v1/ws")
@@ -248,6 +240,11 @@ import Testing
         kill(pid, SIGKILL)
         ChildProcess.wait(for: pid)
         killed = true
+        // Until its heartbeat is stale the dead node still holds the session: a REST request for it
+        // is refused as unavailable, naming the node, rather than hanging.
+        let refused = try await a.http("GET", "/v1/sessions/survivor", token: rest)
+        #expect(refused.status == 503)
+        #expect(String(decoding: refused.body, as: UTF8.self).contains("node-k"))
         let (moved, media) = try await moveAndReceiveAgain(alice, bob, publisher, since: killedAt)
         let newHolder = try cluster.holder(of: "survivor")
         #expect(newHolder == "node-a" || newHolder == "node-b")
@@ -257,17 +254,6 @@ import Testing
         await alice.disconnect()
         await bob.disconnect()
         await cluster.stop()
-    }
-
-    /// The status of a POST with a REST token.
-    private func status(of url: String, token: String, body: String) async throws -> Int {
-        var request = URLRequest(url: URL(string: url)!)
-        request.httpMethod = "POST"
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(body.utf8)
-        let (_, response) = try await URLSession.shared.data(for: request)
-        return (response as? HTTPURLResponse)?.statusCode ?? 0
     }
 
     @Test func nodesServeWhatTheyHoldWhileTheDatabaseIsAwayAndPlaceAgainWhenItReturns() async throws {
@@ -302,6 +288,14 @@ import Testing
         #expect(try await eventually(.seconds(10)) { try await cluster.overview(from: 1).nodes.allSatisfy(\.live) })
         for client in [gina, harry, ivan] { await client.disconnect() }
         await cluster.stop()
+    }
+
+    @Test func aDaemonAloneHasNoClusterView() async throws {
+        let alone = try await DaemonHarness.start()
+        let (status, body) = try await alone.http("GET", "/v1/cluster", token: try await alone.restToken())
+        #expect(status == 404)
+        #expect(String(decoding: body, as: UTF8.self).contains("does not run in a cluster"))
+        try await alone.stop()
     }
 
     @Test func aNodeRefusesToStartWithoutItsDatabaseOrWithAnotherLiveNodesId() async throws {

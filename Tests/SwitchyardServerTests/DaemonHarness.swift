@@ -74,7 +74,14 @@ final class DaemonHarness: Sendable {
     func http(
         _ method: String, _ path: String, token: String?, body: String?, contentType: String?
     ) async throws -> (status: Int, headers: [String: String], body: Data) {
-        var request = URLRequest(url: URL(string: "http://\(configuration.host):\(port)\(path)")!)
+        try await Self.http(method, url: "http://\(configuration.host):\(port)\(path)", token: token, body: body, contentType: contentType)
+    }
+
+    /// One HTTP request to any URL, with a bearer token and a body when given; the answer's headers too.
+    static func http(
+        _ method: String, url: String, token: String?, body: String?, contentType: String?
+    ) async throws -> (status: Int, headers: [String: String], body: Data) {
+        var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let body { request.httpBody = Data(body.utf8) }

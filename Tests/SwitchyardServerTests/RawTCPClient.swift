@@ -23,9 +23,9 @@ final class RawTCPClient: @unchecked Sendable {
 
     private var descriptor: Int32
 
-    /// Connects to 127.0.0.1:`port`; `receiveBuffer` shrinks the socket's receive buffer (set before
+    /// Connects to `host`:`port`; `receiveBuffer` shrinks the socket's receive buffer (set before
     /// connecting, so the TCP window stays small), for a client that is slow to read.
-    init(port: Int, receiveBuffer: Int32? = nil) throws {
+    init(host: String = "127.0.0.1", port: Int, receiveBuffer: Int32? = nil) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         if var size = receiveBuffer {
             setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
@@ -33,7 +33,7 @@ final class RawTCPClient: @unchecked Sendable {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(host)
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
