@@ -34,6 +34,9 @@ public final class Session: Sendable {
         var nodeURL: String?
         /// Which way into the cluster the session came in by: `url`, or one of `options.alternativeURLs`.
         var entryURL: String?
+        /// Events that came while a `connect` reply's picture of the session was not taken yet; they
+        /// are newer than it, so they apply after it.
+        var heldEvents: [(SessionEvent, UInt64?)]?
         /// In a cluster, the id of the node that serves the session; nil on a single server.
         var nodeId: String?
     }
@@ -79,11 +82,34 @@ public final class Session: Sendable {
     public var connections: [ConnectionInfo] { state.withLock { Array($0.connections.values) } }
 
     private func open() async throws(SessionError) {
-        let (channel, connected) = try await openChannel(with: .connect(ConnectParameters(sessionId: sessionId, token: token)))
-        state.withLock { state in
-            state.take(connected)
-        }
+        let (channel, connected) = try await connectHoldingEvents()
+        take(connected)
         attach(channel)
+    }
+
+    /// `connect` on a new WebSocket; the events that come with the reply are held until `take`.
+    private func connectHoldingEvents() async throws(SessionError) -> (SignalingChannel, ConnectResult) {
+        state.withLock {
+            // A new connection numbers its events from the start.
+            $0.lastEventSeq = 0
+            $0.heldEvents = []
+        }
+        do {
+            return try await openChannel(with: .connect(ConnectParameters(sessionId: sessionId, token: token)))
+        } catch {
+            state.withLock { $0.heldEvents = nil }
+            throw error
+        }
+    }
+
+    /// Takes the picture of a `connect` reply, then the events that came after it.
+    private func take(_ connected: ConnectResult) {
+        let held = state.withLock { state in
+            defer { state.heldEvents = nil }
+            state.take(connected)
+            return state.heldEvents ?? []
+        }
+        for (event, sequence) in held { handle(event, sequence: sequence) }
     }
 
     /// Takes the connection back on a new WebSocket after a drop: the server sends what was missed
@@ -388,6 +414,12 @@ public final class Session: Sendable {
     // MARK: Events
 
     private func handle(_ event: SessionEvent, sequence: UInt64?) {
+        let isHeld = state.withLock { state in
+            guard state.heldEvents != nil else { return false }
+            state.heldEvents!.append((event, sequence))
+            return true
+        }
+        if isHeld { return }
         if let sequence {
             // An event replayed after a reconnection that already came on the old socket.
             guard state.withLock({ state in
@@ -544,7 +576,7 @@ public final class Session: Sendable {
                 $0.entryURL = entry
             }
             do {
-                opened = try await openChannel(with: .connect(ConnectParameters(sessionId: sessionId, token: token)))
+                opened = try await connectHoldingEvents()
             } catch {
                 lastError = error
                 guard case .unreachable = error else { throw error }
@@ -553,22 +585,26 @@ public final class Session: Sendable {
         guard let (channel, connected) = opened else { throw lastError }
         let (oldConnections, oldStreams, subscribers, publishers) = state.withLock { state in
             defer {
-                state.take(connected)
-                state.lastEventSeq = 0
                 state.serverDisconnectReason = nil
                 state.subscribers.removeAll()
             }
             return (state.connections, state.streams, Array(state.subscribers.values), Array(state.publishers.values))
         }
-        attach(channel)
         for subscriber in subscribers { subscriber.ended() }
-        let (newConnections, newStreams) = state.withLock { ($0.connections, $0.streams) }
-        for (id, stream) in oldStreams where newStreams[id] == nil { eventSink.yield(.streamDestroyed(stream, reason: nil)) }
+        // What changed between the old node's picture and the new node's reply; the events held
+        // since the reply follow it in `take`.
+        let newConnections = Dictionary(connected.session.connections.map { ($0.connectionId, $0) }) { first, _ in first }
+        let newStreams = Dictionary(connected.session.streams.map { ($0.streamId, $0) }) { first, _ in first }
+        for (id, stream) in oldStreams where newStreams[id] == nil && !publishers.contains(where: { $0.streamId == id }) {
+            eventSink.yield(.streamDestroyed(stream, reason: nil))
+        }
         for (id, connection) in oldConnections where newConnections[id] == nil { eventSink.yield(.connectionDestroyed(connection, reason: nil)) }
         for (id, connection) in newConnections where oldConnections[id] == nil && id != connected.connection.connectionId {
             eventSink.yield(.connectionCreated(connection))
         }
         for (id, stream) in newStreams where oldStreams[id] == nil { eventSink.yield(.streamCreated(stream)) }
+        take(connected)
+        attach(channel)
         for publisher in publishers {
             let sending = await publisher.currentSending()
             var settings = publisher.settings

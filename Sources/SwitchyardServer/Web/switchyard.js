@@ -370,14 +370,16 @@ export class Session extends EventTarget {
    *  again on the node that serves it now (each Publisher fires `streamMoved`), ends the
    *  subscriptions (the others' streams come again as `streamCreated`) and fires `sessionMoved`. */
   async #move() {
+    // A new connection numbers its events from the start; those that come with the reply wait in
+    // #early and follow the reply's picture.
+    this.#lastSeq = 0;
+    this.#early = [];
     const result = await this.#join(this.sessionId);
     const before = { streams: new Map(this.streams), connections: new Map(this.connections) };
     this.connections.clear();
     this.streams.clear();
-    this.#lastSeq = 0;
     this.#sawDisconnected = false;
     this.#disconnectReason = null;
-    this.#early = [];
     this.#connected(result);
     for (const s of [...this.subscribers.values()]) s._ended();
     for (const [id, stream] of before.streams) {
