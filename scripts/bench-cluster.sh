@@ -48,8 +48,18 @@ JSON
     for _ in $(seq 100); do (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null && break; sleep 0.1; done
 done
 
+transactions() {
+    as_postgres "$pg_bin/psql" -h 127.0.0.1 -p "$pg_port" -U switchyard -d postgres -At \
+        -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = 'postgres'"
+}
+idle_start=$(transactions); sleep 10; idle_end=$(transactions)
 echo
 echo "== switchyard-bench cluster (3 nodes on PostgreSQL; node timeout 3 s; kill -9 of bench-0)"
+run_start=$(transactions); started=$SECONDS
 "$bin/switchyard-bench" cluster "${servers[@]}" --kill-pid "${pids[0]}" \
     --video-bitrate 300000 --width 320 --height 180 --fps 15 \
     --json "$results/cluster.json" "$@"
+run_end=$(transactions)
+# The psql calls that read the counter count one transaction each.
+echo "database: $(( idle_end - idle_start - 1 )) transactions in 10 s with 3 idle nodes; $(( run_end - run_start - 1 )) during the run ($(( SECONDS - started )) s, 12 sessions placed and ended by default)" \
+    | tee "$results/cluster-database.txt"
