@@ -174,11 +174,13 @@ public struct ClientSessionHandler: Sendable {
                 switch message.request {
                 case .connect(let parameters):
                     let grant = try await verify(parameters)
-                    try await requireHere(grant.sessionId)
+                    try await requireHere(grant.sessionId, placing: true)
                     let result = try await directory.connect(grant: grant, outbox: outbox)
                     identity = Identity(sessionId: grant.sessionId, connectionId: result.connection.connectionId)
                     outbox.send(.reply(id: id, .connect(result)))
                 case .reconnect(let parameters):
+                    // Through a load balancer a client may come back at another node than its own.
+                    try await requireHere(parameters.sessionId, placing: false)
                     try await directory.reconnect(parameters, socket: outbox, replyID: id)
                     identity = Identity(sessionId: parameters.sessionId, connectionId: parameters.connectionId)
                 default:
@@ -253,11 +255,13 @@ public struct ClientSessionHandler: Sendable {
         return false
     }
 
-    /// In a cluster, refuses a connect to a session another node serves, naming that node's URL; a
-    /// session this node already holds needs no database.
-    private func requireHere(_ sessionId: String) async throws(SignalingError) {
+    /// In a cluster, refuses a `connect` (placing the session first when `placing`) or a
+    /// `reconnect` to a session another node serves, naming that node's URL; a session this node
+    /// already holds needs no database.
+    private func requireHere(_ sessionId: String, placing: Bool) async throws(SignalingError) {
         guard let placement, await !directory.hosts(sessionId) else { return }
-        if case .node(let node) = try await placement.place(sessionId: sessionId) {
+        let location = placing ? try await placement.place(sessionId: sessionId) : try await placement.locate(sessionId: sessionId)
+        if case .node(let node) = location {
             throw SignalingError(
                 .sessionOnOtherNode, "session \(sessionId) is served by node \(node.nodeId); connect to \(node.signalingURL)",
                 location: node.signalingURL)

@@ -94,6 +94,16 @@ import Testing
         #expect(bob.serverURL == b.webSocketURL)
         #expect(bob.connections.contains { $0.connectionId == alice.connection?.connectionId })
         #expect(await next(alice.events) { $0 == .connectionCreated(bob.connection!) } != nil)
+        // A reconnect that reaches another node (through a load balancer) is sent to the session's node.
+        let stray = try await WebSocketTestClient(url: c.webSocketURL)
+        let answer = try await stray.send(
+            .reconnect(
+                ReconnectParameters(sessionId: "meeting", connectionId: bob.connection!.connectionId, reconnectSecret: "not-checked-here", lastEventSeq: 0)))
+        guard case .error(_, let redirect) = answer else {
+            Issue.record("reconnect at node C was answered \(answer)")
+            return
+        }
+        #expect(redirect.code == .sessionOnOtherNode && redirect.location == b.webSocketURL)
 
         // Media goes straight to B: byte counts at the subscriber prove the path.
         let publisher = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))

@@ -48,7 +48,7 @@ final class WebSocketTestClient: Sendable {
     private let nextID = Mutex(1)
     private let session: Task<WebSocketCloseFrame?, any Error>
 
-    private init(url: String) async throws {
+    init(url: String) async throws {
         let (ready, readyContinuation) = AsyncStream.makeStream(of: Bool.self)
         let inbox = self.inbox
         let outboundBox = self.outbound

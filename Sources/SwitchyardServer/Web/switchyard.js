@@ -315,7 +315,7 @@ export class Session extends EventTarget {
     const deadline = Date.now() + RECONNECT_TIMEOUT_MS;
     let pause = RECONNECT_FIRST_PAUSE_MS;
     let lastProblem = "";
-    const nodeUrl = this.url;
+    let nodeUrl = this.url;
     while (Date.now() < deadline && !this.#leaving) {
       if (!resume) {
         try {
@@ -346,6 +346,11 @@ export class Session extends EventTarget {
       } catch (error) {
         lastProblem = error.message;
         try { this.#ws.close(); } catch { /* already closed */ }
+        // In a cluster, a node reached through a load balancer that does not serve the session names the one that does.
+        if (error.code === "sessionOnOtherNode" && error.location) {
+          nodeUrl = error.location;
+          continue;
+        }
         // The server answered and said no (its grace period ended, the events missed are gone):
         // asking again will not change its mind. In a cluster, a lost node cannot be asked at all.
         if (this.#nodeId && (!LOCAL_CODES.has(error.code) || error.code === "closed")) {
