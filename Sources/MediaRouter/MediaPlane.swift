@@ -31,6 +31,10 @@ public final class MediaPlane: MediaControl {
         var producers: [ProducerID: ProducerEntry] = [:]
         var consumers: [ConsumerID: ConsumerEntry] = [:]
         var consumersPerWorker: [Int]
+        /// Producers a new transport was placed to receive and has not consumed yet, and its worker:
+        /// counted in their audience and the worker's load from placement on, so subscribers joining
+        /// at once spread as if they had joined one after another.
+        var expectedConsumers: [TransportID: (worker: Int, producers: [ProducerID])] = [:]
 
         mutating func makeID() -> UInt64 {
             defer { nextID += 1 }
@@ -42,6 +46,13 @@ public final class MediaPlane: MediaControl {
             guard let entry = consumers.removeValue(forKey: id) else { return }
             consumersPerWorker[entry.placement.worker] -= 1
             producers[entry.producer]?.audience -= 1
+        }
+
+        /// Gives back what a transport's placement counted for consumers it never made.
+        mutating func releaseExpected(of transport: TransportID) {
+            guard let expected = expectedConsumers.removeValue(forKey: transport) else { return }
+            consumersPerWorker[expected.worker] -= expected.producers.count
+            for producer in expected.producers { producers[producer]?.audience -= 1 }
         }
     }
 
@@ -155,6 +166,7 @@ public final class MediaPlane: MediaControl {
         _ = try worker(of: routerID)
         let holders: Set<Int> = registry.withLock { registry in
             registry.routers[routerID] = nil
+            for (id, placement) in registry.transports where placement.router == routerID { registry.releaseExpected(of: id) }
             registry.transports = registry.transports.filter { $0.value.router != routerID }
             registry.producers = registry.producers.filter { $0.value.placement.router != routerID }
             for (id, entry) in registry.consumers where entry.placement.router == routerID { registry.removeConsumer(id) }
@@ -169,7 +181,6 @@ public final class MediaPlane: MediaControl {
     public func createPlainTransport(
         router routerID: RouterID, options: PlainTransportOptions, toConsume: [ProducerID]
     ) async throws(MediaControlError) -> PlainTransportParameters {
-        let worker = try placeTransport(of: routerID, toConsume: toConsume)
         let clientProfile = try Self.profile(named: options.clientSRTP.profile, parameter: .srtpProfile)
         let routerProfile = try options.routerProfile.map { name throws(MediaControlError) in try Self.profile(named: name, parameter: nil) }
             ?? clientProfile
@@ -191,7 +202,7 @@ public final class MediaPlane: MediaControl {
         }
         let routerKeys = SRTPKeyMaterial.random(profile: routerProfile)
         let configuration = configuration
-        let (id, port) = try await addTransport(to: routerID, on: worker) { id, startPort, router throws(MediaControlError) in
+        let (id, port) = try await addTransport(to: routerID, toConsume: toConsume) { id, startPort, router, worker throws(MediaControlError) in
             let socket = try UDPSocket(address: configuration.listenAddress, portRange: configuration.portRange, startingAt: startPort)
             let inbound: SRTPSession
             let outbound: SRTPSession
@@ -215,7 +226,6 @@ public final class MediaPlane: MediaControl {
     public func createWebRTCTransport(
         router routerID: RouterID, toConsume: [ProducerID]
     ) async throws(MediaControlError) -> WebRTCTransportParameters {
-        let worker = try placeTransport(of: routerID, toConsume: toConsume)
         let local = ICECredentials.random()
         let connection: DTLSConnection
         do throws(DTLSError) {
@@ -225,7 +235,7 @@ public final class MediaPlane: MediaControl {
         }
         let configuration = configuration
         let link = UncheckedSendableBox(connection)
-        let (id, port) = try await addTransport(to: routerID, on: worker) { id, startPort, router throws(MediaControlError) in
+        let (id, port) = try await addTransport(to: routerID, toConsume: toConsume) { id, startPort, router, worker throws(MediaControlError) in
             let socket: UDPSocket
             if let shared = worker.sharedSocket {
                 socket = shared
@@ -247,23 +257,31 @@ public final class MediaPlane: MediaControl {
             fingerprint: certificateFingerprint)
     }
 
-    /// Registers a new transport of `routerID` and builds it with `make` on the worker's thread (given
-    /// its id and the port to start searching from), then starts it; the id is forgotten when `make`
-    /// fails. Returns the id and the local port.
+    /// Places a new transport of `routerID` (`placeTransport`), registers it with the consumers it is
+    /// made for counted at once, and builds it with `make` on the worker's thread (given its id, the
+    /// port to start searching from, its router and worker), then starts it; the id and the count are
+    /// forgotten when `make` fails. Returns the id and the local port.
     private func addTransport(
-        to routerID: RouterID, on worker: Worker,
-        _ make: @escaping (TransportID, UInt16, Router) throws(MediaControlError) -> Transport
+        to routerID: RouterID, toConsume: [ProducerID],
+        _ make: @escaping (TransportID, UInt16, Router, Worker) throws(MediaControlError) -> Transport
     ) async throws(MediaControlError) -> (TransportID, UInt16) {
         let firstPort = configuration.portRange.lowerBound
-        let (id, startPort) = registry.withLock { registry in
+        let placed: (TransportID, UInt16, Int)? = registry.withLock { registry in
+            guard let index = placeTransport(of: routerID, toConsume: toConsume, in: registry) else { return nil }
             let id = TransportID(rawValue: registry.makeID())
-            registry.transports[id] = Placement(router: routerID, worker: worker.index)
-            return (id, registry.nextPort == 0 ? firstPort : registry.nextPort)
+            registry.transports[id] = Placement(router: routerID, worker: index)
+            let expected = toConsume.filter { registry.producers[$0] != nil }
+            for producer in expected { registry.producers[producer]?.audience += 1 }
+            registry.consumersPerWorker[index] += expected.count
+            registry.expectedConsumers[id] = (index, expected)
+            return (id, registry.nextPort == 0 ? firstPort : registry.nextPort, index)
         }
+        guard let (id, startPort, index) = placed else { throw .unknownRouter(routerID) }
+        let worker = workers[index]
         let result: Result<UInt16, MediaControlError> = await onThread(of: worker) { () -> Result<UInt16, MediaControlError> in
             guard let router = self.router(routerID, on: worker) else { return .failure(.unknownRouter(routerID)) }
             do throws(MediaControlError) {
-                let transport = try make(id, startPort, router)
+                let transport = try make(id, startPort, router, worker)
                 try transport.start()
                 router.transports[id] = transport
                 return .success(transport.socket.localPort)
@@ -275,7 +293,10 @@ public final class MediaPlane: MediaControl {
         case .success(let port):
             return (id, port)
         case .failure(let error):
-            _ = registry.withLock { $0.transports.removeValue(forKey: id) }
+            registry.withLock { registry in
+                registry.transports[id] = nil
+                registry.releaseExpected(of: id)
+            }
             throw error
         }
     }
@@ -343,18 +364,15 @@ public final class MediaPlane: MediaControl {
     /// The worker a new transport goes to: its router's home, unless one of the producers it is made
     /// to receive has an audience past `spreadThreshold`; then the worker with the fewest consumers
     /// (home on a tie), so one big room's fan-out spreads over every core.
-    private func placeTransport(of routerID: RouterID, toConsume: [ProducerID]) throws(MediaControlError) -> Worker {
+    /// nil when the router does not exist.
+    private func placeTransport(of routerID: RouterID, toConsume: [ProducerID], in registry: Registry) -> Int? {
         let threshold = configuration.spreadThreshold
-        let index: Int? = registry.withLock { registry in
-            guard let home = registry.routers[routerID] else { return nil }
-            guard workers.count > 1, threshold > 0,
-                toConsume.contains(where: { (registry.producers[$0]?.audience ?? 0) >= threshold })
-            else { return home }
-            let load = registry.consumersPerWorker
-            return load.indices.min { (load[$0], $0 == home ? 0 : 1, $0) < (load[$1], $1 == home ? 0 : 1, $1) } ?? home
-        }
-        guard let index else { throw .unknownRouter(routerID) }
-        return workers[index]
+        guard let home = registry.routers[routerID] else { return nil }
+        guard workers.count > 1, threshold > 0,
+            toConsume.contains(where: { (registry.producers[$0]?.audience ?? 0) >= threshold })
+        else { return home }
+        let load = registry.consumersPerWorker
+        return load.indices.min { (load[$0], $0 == home ? 0 : 1, $0) < (load[$1], $1 == home ? 0 : 1, $1) } ?? home
     }
 
     /// The router `routerID` on `worker`, made there when the router exists but has nothing on that
@@ -402,6 +420,7 @@ public final class MediaPlane: MediaControl {
         }
         registry.withLock { registry in
             registry.transports[transportID] = nil
+            registry.releaseExpected(of: transportID)
             for id in closed.consumers { registry.removeConsumer(id) }
         }
         for id in closed.producers { await removeCopies(of: id) }
@@ -497,8 +516,13 @@ public final class MediaPlane: MediaControl {
         let id = registry.withLock { registry in
             let id = ConsumerID(rawValue: registry.makeID())
             registry.consumers[id] = ConsumerEntry(placement: Placement(router: routerID, worker: worker.index), producer: producerID)
-            registry.consumersPerWorker[worker.index] += 1
-            registry.producers[producerID]?.audience += 1
+            if let expected = registry.expectedConsumers[transportID]?.producers.firstIndex(of: producerID) {
+                // Counted when the transport was placed.
+                registry.expectedConsumers[transportID]!.producers.remove(at: expected)
+            } else {
+                registry.consumersPerWorker[worker.index] += 1
+                registry.producers[producerID]?.audience += 1
+            }
             return id
         }
         let result: Result<ConsumerParameters, MediaControlError> = await onThread(of: worker) {

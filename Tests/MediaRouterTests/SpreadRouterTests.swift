@@ -215,6 +215,35 @@ import Testing
         #expect(session.plane.workers.allSatisfy { worker in worker.performAndWait { worker.relayedProducers.isEmpty && worker.homeProducers.isEmpty } })
     }
 
+    /// Subscribers joining at once spread as those joining one after another do: a transport counts
+    /// for the consumers it is made for from its placement on, not from its first consume.
+    @Test func transportsPlacedAtOnceSpreadAsIfPlacedInTurn() async throws {
+        let session = try await makeSession(subscribers: 0, portBase: 47_200)
+        defer { session.plane.shutdown() }
+        let (plane, router, producer) = (session.plane, session.router, session.producer)
+        let placed = try await withThrowingTaskGroup(of: TransportID.self) { group in
+            for _ in 0..<6 {
+                group.addTask {
+                    let peer = try TestPeer()
+                    let options = PlainTransportOptions(remoteAddress: peer.address, clientSRTP: peer.srtpParameters)
+                    return try await plane.createPlainTransport(router: router, options: options, toConsume: [producer]).transportID
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let perWorker = plane.workers.map { worker in
+            worker.performAndWait { placed.filter { worker.routers[router]?.transports[$0] != nil }.count }
+        }
+        #expect(perWorker == [3, 3], "two at home below the threshold, then the less-loaded worker each time: \(perWorker)")
+        // Closing them gives back what their placement counted: the next one goes home again.
+        for id in placed { try await plane.closeTransport(id) }
+        let peer = try TestPeer()
+        let next = try await plane.createPlainTransport(
+            router: router, options: PlainTransportOptions(remoteAddress: peer.address, clientSRTP: peer.srtpParameters), toConsume: [producer])
+        let home = plane.workers.firstIndex { worker in worker.performAndWait { worker.routers[router]?.producers[producer] != nil } }!
+        #expect(plane.workers[home].performAndWait { plane.workers[home].routers[router]?.transports[next.transportID] != nil })
+    }
+
     @Test func theLastSubscriberLeavingAWorkerEndsTheRelayThere() async throws {
         let session = try await makeSession(subscribers: 3, portBase: 45_400)
         defer { session.plane.shutdown() }
