@@ -190,7 +190,8 @@ public actor ClusterNode: SessionPlacement, Service {
     // MARK: - SessionPlacement
 
     public func place(sessionId: String) async throws(SignalingError) -> SessionLocation {
-        // Two attempts cover a race with a node placing the same session: the loser reads the winner.
+        // A node placing the same session at once wins the row: the next round reads it. Three
+        // rounds cover a winner that drained or died in between.
         for _ in 0..<3 {
             if let location = try await locate(sessionId: sessionId) { return location }
             guard let target = try await leastLoadedNode() else {
@@ -276,14 +277,17 @@ public actor ClusterNode: SessionPlacement, Service {
         if let contentType = request.contentType { outgoing.setValue(contentType, forHTTPHeaderField: "Content-Type") }
         if !request.body.isEmpty { outgoing.httpBody = request.body }
         do {
-            let (body, response) = try await URLSession.shared.data(for: outgoing)
+            // The request's own timeout does not bound a peer that accepts and never answers.
+            let (body, response) = try await Self.bounded(configuration.databaseTimeout) { [outgoing] in
+                try await URLSession.shared.data(for: outgoing)
+            }
             guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
             metrics.forwardedRequests += 1
             let contentType = http.value(forHTTPHeaderField: "Content-Type")
             return ForwardedResponse(status: http.statusCode, headers: contentType.map { [("Content-Type", $0)] } ?? [], body: body)
         } catch {
             metrics.forwardingFailures += 1
-            throw SignalingError(.unavailable, "node \(node.nodeId), which holds this session, did not answer: \(error.localizedDescription)")
+            throw SignalingError(.unavailable, "node \(node.nodeId), which holds this session, did not answer: \(Self.describe(error))")
         }
     }
 
@@ -335,14 +339,14 @@ public actor ClusterNode: SessionPlacement, Service {
         }
     }
 
-    /// `work`, or `DatabaseTimeout` after `limit` (the pool waits for a connection as long as the
+    /// `work`, or `NoAnswerInTime` after `limit` (the pool waits for a connection as long as the
     /// database is away; the caller must not).
     static func bounded<T: Sendable>(_ limit: Duration, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: T.self) { group in
             group.addTask { try await work() }
             group.addTask {
                 try await Task.sleep(for: limit)
-                throw DatabaseTimeout(limit: limit)
+                throw NoAnswerInTime(limit: limit)
             }
             defer { group.cancelAll() }
             return try await group.next()!
@@ -350,7 +354,7 @@ public actor ClusterNode: SessionPlacement, Service {
     }
 
     static func describe(_ error: any Error) -> String {
-        if let timeout = error as? DatabaseTimeout { return "no answer within \(timeout.limit)" }
+        if let timeout = error as? NoAnswerInTime { return "no answer within \(timeout.limit)" }
         if let error = error as? ClusterError { return error.description }
         if let error = error as? PSQLError {
             return [error.serverInfo?[.message], error.underlying.map { "\($0)" }].compactMap { $0 }.first ?? "\(error.code)"
@@ -363,7 +367,7 @@ public actor ClusterNode: SessionPlacement, Service {
     }
 }
 
-/// The database did not answer in time.
-struct DatabaseTimeout: Error {
+/// The database, or a node a request was forwarded to, did not answer in time.
+struct NoAnswerInTime: Error {
     var limit: Duration
 }

@@ -21,14 +21,17 @@ public struct ClusterNodeAddress: Equatable, Sendable {
         self.internalURL = internalURL
     }
 
-    /// The node's HTTP address as clients reach it: `signalingURL` with `ws` made `http` (`wss`
-    /// `https`) and without the WebSocket's path.
-    public var publicHTTPURL: String {
-        guard var components = URLComponents(string: signalingURL) else { return internalURL }
+    /// The node's HTTP address as clients reach it: `signalingURL` as `httpBase(ofWebSocket:)` gives it.
+    public var publicHTTPURL: String { Self.httpBase(ofWebSocket: signalingURL) ?? internalURL }
+
+    /// A client WebSocket URL's server as an HTTP base URL: `ws` made `http` (`wss` `https`), without
+    /// the path (`ws://host:7880/v1/ws` → `http://host:7880`); nil when it is not a URL.
+    public static func httpBase(ofWebSocket url: String) -> String? {
+        guard var components = URLComponents(string: url) else { return nil }
         components.scheme = components.scheme == "wss" ? "https" : "http"
         components.path = ""
         components.query = nil
-        return components.string ?? internalURL
+        return components.string
     }
 }
 

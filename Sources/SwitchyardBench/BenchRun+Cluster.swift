@@ -3,6 +3,7 @@ import Foundation
     import FoundationNetworking
 #endif
 import Glibc
+import Signaling
 import SignalingProtocol
 import SwitchyardClient
 import Synchronization
@@ -92,7 +93,7 @@ extension BenchRun {
                     let data = "\(room.sessionId)-\(round)-\(isDirect ? "direct" : "forwarded")"
                     let sent = MonotonicClock.now()
                     let status = try await Self.post(
-                        "\(Self.httpBase(of: through))/v1/sessions/\(room.sessionId)/signal", token: rest,
+                        "\(ClusterNodeAddress.httpBase(ofWebSocket: through) ?? through)/v1/sessions/\(room.sessionId)/signal", token: rest,
                         body: #"{"type":"bench","data":"\#(data)"}"#)
                     if let arrived = await Self.arrival(of: data, at: room.subscriberWitness), status == 204 {
                         let milliseconds = Double(arrived &- sent) / 1e6
@@ -180,14 +181,6 @@ extension BenchRun {
         request.httpBody = Data(body.utf8)
         let (_, response) = try await URLSession.shared.data(for: request)
         return (response as? HTTPURLResponse)?.statusCode ?? 0
-    }
-
-    /// `ws://host:port/v1/ws` → `http://host:port`.
-    private static func httpBase(of webSocketURL: String) -> String {
-        guard var components = URLComponents(string: webSocketURL) else { return webSocketURL }
-        components.scheme = components.scheme == "wss" ? "https" : "http"
-        components.path = ""
-        return components.string ?? webSocketURL
     }
 
     private static func milliseconds(since start: UInt64) -> Double { Double(MonotonicClock.now() &- start) / 1e6 }

@@ -15,12 +15,8 @@ struct SignalingShutdownService: Service {
 
     func run() async throws {
         try? await gracefulShutdown()
-        if let cluster {
-            await cluster.beginDrain()
-            await signaling.shutdown(drainTime: drainTime, reason: .nodeDraining)
-        } else {
-            await signaling.shutdown(drainTime: drainTime)
-        }
+        await cluster?.beginDrain()
+        await signaling.shutdown(drainTime: drainTime, reason: cluster == nil ? .serverShutdown : .nodeDraining)
         media.shutdown()
     }
 }

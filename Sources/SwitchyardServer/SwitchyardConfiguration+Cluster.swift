@@ -14,7 +14,8 @@ extension SwitchyardConfiguration {
         do {
             database = try DatabaseAddress(url: url)
         } catch {
-            throw ConfigurationError(keyPath: reader.keyPath("databaseURL"), problem: "\(error.description.dropFirst("cluster.databaseURL ".count))")
+            guard case .invalidDatabaseURL(let problem) = error else { throw ConfigurationError(keyPath: reader.keyPath("databaseURL"), problem: "\(error)") }
+            throw ConfigurationError(keyPath: reader.keyPath("databaseURL"), problem: problem)
         }
         guard let nodeId = try reader.optionalString("nodeId") else {
             throw ConfigurationError(keyPath: reader.keyPath("nodeId"), problem: "is required in cluster mode, unique among the nodes")

@@ -300,6 +300,33 @@ import Testing
         await cluster.stop()
     }
 
+    /// A node that goes silent, or answers garbage, when a REST request is forwarded to it costs the
+    /// caller a 503 naming it within the database timeout, and the forwarding node serves on.
+    @Test func aNodeThatAnswersGarbageOrNothingCostsABoundedRefusal() async throws {
+        let cluster = try await ClusterFixture.start(nodes: 1, databaseTimeout: .seconds(2))
+        let a = cluster.nodes[0]
+        let rest = try await a.restToken()
+        for behaviour in [MisbehavingHTTPPeer.Behaviour.silent, .garbage] {
+            let peer = try MisbehavingHTTPPeer(behaviour)
+            defer { peer.stop() }
+            let node = "rogue-\(behaviour.rawValue)"
+            // A live-looking node that holds a session, as its heartbeat would have written it.
+            _ = try cluster.database.query(
+                """
+                INSERT INTO switchyard_nodes (node_id, instance, signaling_url, internal_url, state, started_at, heartbeat_at, max_sessions)
+                VALUES ('\(node)', 'test', 'ws://127.0.0.1:\(peer.port)/v1/ws', 'http://127.0.0.1:\(peer.port)', 'active', now(), now(), 10);
+                INSERT INTO switchyard_sessions (session_id, node_id) VALUES ('held-by-\(node)', '\(node)')
+                """)
+            let started = ContinuousClock.now
+            let (status, body) = try await a.http("GET", "/v1/sessions/held-by-\(node)", token: rest)
+            #expect(status == 503, "\(String(decoding: body, as: UTF8.self))")
+            #expect(String(decoding: body, as: UTF8.self).contains(node))
+            #expect(ContinuousClock.now - started < .seconds(4), "refused after \(ContinuousClock.now - started)")
+            #expect(try await a.http("POST", "/v1/sessions", token: rest, body: #"{"sessionId":"fine-\#(behaviour.rawValue)"}"#).status == 201)
+        }
+        await cluster.stop()
+    }
+
     @Test func aDaemonAloneHasNoClusterView() async throws {
         let alone = try await DaemonHarness.start()
         let (status, body) = try await alone.http("GET", "/v1/cluster", token: try await alone.restToken())
