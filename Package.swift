@@ -71,7 +71,7 @@ let package = Package(
         .target(
             name: "Cluster",
             dependencies: [
-                "Signaling", "SignalingProtocol",
+                "Signaling", "SignalingProtocol", "MediaControl", "SRTP",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),

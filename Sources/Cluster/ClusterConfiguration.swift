@@ -18,10 +18,14 @@ public struct ClusterConfiguration: Equatable, Sendable {
     /// Longest wait for the database (and for another node answering a forwarded request) before
     /// the request that needed it is refused with `unavailable`.
     public var databaseTimeout: Duration
+    /// Subscribers of one session this node serves itself; further ones are served by other nodes,
+    /// each fed every published track once over a relay leg (cascading). Nil: never cascade.
+    public var subscribersBeforeCascading: Int?
 
     public init(
         database: DatabaseAddress, nodeId: String, signalingURL: String, internalURL: String, maxSessions: Int,
-        heartbeatInterval: Duration = .seconds(2), nodeTimeout: Duration = .seconds(10), databaseTimeout: Duration = .seconds(5)
+        heartbeatInterval: Duration = .seconds(2), nodeTimeout: Duration = .seconds(10), databaseTimeout: Duration = .seconds(5),
+        subscribersBeforeCascading: Int? = nil
     ) {
         self.database = database
         self.nodeId = nodeId
@@ -31,6 +35,7 @@ public struct ClusterConfiguration: Equatable, Sendable {
         self.heartbeatInterval = heartbeatInterval
         self.nodeTimeout = nodeTimeout
         self.databaseTimeout = databaseTimeout
+        self.subscribersBeforeCascading = subscribersBeforeCascading
     }
 
     /// Whether `id` can name a node.

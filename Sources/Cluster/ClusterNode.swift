@@ -55,6 +55,11 @@ public actor ClusterNode: SessionPlacement, Service {
 
     public nonisolated var nodeId: String { configuration.nodeId }
 
+    /// How clients and the other nodes reach this node.
+    public nonisolated var address: ClusterNodeAddress {
+        ClusterNodeAddress(nodeId: configuration.nodeId, signalingURL: configuration.signalingURL, internalURL: configuration.internalURL)
+    }
+
     /// Where the heartbeat reads the node's load and the sessions it holds (the signaling server
     /// that needs this node exists only after it).
     public func reportLoad(_ source: @escaping @Sendable () async -> (NodeLoadSample, [String])) {
@@ -252,6 +257,25 @@ public actor ClusterNode: SessionPlacement, Service {
             return nil
         }
         return found.map { ClusterNodeAddress(nodeId: $0.0, signalingURL: $0.1, internalURL: $0.2) }
+    }
+
+    /// The other live nodes: those that take new work (active) first, fewest subscribers first.
+    public func liveNodes() async throws(SignalingError) -> [(address: ClusterNodeAddress, active: Bool)] {
+        let c = configuration
+        return try await database("reading the live nodes") { [client, logger, timeoutSeconds] in
+            var nodes: [(address: ClusterNodeAddress, active: Bool)] = []
+            let rows = try await client.query(
+                """
+                SELECT node_id, signaling_url, internal_url, state = 'active' FROM switchyard_nodes
+                WHERE node_id <> \(c.nodeId) AND heartbeat_at >= now() - make_interval(secs => \(timeoutSeconds))
+                ORDER BY state = 'active' DESC, subscribers, node_id
+                """, logger: logger
+            ).decode((String, String, String, Bool).self)
+            for try await (nodeId, signalingURL, internalURL, active) in rows {
+                nodes.append((ClusterNodeAddress(nodeId: nodeId, signalingURL: signalingURL, internalURL: internalURL), active))
+            }
+            return nodes
+        }
     }
 
     public func sessionEnded(sessionId: String) async {

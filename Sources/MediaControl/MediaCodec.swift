@@ -27,7 +27,7 @@ public enum CodecName: String, Sendable, Codable {
 }
 
 /// One codec as negotiated for one stream: which payload type carries it, and its retransmission.
-public struct CodecParameters: Equatable, Sendable {
+public struct CodecParameters: Equatable, Sendable, Codable {
     public var name: CodecName
     public var payloadType: UInt8
     /// The payload type of RFC 4588 retransmissions, when the stream uses a separate RTX stream.

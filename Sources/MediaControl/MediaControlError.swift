@@ -1,5 +1,5 @@
 /// Why the media plane refused a control request.
-public enum MediaControlError: Error, Equatable, Sendable {
+public enum MediaControlError: Error, Equatable, Sendable, Codable {
     case unknownRouter(RouterID)
     case unknownTransport(TransportID)
     case unknownProducer(ProducerID)

@@ -1,5 +1,5 @@
 /// What the media plane tells signaling, through `MediaControl.events`.
-public enum MediaEvent: Equatable, Sendable {
+public enum MediaEvent: Equatable, Sendable, Codable {
     /// The transport's remote address is known and a packet from it authenticated.
     case transportConnected(TransportID, remote: TransportAddress)
     /// The transport can no longer carry media (DTLS failed, the peer's certificate did not match its

@@ -1,6 +1,6 @@
 /// The parameters of a client's request that reach the media plane as they were sent, so that a
 /// refusal can name the request field.
-public enum MediaParameter: Equatable, Sendable {
+public enum MediaParameter: Equatable, Sendable, Codable {
     /// The SRTP profile name of a plain transport's keying.
     case srtpProfile
     /// The RFC 4568 key parameter of a plain transport's keying.

@@ -1,5 +1,5 @@
 /// What the router knows about one consumer: what it sent, and what the subscriber reported.
-public struct ConsumerStatistics: Equatable, Sendable {
+public struct ConsumerStatistics: Equatable, Sendable, Codable {
     public var consumerID: ConsumerID
     public var kind: MediaKind
     public var packetsSent: UInt64 = 0
@@ -30,7 +30,7 @@ public struct ConsumerStatistics: Equatable, Sendable {
 }
 
 /// What the router knows about one producer: what it received from the publisher.
-public struct ProducerStatistics: Equatable, Sendable {
+public struct ProducerStatistics: Equatable, Sendable, Codable {
     public var producerID: ProducerID
     public var kind: MediaKind
     public var packetsReceived: UInt64 = 0
@@ -50,7 +50,7 @@ public struct ProducerStatistics: Equatable, Sendable {
 }
 
 /// The measured quality of one direction of a transport.
-public struct LinkStatistics: Equatable, Sendable {
+public struct LinkStatistics: Equatable, Sendable, Codable {
     /// 0 (unusable) to 100 (clean); the formula is in `docs/audio-fallback.md`.
     public var score: Double
     /// Smoothed fraction of packets lost.
@@ -86,7 +86,7 @@ public struct LinkStatistics: Equatable, Sendable {
 }
 
 /// What the router knows about one transport: traffic and the quality of each direction.
-public struct TransportStatistics: Equatable, Sendable {
+public struct TransportStatistics: Equatable, Sendable, Codable {
     public var transportID: TransportID
     /// `plain` or `webrtc`.
     public var kind: String = "plain"
@@ -109,7 +109,7 @@ public struct TransportStatistics: Equatable, Sendable {
 }
 
 /// A point-in-time copy of a router's statistics.
-public struct RouterStatistics: Equatable, Sendable {
+public struct RouterStatistics: Equatable, Sendable, Codable {
     public var routerID: RouterID
     public var producers: [ProducerStatistics]
     public var consumers: [ConsumerStatistics]
@@ -140,7 +140,7 @@ public struct RouterStatistics: Equatable, Sendable {
 
 /// Totals of the whole media plane since it started, for metrics: counters only grow, and include
 /// routers that have closed.
-public struct MediaPlaneStatistics: Equatable, Sendable {
+public struct MediaPlaneStatistics: Equatable, Sendable, Codable {
     /// Worker threads, and how many of them still send segmented (UDP GSO): a worker stops at the
     /// first refusal from the kernel or device, or never starts when the configuration says so.
     public var workers = 0
@@ -162,7 +162,7 @@ public struct MediaPlaneStatistics: Equatable, Sendable {
 }
 
 /// One media worker's load and its relaying to the others, so an operator sees how routers spread.
-public struct WorkerStatistics: Equatable, Sendable {
+public struct WorkerStatistics: Equatable, Sendable, Codable {
     public var index: Int
     public var routers = 0
     public var transports = 0

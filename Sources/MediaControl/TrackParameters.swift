@@ -1,5 +1,5 @@
 /// A track a client publishes on its transport.
-public struct ProducerOptions: Equatable, Sendable {
+public struct ProducerOptions: Equatable, Sendable, Codable {
     public var codec: CodecParameters
     /// The SSRC the client sends the track with.
     public var ssrc: UInt32
@@ -42,7 +42,7 @@ public struct ProducerOptions: Equatable, Sendable {
 }
 
 /// What a subscriber needs to receive a consumer: the SSRC and payload type the router sends with.
-public struct ConsumerParameters: Equatable, Sendable {
+public struct ConsumerParameters: Equatable, Sendable, Codable {
     public var consumerID: ConsumerID
     public var producerID: ProducerID
     public var codec: CodecParameters

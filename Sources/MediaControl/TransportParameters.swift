@@ -1,5 +1,5 @@
 /// A UDP endpoint, as signaling exchanges it.
-public struct TransportAddress: Hashable, Sendable, CustomStringConvertible {
+public struct TransportAddress: Hashable, Sendable, Codable, CustomStringConvertible {
     /// A dotted-quad IPv4 address.
     public var host: String
     public var port: UInt16
@@ -14,7 +14,7 @@ public struct TransportAddress: Hashable, Sendable, CustomStringConvertible {
 
 /// SRTP keying of one direction of a plain transport, as SDES-style parameters: a profile name
 /// (`AEAD_AES_128_GCM`, `AES_CM_128_HMAC_SHA1_80`, ...) and an RFC 4568 `inline:` key parameter.
-public struct SRTPParameters: Equatable, Sendable {
+public struct SRTPParameters: Equatable, Sendable, Codable {
     public var profile: String
     public var keyParameter: String
 
@@ -25,13 +25,17 @@ public struct SRTPParameters: Equatable, Sendable {
 }
 
 /// What a client asks for when it creates a plain SRTP transport.
-public struct PlainTransportOptions: Equatable, Sendable {
+public struct PlainTransportOptions: Equatable, Sendable, Codable {
     /// The client's address; nil to learn it from the first packet that authenticates.
     public var remoteAddress: TransportAddress?
     /// How the client protects what it sends to the router.
     public var clientSRTP: SRTPParameters
     /// The profile the router should protect with; nil for the client's profile.
     public var routerProfile: String?
+    /// The key the router protects with, when the caller chose it (a relay leg between two routers,
+    /// where the far end's keys are made before this transport); nil for a fresh random key of
+    /// `routerProfile`, which it then overrides.
+    public var routerSRTP: SRTPParameters?
     /// The one-byte header extension id (1-14) of the transport-wide sequence number, when the client
     /// takes part in transport-wide congestion control: the router numbers what it sends with it and
     /// estimates the client's downlink from its feedback, and reports what arrives with it.
@@ -39,17 +43,18 @@ public struct PlainTransportOptions: Equatable, Sendable {
 
     public init(
         remoteAddress: TransportAddress? = nil, clientSRTP: SRTPParameters, routerProfile: String? = nil,
-        transportWideSequenceID: UInt8? = nil
+        transportWideSequenceID: UInt8? = nil, routerSRTP: SRTPParameters? = nil
     ) {
         self.remoteAddress = remoteAddress
         self.clientSRTP = clientSRTP
         self.routerProfile = routerProfile
+        self.routerSRTP = routerSRTP
         self.transportWideSequenceID = transportWideSequenceID
     }
 }
 
 /// What the router answers: where to send, and how the router protects what it sends.
-public struct PlainTransportParameters: Equatable, Sendable {
+public struct PlainTransportParameters: Equatable, Sendable, Codable {
     public var transportID: TransportID
     public var localAddress: TransportAddress
     public var routerSRTP: SRTPParameters

@@ -1,5 +1,5 @@
 /// One encoding of a simulcast video track: where it arrives and what it carries.
-public struct VideoLayer: Equatable, Sendable {
+public struct VideoLayer: Equatable, Sendable, Codable {
     /// The SSRC the publisher sends the encoding with; nil when the publisher names the encoding only
     /// by `rid` (browsers announce no SSRCs for simulcast): the router then learns it from the first
     /// packet that carries the rid.
@@ -31,7 +31,7 @@ public struct VideoLayer: Equatable, Sendable {
 }
 
 /// What one subscriber would like of a simulcast stream; nil fields mean "the best the network allows".
-public struct VideoLayerPreference: Equatable, Sendable {
+public struct VideoLayerPreference: Equatable, Sendable, Codable {
     /// The largest picture wanted: the router sends the highest layer not above it in either dimension
     /// (the lowest layer when every layer is above it).
     public var maximumWidth: Int?
@@ -49,7 +49,7 @@ public struct VideoLayerPreference: Equatable, Sendable {
 }
 
 /// The layer a subscriber receives of a simulcast stream, the one it is moving to, and why.
-public struct VideoLayerState: Equatable, Sendable {
+public struct VideoLayerState: Equatable, Sendable, Codable {
     /// Index into the producer's layers (lowest first) of the layer being forwarded; nil before the
     /// first key frame or while the consumer is paused.
     public var currentLayer: Int?

@@ -1,5 +1,5 @@
 /// ICE credentials of one side of a WebRTC transport (RFC 8445 section 5.3).
-public struct ICEParameters: Equatable, Sendable {
+public struct ICEParameters: Equatable, Sendable, Codable {
     public var usernameFragment: String
     public var password: String
 
@@ -10,7 +10,7 @@ public struct ICEParameters: Equatable, Sendable {
 }
 
 /// A certificate fingerprint as SDP's `a=fingerprint` carries it: a hash name (`sha-256`) and the digest.
-public struct CertificateFingerprint: Equatable, Sendable {
+public struct CertificateFingerprint: Equatable, Sendable, Codable {
     public var algorithm: String
     public var bytes: [UInt8]
 
@@ -21,7 +21,7 @@ public struct CertificateFingerprint: Equatable, Sendable {
 }
 
 /// The router's side of a WebRTC transport: what its SDP announces.
-public struct WebRTCTransportParameters: Equatable, Sendable {
+public struct WebRTCTransportParameters: Equatable, Sendable, Codable {
     public var transportID: TransportID
     public var ice: ICEParameters
     /// Host candidates, UDP: the announced (or listen) address and the transport's port.
@@ -38,7 +38,7 @@ public struct WebRTCTransportParameters: Equatable, Sendable {
 }
 
 /// The client's side of a WebRTC transport, from its SDP.
-public struct WebRTCRemoteParameters: Equatable, Sendable {
+public struct WebRTCRemoteParameters: Equatable, Sendable, Codable {
     public var ice: ICEParameters
     /// The certificate the client's DTLS must present; the transport closes on a mismatch.
     public var fingerprint: CertificateFingerprint

@@ -200,7 +200,17 @@ public final class MediaPlane: MediaControl {
         if let id = options.transportWideSequenceID, !(1...14).contains(id) {
             throw .invalidParameter(.transportWideSequenceID, problem: "must be a one-byte header extension id (1-14), not \(id)")
         }
-        let routerKeys = SRTPKeyMaterial.random(profile: routerProfile)
+        let routerKeys: SRTPKeyMaterial
+        if let chosen = options.routerSRTP {
+            let profile = try Self.profile(named: chosen.profile, parameter: nil)
+            do throws(SRTPError) {
+                routerKeys = try SRTPKeyMaterial(profile: profile, sdesKeyParameter: chosen.keyParameter)
+            } catch {
+                throw .invalidParameters(reason: "the router's chosen SRTP key: \(error)")
+            }
+        } else {
+            routerKeys = SRTPKeyMaterial.random(profile: routerProfile)
+        }
         let configuration = configuration
         let (id, port) = try await addTransport(to: routerID, toConsume: toConsume) { id, startPort, router, worker throws(MediaControlError) in
             let socket = try UDPSocket(address: configuration.listenAddress, portRange: configuration.portRange, startingAt: startPort)
@@ -220,7 +230,7 @@ public final class MediaPlane: MediaControl {
         advancePortSearch(past: port)
         return PlainTransportParameters(
             transportID: id, localAddress: TransportAddress(host: configuration.announcedAddress ?? configuration.listenAddress, port: port),
-            routerSRTP: SRTPParameters(profile: routerProfile.rawValue, keyParameter: routerKeys.sdesKeyParameter))
+            routerSRTP: SRTPParameters(profile: routerKeys.profile.rawValue, keyParameter: routerKeys.sdesKeyParameter))
     }
 
     public func createWebRTCTransport(

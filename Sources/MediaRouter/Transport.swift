@@ -184,6 +184,12 @@ final class Transport {
             router.drops.beforeKeys += 1
             return
         }
+        // Injected loss strikes before SRTP, as the network's would: a packet lost there never enters
+        // the replay window, so its retransmission on the same SSRC is taken.
+        if !isRTCP, dropsForFaultInjection(bytes: length) {
+            router.drops.faultInjected += 1
+            return
+        }
         let plainLength: Int
         do throws(SRTPError) {
             plainLength = isRTCP ? try inbound.unprotectRTCP(buffer, length: length) : try inbound.unprotectRTP(buffer, length: length)
@@ -212,10 +218,6 @@ final class Transport {
         }
         guard let producer = producersBySSRC[packet.ssrc] ?? producerLearningSSRC(of: packet) else {
             router.drops.unknownSSRC += 1
-            return
-        }
-        if dropsForFaultInjection(bytes: length) {
-            router.drops.faultInjected += 1
             return
         }
         bytesReceived &+= UInt64(length)

@@ -4,7 +4,7 @@ import SignalingProtocol
 extension SessionDirectory {
     /// Tells a subscriber of a scalable-video stream which layer it receives now (`videoLayerChanged`).
     func layerChanged(_ consumer: ConsumerID, _ state: VideoLayerState) {
-        for (sessionId, session) in sessions {
+        for session in sessions.values {
             guard let subscriber = session.subscribers.values.first(where: { $0.video?.consumerID == consumer }) else { continue }
             guard let layers = session.streams[subscriber.streamId]?.info.videoLayers,
                 let change = Self.layerChange(state, layers: layers, subscriber: subscriber)

@@ -8,7 +8,7 @@ public enum SessionLocation: Equatable, Sendable {
 }
 
 /// How clients and other nodes reach a node of the cluster.
-public struct ClusterNodeAddress: Equatable, Sendable {
+public struct ClusterNodeAddress: Hashable, Sendable, Codable {
     public var nodeId: String
     /// The node's client WebSocket, e.g. `wss://node-b.example.com/v1/ws`.
     public var signalingURL: String

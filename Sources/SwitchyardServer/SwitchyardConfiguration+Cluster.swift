@@ -41,7 +41,8 @@ extension SwitchyardConfiguration {
             database: database, nodeId: nodeId, signalingURL: signalingURL, internalURL: internalURL,
             maxSessions: try reader.integer("maxSessions", default: maxSessions, in: 1...maxSessions),
             heartbeatInterval: .seconds(heartbeat), nodeTimeout: .seconds(timeout),
-            databaseTimeout: .seconds(try reader.integer("databaseTimeoutSeconds", default: 5, in: 1...60)))
+            databaseTimeout: .seconds(try reader.integer("databaseTimeoutSeconds", default: 5, in: 1...60)),
+            subscribersBeforeCascading: try reader.optionalInteger("subscribersBeforeCascading", in: 1...1_000_000))
         try reader.finish()
         return configuration
     }

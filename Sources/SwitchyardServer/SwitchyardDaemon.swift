@@ -51,7 +51,10 @@ public final class SwitchyardDaemon: Sendable {
         } else {
             cluster = nil
         }
-        signaling = SignalingServer(media: media, tokens: tokens, configuration: signalingConfiguration, placement: cluster, logger: logger)
+        let media = media
+        let cascade = cluster.map { CascadingMediaControl(local: media, cluster: $0, tokens: tokens, logger: logger) }
+        let control: any MediaControl = cascade ?? media
+        signaling = SignalingServer(media: control, tokens: tokens, configuration: signalingConfiguration, placement: cluster, logger: logger)
         let limits = configuration.http
         let admission = HTTPConnectionAdmission(
             maximumConnections: limits.maximumConnections, maximumPerAddress: limits.maximumConnectionsPerAddress)
@@ -60,15 +63,16 @@ public final class SwitchyardDaemon: Sendable {
         let metrics = SwitchyardMetrics(
             registry: registry, directory: signaling.directory, media: media, srtpVersion: SRTPLibrary.version, srtpBuild: SRTPLibrary.build,
             cluster: cluster, openConnections: { (admission.open, signaling.openWebSockets) })
-        if let cluster {
+        if let cluster, let cascade {
             let directory = signaling.directory
-            let media = media
             await cluster.reportLoad {
                 let counts = await directory.counts()
                 let plane = await media.planeStatistics()
+                let servedForOthers = await cascade.subscribersServedForOtherNodes
                 return (
                     NodeLoadSample(
-                        sessions: counts.sessions, connections: counts.connections, streams: counts.streams, subscribers: counts.subscribers,
+                        sessions: counts.sessions, connections: counts.connections, streams: counts.streams,
+                        subscribers: counts.subscribers + servedForOthers,
                         packetsForwarded: plane.packetsSent, cpuSeconds: ProcessCPUTime.seconds()),
                     await directory.sessionIds()
                 )
@@ -78,6 +82,7 @@ public final class SwitchyardDaemon: Sendable {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: MetricsMiddleware())
         signaling.register(on: router)
+        if let cascade { CascadeRoutes(cascade: cascade, tokens: tokens).register(on: router) }
         WebClientRoutes(
             tokens: tokens, servesDevelopmentTokens: configuration.usesDevelopmentCredentials && !configuration.listensBeyondLoopback
         ).register(on: router)
@@ -121,13 +126,15 @@ public final class SwitchyardDaemon: Sendable {
         // Clients get most of the drain time to close; the HTTP server stops in what is left.
         let shutdown = SignalingShutdownService(signaling: signaling, media: media, drainTime: configuration.drainTime * 0.8, cluster: cluster)
         // Services shut down in reverse order: the cluster membership outlives the clients' drain
-        // (which needs the database) and leaves before the HTTP server stops.
+        // (which needs the database) and leaves before the HTTP server stops; the subscribers this
+        // node serves for other nodes' sessions are handed back before its own clients drain.
         var groupConfiguration = ServiceGroupConfiguration(
             services: [
                 .init(service: application),
                 cluster.map { .init(service: $0) },
                 .init(service: shutdown),
-                .init(service: MediaEventRelay(media: media, directory: signaling.directory)),
+                cascade.map { .init(service: $0) },
+                .init(service: MediaEventRelay(media: control, directory: signaling.directory)),
             ].compactMap { $0 },
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = configuration.drainTime

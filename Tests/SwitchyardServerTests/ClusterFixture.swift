@@ -2,6 +2,7 @@ import Cluster
 import Foundation
 import SignalingProtocol
 import SwitchyardClient
+import SwitchyardServer
 
 /// A private PostgreSQL and daemons joined to it as a cluster, each on its own loopback address
 /// (127.0.0.2, .3, ...), with heartbeats every second and nodes dead after three.
@@ -9,12 +10,15 @@ final class ClusterFixture: Sendable {
     let database: PostgresServer
     let nodes: [DaemonHarness]
 
-    static func start(nodes count: Int, databaseTimeout: Duration = .seconds(5)) async throws -> ClusterFixture {
+    /// - Parameter adjust: changes every node's configuration after the fixture's own settings.
+    static func start(
+        nodes count: Int, databaseTimeout: Duration = .seconds(5), adjust: (inout SwitchyardConfiguration) -> Void = { _ in }
+    ) async throws -> ClusterFixture {
         let database = try PostgresServer.start()
         var nodes: [DaemonHarness] = []
         do {
             for index in 0..<count {
-                nodes.append(try await startNode(index, database: database, databaseTimeout: databaseTimeout))
+                nodes.append(try await startNode(index, database: database, databaseTimeout: databaseTimeout, adjust: adjust))
             }
         } catch {
             for node in nodes { try? await node.stop() }
@@ -24,7 +28,9 @@ final class ClusterFixture: Sendable {
         return ClusterFixture(database: database, nodes: nodes)
     }
 
-    static func startNode(_ index: Int, database: PostgresServer, databaseTimeout: Duration = .seconds(5)) async throws -> DaemonHarness {
+    static func startNode(
+        _ index: Int, database: PostgresServer, databaseTimeout: Duration = .seconds(5), adjust: (inout SwitchyardConfiguration) -> Void = { _ in }
+    ) async throws -> DaemonHarness {
         let host = "127.0.0.\(index + 2)"
         let port = freeTCPPort(host: host)
         let address = try DatabaseAddress(url: database.url)
@@ -34,6 +40,7 @@ final class ClusterFixture: Sendable {
             configuration.cluster = ClusterConfiguration(
                 database: address, nodeId: nodeId(index), signalingURL: "ws://\(host):\(port)/v1/ws", internalURL: "http://\(host):\(port)",
                 maxSessions: 100, heartbeatInterval: .seconds(1), nodeTimeout: .seconds(3), databaseTimeout: databaseTimeout)
+            adjust(&configuration)
         }
     }
 

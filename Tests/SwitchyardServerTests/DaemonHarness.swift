@@ -94,6 +94,7 @@ final class DaemonHarness: Sendable {
     }
 
     func connect(session: String, role: Role, data: String = "") async throws -> (WebSocketTestClient, ConnectResult) {
-        try await WebSocketTestClient.connected(port: port, sessionId: session, token: try await token(session: session, role: role, data: data))
+        try await WebSocketTestClient.connected(
+            port: port, host: configuration.host, sessionId: session, token: try await token(session: session, role: role, data: data))
     }
 }

@@ -77,13 +77,13 @@ final class WebSocketTestClient: Sendable {
         }
     }
 
-    static func open(port: Int) async throws -> WebSocketTestClient {
-        try await WebSocketTestClient(url: "ws://127.0.0.1:\(port)/v1/ws")
+    static func open(port: Int, host: String = "127.0.0.1") async throws -> WebSocketTestClient {
+        try await WebSocketTestClient(url: "ws://\(host):\(port)/v1/ws")
     }
 
     /// Opens a WebSocket and connects to `sessionId` with `token`.
-    static func connected(port: Int, sessionId: String, token: String) async throws -> (WebSocketTestClient, ConnectResult) {
-        let client = try await open(port: port)
+    static func connected(port: Int, host: String = "127.0.0.1", sessionId: String, token: String) async throws -> (WebSocketTestClient, ConnectResult) {
+        let client = try await open(port: port, host: host)
         guard case .connect(let result) = try await client.call(.connect(ConnectParameters(sessionId: sessionId, token: token))) else {
             throw Failure.timedOut("a connect result")
         }

@@ -1,0 +1,119 @@
+import Cluster
+import Foundation
+import MediaControl
+import MediaTestSupport
+import RTPWire
+import SignalingProtocol
+import Testing
+
+/// A session past its node's share of subscribers: the next subscriber's media comes from another
+/// node, fed over one relay leg.
+extension ClusterTests {
+    @Test func aSubscriberPastItsNodesShareGetsByteIdenticalMediaFromAnotherNodeWithNACKAndPLIUpstream() async throws {
+        let cluster = try await ClusterFixture.start(nodes: 2) { configuration in
+            configuration.cluster?.subscribersBeforeCascading = 1
+            configuration.media.faultInjection = true
+        }
+        let (origin, edge) = (cluster.nodes[0], cluster.nodes[1])
+        let (publisher, _) = try await origin.connect(session: "webinar", role: .publisher)
+        let (near, _) = try await origin.connect(session: "webinar", role: .subscriber)
+        let (far, _) = try await origin.connect(session: "webinar", role: .subscriber)
+        #expect(try cluster.holder(of: "webinar") == "node-a")
+        let publisherPeer = try TestPeer()
+        let nearPeer = try TestPeer()
+        let farPeer = try TestPeer(profile: .aesCM128HMACSHA1_80)
+
+        guard case .publish(let published) = try await publisher.call(.publish(publisherPeer.publishParameters())) else { return }
+        try publisherPeer.accept(try #require(published.transport))
+        let streamId = published.stream.streamId
+        guard case .subscribe(let nearSubscribed) = try await near.call(.subscribe(SubscribeParameters(streamId: streamId, transport: nearPeer.transportOffer)))
+        else { return }
+        try nearPeer.accept(try #require(nearSubscribed.transport))
+        guard case .subscribe(let farSubscribed) = try await far.call(.subscribe(SubscribeParameters(streamId: streamId, transport: farPeer.transportOffer)))
+        else { return }
+        let farAnswer = try #require(farSubscribed.transport)
+        try farPeer.accept(farAnswer)
+        #expect(origin.configuration.media.portRange.contains(try #require(nearSubscribed.transport).local.port))
+        #expect(edge.configuration.media.portRange.contains(farAnswer.local.port), "the second subscriber's media comes from the other node")
+
+        // Byte-identical media at both subscribers, the far one's through the relay leg.
+        try publisherPeer.sendMedia(startingAt: 0, count: 10, keyFrameFirst: true)
+        let nearMedia = nearPeer.receiveRTP(count: 20)
+        let farMedia = farPeer.receiveRTP(count: 20)
+        let farVideoSSRC = try #require(farSubscribed.video?.ssrc)
+        let farAudioSSRC = try #require(farSubscribed.audio?.ssrc)
+        let nearVideo = nearMedia.filter { $0.ssrc == nearSubscribed.video?.ssrc }.map(\.payload)
+        #expect(nearVideo.count == 10)
+        #expect(farMedia.filter { $0.ssrc == farVideoSSRC }.map(\.payload) == nearVideo)
+        #expect(farMedia.filter { $0.ssrc == farAudioSSRC }.map(\.payload) == nearMedia.filter { $0.ssrc == nearSubscribed.audio?.ssrc }.map(\.payload))
+        #expect(nearVideo.first == VP8TestPayload.make(index: 0, keyFrame: true, size: 400))
+        // The edge holds the leg's ingress with a copy of each track, and the far subscriber's transport.
+        let edgePlane = await edge.daemon.mediaStatistics()
+        #expect(edgePlane.transports == 2 && edgePlane.producers == 2 && edgePlane.consumers == 2)
+        #expect(await origin.daemon.mediaStatistics().transports == 3, "publisher, near subscriber, relay leg")
+
+        // The far subscriber's statistics come from the edge, under the origin's names.
+        guard case .getStats(let statistics) = try await far.call(.getStats(SubscriberReference(subscriberId: farSubscribed.subscriberId))) else {
+            return
+        }
+        #expect(statistics.video?.packetsSent == 10 && statistics.audio?.packetsSent == 10)
+
+        // A key-frame request from the far subscriber reaches the publisher through both routers.
+        _ = publisherPeer.receiveRTCP(for: 1200)
+        #expect(pictureLossIndications(in: publisherPeer.receiveRTCP(for: 300)) == 0)
+        try farPeer.sendRTCP { writer throws(RTCPError) in
+            try RTCPReceiverReport.write(senderSSRC: 0x7777, reportBlocks: EmptyCollection(), into: &writer)
+            try RTCPPictureLossIndication.write(senderSSRC: 0x7777, mediaSSRC: farVideoSSRC, into: &writer)
+        }
+        #expect(pictureLossIndications(in: publisherPeer.receiveRTCP(for: 1500)) >= 1)
+
+        // A fifth of what the leg carries is lost: the edge NACKs the origin, and the far subscriber
+        // still gets every video packet.
+        let rest = try await edge.restToken()
+        let fault = String(decoding: try JSONEncoder().encode(CascadeRequest.relayFault(dropShare: 0.2)), as: UTF8.self)
+        let (faultStatus, faultReply) = try await edge.http("POST", CascadingMediaControl.path, token: rest, body: fault)
+        #expect(faultStatus == 200, "\(String(decoding: faultReply, as: UTF8.self))")
+        try publisherPeer.sendMedia(startingAt: 10, count: 40, keyFrameFirst: false)
+        let repaired = farPeer.receivePackets(for: 2000).compactMap { received -> [UInt8]? in
+            guard case .rtp(_, _, let ssrc, _, let payload) = received, ssrc == farVideoSSRC else { return nil }
+            return payload
+        }
+        // The third payload byte is the packet's index (VP8TestPayload).
+        let indices = Set(repaired.map { Int($0[2]) })
+        #expect(indices == Set(10..<50), "missing \(Set(10..<50).subtracting(indices).sorted()): the lost ones are resent from the origin")
+        #expect(repaired.allSatisfy { $0 == VP8TestPayload.make(index: Int($0[2]), keyFrame: false, size: 400) })
+        #expect(await edge.daemon.mediaStatistics().drops["faultInjected", default: 0] >= 8)
+
+        // The far subscriber leaves: the edge's route and the origin's leg go with it.
+        _ = try await far.call(.unsubscribe(SubscriberReference(subscriberId: farSubscribed.subscriberId)))
+        #expect(await eventually { await edge.daemon.mediaStatistics().transports == 0 })
+        #expect(await eventually { await origin.daemon.mediaStatistics().transports == 2 })
+        await cluster.stop()
+    }
+
+    @Test func aCascadingRequestWithoutTokenOrSenseIsRefusedAndNamesWhy() async throws {
+        let cluster = try await ClusterFixture.start(nodes: 1)
+        let node = cluster.nodes[0]
+        let rest = try await node.restToken()
+        let (unauthorized, _) = try await node.http("POST", CascadingMediaControl.path, token: nil, body: "{}")
+        #expect(unauthorized == 401)
+        let (garbage, garbageBody) = try await node.http("POST", CascadingMediaControl.path, token: rest, body: #"{"openLeg":7}"#)
+        #expect(garbage == 400 && String(decoding: garbageBody, as: UTF8.self).contains("not a cascading request"))
+        let unknown = String(decoding: try JSONEncoder().encode(CascadeRequest.closeConsumer(ConsumerID(rawValue: 99))), as: UTF8.self)
+        let (status, body) = try await node.http("POST", CascadingMediaControl.path, token: rest, body: unknown)
+        #expect(status == 200)
+        let reply = try CascadingMediaControl.decoder.decode(CascadeReply.self, from: body)
+        guard case .done = reply else {
+            Issue.record("closing what this node does not serve is a no-op, not \(reply)")
+            return
+        }
+        let pause = String(decoding: try JSONEncoder().encode(CascadeRequest.pauseConsumer(ConsumerID(rawValue: 99), .quality)), as: UTF8.self)
+        let (_, refusedBody) = try await node.http("POST", CascadingMediaControl.path, token: rest, body: pause)
+        guard case .refused(.unknownConsumer(let consumer)) = try CascadingMediaControl.decoder.decode(CascadeReply.self, from: refusedBody) else {
+            Issue.record("a request about a consumer this node does not serve is refused")
+            return
+        }
+        #expect(consumer.rawValue == 99)
+        await cluster.stop()
+    }
+}
