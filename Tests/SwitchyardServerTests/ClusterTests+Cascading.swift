@@ -4,6 +4,7 @@ import MediaControl
 import MediaTestSupport
 import RTPWire
 import SignalingProtocol
+import SwitchyardClient
 import Testing
 
 /// A session past its node's share of subscribers: the next subscriber's media comes from another
@@ -88,6 +89,55 @@ extension ClusterTests {
         _ = try await far.call(.unsubscribe(SubscriberReference(subscriberId: farSubscribed.subscriberId)))
         #expect(await eventually { await edge.daemon.mediaStatistics().transports == 0 })
         #expect(await eventually { await origin.daemon.mediaStatistics().transports == 2 })
+        await cluster.stop()
+    }
+
+    @Test func aCascadedSubscribersDownlinkIsJudgedWhereItIsServedAndItEndsWhenThatNodeGoes() async throws {
+        let cluster = try await ClusterFixture.start(nodes: 2) { configuration in
+            configuration.cluster?.subscribersBeforeCascading = 1
+            configuration.media.faultInjection = true
+        }
+        let (origin, edge) = (cluster.nodes[0], cluster.nodes[1])
+        let loop = try MediaLoop()
+        func join(_ role: Role) async throws -> Session {
+            try await Session.connect(
+                url: origin.webSocketURL, sessionId: "lecture", token: try await origin.token(session: "lecture", role: role),
+                options: SessionOptions(mediaLoop: loop))
+        }
+        let alice = try await join(.publisher)
+        let publisher = try await alice.publish(PublisherSettings(name: "camera", media: Self.media, subscriberAudioFallbackEnabled: true))
+        var subscribers: [Subscriber] = []
+        for _ in 0..<2 {
+            let session = try await join(.subscriber)
+            #expect(await eventually(.seconds(5)) { session.streams.contains { $0.streamId == publisher.streamId } })
+            let subscriber = try await session.subscribe(to: publisher.streamId)
+            #expect(await eventually(.seconds(5)) { await subscriber.statistics().video.packetsReceived > 10 })
+            subscribers.append(subscriber)
+        }
+        let (near, far) = (subscribers[0], subscribers[1])
+        #expect(await edge.daemon.mediaStatistics().consumers == 2, "the second subscriber is served by the other node")
+
+        // Half of the far subscriber's downlink is lost on the edge: its own policy there turns its
+        // video off, and the event reaches its client through the session's node.
+        let rest = try await origin.restToken()
+        let (status, _) = try await origin.http(
+            "PUT", "/v1/sessions/lecture/subscribers/\(far.subscriberId)/fault", token: rest, body: #"{"dropShare":0.5}"#)
+        #expect(status == 204)
+        let disabled = await next(far.events, timeout: .seconds(10)) {
+            if case .subscriberVideoDisabled(.quality) = $0 { true } else { false }
+        }
+        #expect(disabled != nil, "the edge's audio fallback turned the far subscriber's video off")
+        let quality = try await far.serverStatistics().quality
+        #expect(quality?.audioFallbackState == "videoOff" && (quality?.lossFraction ?? 0) > 0.2, "\(String(describing: quality))")
+        #expect(near.isVideoExpected, "the near subscriber's downlink is clean")
+
+        // The edge goes away: the far subscription ends with it; the near one goes on.
+        try await edge.stop()
+        #expect(await next(far.events, timeout: .seconds(10)) { if case .subscriberDidEnd = $0 { true } else { false } } != nil)
+        #expect(await eventually { await origin.daemon.mediaStatistics().transports == 2 }, "publisher and near subscriber; the leg is closed")
+        let received = await near.statistics().video.packetsReceived
+        #expect(await eventually(.seconds(5)) { await near.statistics().video.packetsReceived > received + 10 })
+        await alice.disconnect()
         await cluster.stop()
     }
 
