@@ -42,8 +42,9 @@ public actor CascadingMediaControl: MediaControl, Service {
     private var tags: [String: [UInt64: UInt64]] = [:]
     /// Tags live far above the media plane's own ids, which count up from 1.
     private var nextTag: UInt64 = 1 << 62
-    /// Subscriber transports this node made for each of its routers.
+    /// Subscriber transports this node made for each of its routers, and those being made.
     private var localSubscriberTransports: [RouterID: Set<TransportID>] = [:]
+    private var subscriberTransportsUnderWay: [RouterID: Int] = [:]
     /// Relay legs from this node's routers: the router and the edge each one feeds.
     var legs: [TransportID: (router: RouterID, edge: String)] = [:]
 
@@ -129,8 +130,10 @@ public actor CascadingMediaControl: MediaControl, Service {
                 logger.warning("cascading failed; serving the subscriber here", metadata: ["edge": "\(edge.nodeId)", "error": "\(error)"])
             }
         }
-        let parameters = try await local.createPlainTransport(router: router, options: options, toConsume: toConsume)
-        if !toConsume.isEmpty { localSubscriberTransports[router, default: []].insert(parameters.transportID) }
+        let parameters = try await serveHere(router, toConsume) { [local] () async throws(MediaControlError) in
+            let parameters = try await local.createPlainTransport(router: router, options: options, toConsume: toConsume)
+            return (parameters, parameters.transportID)
+        }
         return parameters
     }
 
@@ -145,8 +148,10 @@ public actor CascadingMediaControl: MediaControl, Service {
                 logger.warning("cascading failed; serving the subscriber here", metadata: ["edge": "\(edge.nodeId)", "error": "\(error)"])
             }
         }
-        let parameters = try await local.createWebRTCTransport(router: router, toConsume: toConsume)
-        if !toConsume.isEmpty { localSubscriberTransports[router, default: []].insert(parameters.transportID) }
+        let parameters = try await serveHere(router, toConsume) { [local] () async throws(MediaControlError) in
+            let parameters = try await local.createWebRTCTransport(router: router, toConsume: toConsume)
+            return (parameters, parameters.transportID)
+        }
         return parameters
     }
 
@@ -274,9 +279,8 @@ public actor CascadingMediaControl: MediaControl, Service {
     /// `subscribersBeforeCascading` it stays; past it, an edge already relaying this router's tracks
     /// takes as many again before a new one starts; with every edge full, the least filled.
     private func edge(forSubscriberOf router: RouterID, consuming producers: [ProducerID]) async -> ClusterNodeAddress? {
-        guard let limit = subscribersBeforeCascading, !producers.isEmpty, (localSubscriberTransports[router]?.count ?? 0) >= limit else {
-            return nil
-        }
+        let here = (localSubscriberTransports[router]?.count ?? 0) + (subscriberTransportsUnderWay[router] ?? 0)
+        guard let limit = subscribersBeforeCascading, !producers.isEmpty, here >= limit else { return nil }
         let candidates: [ClusterNodeAddress]
         do {
             candidates = try await cluster.liveNodes().filter(\.active).map(\.address)
@@ -289,6 +293,23 @@ public actor CascadingMediaControl: MediaControl, Service {
         return candidates.first { (1..<limit).contains(served[$0.nodeId] ?? 0) }
             ?? candidates.first { served[$0.nodeId] == nil }
             ?? candidates.min { served[$0.nodeId] ?? 0 < served[$1.nodeId] ?? 0 }
+    }
+
+    /// Makes a transport with `create` on this node's own media plane; one made to receive counts
+    /// toward the router's subscribers here from the start, so a crowd subscribing at once cascades
+    /// as one arriving in turn would.
+    private func serveHere<Parameters: Sendable>(
+        _ router: RouterID, _ toConsume: [ProducerID], _ create: @Sendable () async throws(MediaControlError) -> (Parameters, TransportID)
+    ) async throws(MediaControlError) -> Parameters {
+        guard !toConsume.isEmpty else { return try await create().0 }
+        subscriberTransportsUnderWay[router, default: 0] += 1
+        defer {
+            let left = subscriberTransportsUnderWay[router, default: 1] - 1
+            subscriberTransportsUnderWay[router] = left == 0 ? nil : left
+        }
+        let (parameters, transport) = try await create()
+        localSubscriberTransports[router, default: []].insert(transport)
+        return parameters
     }
 
     private func makeTag(for id: UInt64, on node: String) -> UInt64 {

@@ -32,6 +32,44 @@ import Testing
         }
     }
 
+    /// A session past its node's share of subscribers: the second aiortc subscriber's WebRTC
+    /// transport (ICE, DTLS and SRTP) is on another node of the cluster, fed over a relay leg.
+    @Test func aiortcSubscriberCascadedToAnotherNodeDecodesOverWebRTC() async throws {
+        let cluster = try await ClusterFixture.start(nodes: 2) { $0.cluster?.subscribersBeforeCascading = 1 }
+        let (origin, edge) = (cluster.nodes[0], cluster.nodes[1])
+        let url = origin.webSocketURL
+        func peer(_ role: String, seconds: Int) async throws -> InteropProcess {
+            try InteropProcess(
+                script: "aiortc_peer.py",
+                arguments: [role, "--url", url, "--session", "relayed", "--token",
+                    try await origin.token(session: "relayed", role: role == "publish" ? .publisher : .subscriber), "--seconds", "\(seconds)"])
+        }
+        let near = try await peer("subscribe", seconds: 4)
+        try await Task.sleep(for: .milliseconds(1500))
+        let publisher = try await peer("publish", seconds: 12)
+        #expect(await eventually { await origin.daemon.mediaStatistics().consumers == 2 }, "the near subscriber consumes on the session's node")
+        let far = try await peer("subscribe", seconds: 4)
+        #expect(await eventually { await edge.daemon.mediaStatistics().consumers == 2 }, "the far subscriber consumes on the other node")
+        let farOutcome = await far.finish(within: .seconds(60))
+        let nearOutcome = await near.finish(within: .seconds(60))
+        _ = await publisher.finish(within: .seconds(60))
+        await cluster.stop()
+        for (name, outcome) in [("near", nearOutcome), ("far", farOutcome)] {
+            #expect(outcome.status == 0, "\(name): \(outcome.output) \(outcome.errors.suffix(2000))")
+            #expect((outcome.report["videoFrames"] as? Int ?? 0) >= 30, "\(name) decoded video frames: \(outcome.report)")
+            #expect((outcome.report["audioFrames"] as? Int ?? 0) >= 50, "\(name) decoded audio frames: \(outcome.report)")
+        }
+    }
+
+    private func eventually(_ timeout: Duration = .seconds(15), _ condition: () async -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return await condition()
+    }
+
     /// aiortc publishes over WHIP (one POST, no signaling protocol), another aiortc subscribes over
     /// the WebSocket and decodes, and the publisher's DELETE ends the stream.
     @Test func aiortcPublishesOverWHIPAndAWebSocketSubscriberDecodes() async throws {
