@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The cluster scenario of switchyard-bench (docs/benchmark.md): a private PostgreSQL and three nodes
-# on 127.0.0.2-4, `switchyard-bench cluster` through all three, then kill -9 of the first node.
+# on 127.0.0.2-4 (each announcing its own media address; three subscribers of a session each before
+# cascading), `switchyard-bench cluster` through all three, then kill -9 of the first node.
 # Usage: scripts/bench-cluster.sh <directory with switchyard and switchyard-bench> [results directory] [bench options...]
 set -euo pipefail
 
@@ -38,9 +39,10 @@ for index in 0 1 2; do
     first=$((44000 + 400 * index))
     cat > "$work/node-$index.json" <<JSON
 {"server": {"host": "$host", "port": $port},
- "media": {"listenAddress": "127.0.0.1", "workers": 1, "portRange": {"first": $first, "last": $((first + 399))}},
+ "media": {"listenAddress": "$host", "workers": 1, "portRange": {"first": $first, "last": $((first + 399))}},
  "logging": {"level": "warning"},
- "cluster": {"databaseURL": "$database", "nodeId": "bench-$index", "heartbeatSeconds": 1, "nodeTimeoutSeconds": 3}}
+ "cluster": {"databaseURL": "$database", "nodeId": "bench-$index", "heartbeatSeconds": 1, "nodeTimeoutSeconds": 3,
+             "subscribersBeforeCascading": 3}}
 JSON
     "$bin/switchyard" --config "$work/node-$index.json" 2>>"$work/node-$index.log" &
     pids+=($!)

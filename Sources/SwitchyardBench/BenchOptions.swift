@@ -14,6 +14,8 @@ public struct BenchOptions: Codable, Sendable {
     public var killPID: Int32?
     /// Cluster: REST signals sent through each route (the session's node, another node) per session.
     public var signalsPerSession = 10
+    /// Cluster: subscribers of the 1 → N room through the first node; 0 leaves it out.
+    public var cascadeSubscribers = 9
     public var apiKey: String
     public var apiSecret: String
     /// Subscribers (fanout, audio-only, fallback, soak) or participants (room).
@@ -137,6 +139,7 @@ public struct BenchOptions: Codable, Sendable {
         if scenario == .cluster, clusterURLs.count < 2 { return "cluster needs a --server for each node of a running cluster (at least 2)" }
         if scenario != .cluster, clusterURLs.count > 1 { return "several --server URLs are for the cluster scenario" }
         if scenario != .cluster, killPID != nil { return "--kill-pid is for the cluster scenario" }
+        if !(0...200).contains(cascadeSubscribers) { return "--cascade-subscribers must be 0-200" }
         if connectConcurrency < 1 { return "--connect-concurrency must be at least 1" }
         if mediaThreads < 1 || mediaThreads > 64 { return "--media-threads must be within 1...64" }
         return nil

@@ -145,6 +145,29 @@ public struct BenchReport: Codable, Sendable {
         public var moveMaxMs: Double?
         public var mediaAgainP50Ms: Double?
         public var mediaAgainMaxMs: Double?
+        /// The 1 → N room through the first node: its subscribers, those served by other nodes over
+        /// relay legs, the publisher-to-subscriber latency of each group, and each node's work.
+        public var cascadeSubscribers = 0
+        public var cascadedSubscribers = 0
+        public var cascadeDirectLatencyP50Ms: Double?
+        public var cascadeDirectLatencyP99Ms: Double?
+        public var cascadedLatencyP50Ms: Double?
+        public var cascadedLatencyP99Ms: Double?
+        public var cascadedLossPercent: Double?
+        public var cascadeNodes: [CascadeNode] = []
+    }
+
+    /// One node during the cascade measurement, from its heartbeats (`GET /v1/cluster`), averaged.
+    public struct CascadeNode: Codable, Sendable {
+        public var nodeId: String
+        /// `origin` (holds the session) or `edge`.
+        public var role: String
+        /// Of the room's subscribers, those whose media this node sends.
+        public var subscribers: Int
+        public var forwardedPacketsPerSecond: Double
+        public var cpuCores: Double
+        /// CPU milliseconds per 1000 forwarded packets.
+        public var cpuMsPerThousandPackets: Double?
     }
 
     public struct Reconnect: Codable, Sendable {

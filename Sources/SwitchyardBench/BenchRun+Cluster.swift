@@ -107,6 +107,9 @@ extension BenchRun {
         (cluster.signalDirectP50Ms, cluster.signalDirectP99Ms) = Self.p50p99(direct)
         (cluster.signalForwardedP50Ms, cluster.signalForwardedP99Ms) = Self.p50p99(forwarded)
 
+        if options.cascadeSubscribers > 0 {
+            try await measureCascade(through: urls[0], rest: rest, into: &cluster)
+        }
         if let pid = options.killPID {
             try await measureFailover(killing: pid, at: urls[0], rooms: rooms, into: &cluster)
         }
@@ -151,8 +154,85 @@ extension BenchRun {
         cluster.mediaAgainMaxMs = sortedMedia.last
     }
 
+    /// One publisher and `cascadeSubscribers` subscribers in one session through `entry`, joining in
+    /// turn: past the nodes' `cluster.subscribersBeforeCascading`, their media comes from other nodes.
+    /// Measures the latency of those on the session's node and of the cascaded ones, and each node's
+    /// forwarding and CPU from its heartbeats.
+    private func measureCascade(through entry: String, rest: String, into cluster: inout BenchReport.Cluster) async throws {
+        let sessionId = "\(sessionPrefix)-cascade"
+        let publisherSession = try await connect(session: sessionId, role: .publisher, through: entry)
+        let publisher = try await publisherSession.publish(PublisherSettings(name: "bench", media: media))
+        var sessions: [Session] = []
+        var subscribers: [Subscriber] = []
+        for index in 0..<options.cascadeSubscribers {
+            say("cascade subscriber \(index + 1) of \(options.cascadeSubscribers)")
+            sessions.append(try await connect(session: sessionId, role: .subscriber, through: entry))
+            subscribers.append(try await receive(publisher, at: sessions[index]))
+        }
+        // Each node announces its own media address, so a subscriber's media server names its node.
+        let originHost = URLComponents(string: publisherSession.serverURL)?.host ?? ""
+        let cascaded = subscribers.map { !$0.mediaServer.hasPrefix(originHost + ":") }
+        cluster.cascadeSubscribers = subscribers.count
+        cluster.cascadedSubscribers = cascaded.filter { $0 }.count
+        say("cascade: \(cluster.cascadedSubscribers) of \(subscribers.count) subscribers served by other nodes; measuring \(options.durationSeconds) s")
+        try await Task.sleep(for: .seconds(options.warmupSeconds))
+        let baseline = await Subscriber.snapshot(subscribers, takingLatency: true)
+        var samples: [String: [NodeLoad]] = [:]
+        var overview: ClusterOverview?
+        let end = MonotonicClock.now() + UInt64(options.durationSeconds * 1e9)
+        while MonotonicClock.now() < end {
+            try await Task.sleep(for: .seconds(1))
+            guard let current = try? await Self.overview(of: publisherSession.serverURL, token: rest) else { continue }
+            for node in current.nodes where node.live { samples[node.nodeId, default: []].append(node.load) }
+            overview = current
+        }
+        let final = await Subscriber.snapshot(subscribers, takingLatency: true)
+        var direct = LatencyHistogram()
+        var relayed = LatencyHistogram()
+        var (lost, expected): (Int64, Int64) = (0, 0)
+        for index in subscribers.indices {
+            guard let latency = final[index].latency else { continue }
+            if cascaded[index] {
+                relayed.merge(latency)
+                let after = final[index].media
+                let before = baseline[index].media
+                let lostNow = (after.audio.packetsLost + after.video.packetsLost) - (before.audio.packetsLost + before.video.packetsLost)
+                lost += lostNow
+                expected += Int64(after.audio.packetsReceived + after.video.packetsReceived)
+                    - Int64(before.audio.packetsReceived + before.video.packetsReceived) + max(0, lostNow)
+            } else {
+                direct.merge(latency)
+            }
+        }
+        (cluster.cascadeDirectLatencyP50Ms, cluster.cascadeDirectLatencyP99Ms) = (direct.percentileMilliseconds(0.5), direct.percentileMilliseconds(0.99))
+        (cluster.cascadedLatencyP50Ms, cluster.cascadedLatencyP99Ms) = (relayed.percentileMilliseconds(0.5), relayed.percentileMilliseconds(0.99))
+        cluster.cascadedLossPercent = expected > 0 ? 100 * Double(lost) / Double(expected) : nil
+        let holder = overview?.nodes.first { $0.sessionIds.contains(sessionId) }?.nodeId
+        for node in overview?.nodes ?? [] {
+            let loads = samples[node.nodeId] ?? []
+            guard !loads.isEmpty else { continue }
+            let packets = loads.map(\.forwardedPacketsPerSecond).reduce(0, +) / Double(loads.count)
+            let cores = loads.map(\.cpuCores).reduce(0, +) / Double(loads.count)
+            let host = URLComponents(string: node.signalingURL)?.host ?? node.nodeId
+            cluster.cascadeNodes.append(
+                BenchReport.CascadeNode(
+                    nodeId: node.nodeId, role: node.nodeId == holder ? "origin" : "edge",
+                    subscribers: subscribers.filter { $0.mediaServer.hasPrefix(host + ":") }.count, forwardedPacketsPerSecond: packets,
+                    cpuCores: cores, cpuMsPerThousandPackets: packets > 0 ? cores * 1e6 / packets : nil))
+        }
+        for session in sessions + [publisherSession] { await session.disconnect() }
+    }
+
+    private static func overview(of node: String, token: String) async throws -> ClusterOverview {
+        var request = URLRequest(url: URL(string: "\(ClusterNodeAddress.httpBase(ofWebSocket: node) ?? node)/v1/cluster")!, timeoutInterval: 5)
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        let (body, _) = try await URLSession.shared.data(for: request)
+        return try JSONDecoder().decode(ClusterOverview.self, from: body)
+    }
+
     /// Subscribes `session` to `publisher`'s stream once it knows it, and waits for its first packets.
-    private func receive(_ publisher: Publisher, at session: Session) async throws {
+    @discardableResult
+    private func receive(_ publisher: Publisher, at session: Session) async throws -> Subscriber {
         let deadline = MonotonicClock.now() + 10_000_000_000
         while !session.streams.contains(where: { $0.streamId == publisher.streamId }), MonotonicClock.now() < deadline {
             try await Task.sleep(for: .milliseconds(5))
@@ -162,6 +242,7 @@ extension BenchRun {
             guard MonotonicClock.now() < deadline else { throw BenchError.setupFailed("no media from \(publisher.streamId) within 10 s") }
             try await Task.sleep(for: .milliseconds(5))
         }
+        return subscriber
     }
 
     private static func arrival(of data: String, at witness: ClusterWitness) async -> UInt64? {

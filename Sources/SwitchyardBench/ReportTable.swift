@@ -37,6 +37,14 @@ public enum ReportTable {
             row("join existing p50 / p99", pair(cluster.joinP50Ms, cluster.joinP99Ms) + " (\(cluster.joinsRedirected) sent to another node)")
             row("REST signal, session's node p50 / p99", pair(cluster.signalDirectP50Ms, cluster.signalDirectP99Ms))
             row("REST signal, other node p50 / p99", pair(cluster.signalForwardedP50Ms, cluster.signalForwardedP99Ms) + " (\(cluster.signalsLost) lost)")
+            if cluster.cascadeSubscribers > 0 {
+                row("cascade 1 → \(cluster.cascadeSubscribers)", "\(cluster.cascadedSubscribers) served by other nodes over relay legs; loss there \(number(cluster.cascadedLossPercent, digits: 2)) %")
+                row("latency on the session's node p50 / p99", pair(cluster.cascadeDirectLatencyP50Ms, cluster.cascadeDirectLatencyP99Ms))
+                row("latency cascaded p50 / p99", pair(cluster.cascadedLatencyP50Ms, cluster.cascadedLatencyP99Ms))
+                for node in cluster.cascadeNodes {
+                    row("  \(node.nodeId) (\(node.role), \(node.subscribers) subscribers)", "\(number(node.forwardedPacketsPerSecond, digits: 0)) packets/s forwarded, \(number(node.cpuCores * 100, digits: 1)) % of a core, \(number(node.cpuMsPerThousandPackets, digits: 2)) CPU ms per 1000 packets")
+                }
+            }
             if let killed = cluster.killedNode {
                 row("kill -9 \(killed)", "\(cluster.clientsMoved) of \(cluster.clientsOnKilledNode) clients moved; move p50 / max \(pair(cluster.moveP50Ms, cluster.moveMaxMs)); media again p50 / max \(pair(cluster.mediaAgainP50Ms, cluster.mediaAgainMaxMs))")
             }

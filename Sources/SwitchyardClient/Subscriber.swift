@@ -15,6 +15,9 @@ public final class Subscriber: Sendable {
     private let hasEnded = Atomic<Bool>(false)
     /// The local UDP port this subscriber's media uses.
     public let mediaPort: UInt16
+    /// Where this subscriber's media comes from (the router's `host:port`); in a cluster that
+    /// cascades, possibly another node than the session's.
+    public let mediaServer: String
 
     init(
         session: Session, result: SubscribeResult, subscribesToVideo: Bool, expectsAudio: Bool, endpoint: LoopBound<MediaEndpoint>,
@@ -25,6 +28,7 @@ public final class Subscriber: Sendable {
         streamId = result.streamId
         self.endpoint = endpoint
         mediaPort = endpoint.value.port
+        mediaServer = result.transport.map { "\($0.local.host):\($0.local.port)" } ?? ""
         self.media = media
         var disabled: Set<VideoDisableReason> = []
         if !result.videoEnabled, let reason = result.videoDisableReason { disabled.insert(reason) }

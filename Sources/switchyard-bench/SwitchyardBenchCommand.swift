@@ -22,6 +22,8 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var killPid: Int32?
     @Option(help: "Cluster: REST signals per session through each route (the session's node, another node).")
     var signalsPerSession: Int?
+    @Option(help: "Cluster: subscribers of the 1 → N room through the first node (0: none); cascaded past the nodes' cluster.subscribersBeforeCascading.")
+    var cascadeSubscribers: Int?
     @Option(help: "The process id of a running local daemon, to read its CPU and memory from /proc.")
     var serverPid: Int32?
     @Option(help: "The switchyard executable to start when --server is omitted.")
@@ -92,6 +94,7 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         options.clusterURLs = server
         options.killPID = killPid
         if let signalsPerSession { options.signalsPerSession = signalsPerSession }
+        if let cascadeSubscribers { options.cascadeSubscribers = cascadeSubscribers }
         options.serverPID = serverPid
         if let apiKey { options.apiKey = apiKey }
         if let apiSecret { options.apiSecret = apiSecret }
