@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The cluster scenario of switchyard-bench (docs/benchmark.md): a private PostgreSQL and three nodes
-# on 127.0.0.2-4 (each announcing its own media address; three subscribers of a session each before
-# cascading), `switchyard-bench cluster` through all three, then kill -9 of the first node.
+# on 127.0.0.2-4 (each announcing its own media address; ten subscribers of a session each before
+# cascading), a 1 → 30 room, `switchyard-bench cluster` through all three, then kill -9 of the first node.
 # Usage: scripts/bench-cluster.sh <directory with switchyard and switchyard-bench> [results directory] [bench options...]
 set -euo pipefail
 
@@ -42,7 +42,7 @@ for index in 0 1 2; do
  "media": {"listenAddress": "$host", "workers": 1, "portRange": {"first": $first, "last": $((first + 399))}},
  "logging": {"level": "warning"},
  "cluster": {"databaseURL": "$database", "nodeId": "bench-$index", "heartbeatSeconds": 1, "nodeTimeoutSeconds": 3,
-             "subscribersBeforeCascading": 3}}
+             "subscribersBeforeCascading": 10}}
 JSON
     "$bin/switchyard" --config "$work/node-$index.json" 2>>"$work/node-$index.log" &
     pids+=($!)
@@ -58,7 +58,7 @@ idle_start=$(transactions); sleep 10; idle_end=$(transactions)
 echo
 echo "== switchyard-bench cluster (3 nodes on PostgreSQL; node timeout 3 s; kill -9 of bench-0)"
 run_start=$(transactions); started=$SECONDS
-"$bin/switchyard-bench" cluster "${servers[@]}" --kill-pid "${pids[0]}" \
+"$bin/switchyard-bench" cluster "${servers[@]}" --kill-pid "${pids[0]}" --cascade-subscribers 30 \
     --video-bitrate 300000 --width 320 --height 180 --fps 15 \
     --json "$results/cluster.json" "$@"
 run_end=$(transactions)

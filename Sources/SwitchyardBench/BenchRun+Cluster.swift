@@ -49,6 +49,11 @@ extension BenchRun {
         var cluster = BenchReport.Cluster()
         cluster.nodes = urls.count
         let start = ProcessUsageSample.current(at: MonotonicClock.now())
+        let rest = try await tokens.mintRESTToken(lifetime: 300, now: Date())
+        // First, while the nodes carry nothing else, so their figures are the room's alone.
+        if options.cascadeSubscribers > 0 {
+            try await measureCascade(through: urls[0], rest: rest, into: &cluster)
+        }
         var placements: [Double] = []
         var joins: [Double] = []
         var rooms: [ClusterRoom] = []
@@ -82,7 +87,6 @@ extension BenchRun {
         (cluster.placementP50Ms, cluster.placementP99Ms) = Self.p50p99(placements)
         (cluster.joinP50Ms, cluster.joinP99Ms) = Self.p50p99(joins)
 
-        let rest = try await tokens.mintRESTToken(lifetime: 300, now: Date())
         var direct: [Double] = []
         var forwarded: [Double] = []
         for room in rooms {
@@ -107,9 +111,6 @@ extension BenchRun {
         (cluster.signalDirectP50Ms, cluster.signalDirectP99Ms) = Self.p50p99(direct)
         (cluster.signalForwardedP50Ms, cluster.signalForwardedP99Ms) = Self.p50p99(forwarded)
 
-        if options.cascadeSubscribers > 0 {
-            try await measureCascade(through: urls[0], rest: rest, into: &cluster)
-        }
         if let pid = options.killPID {
             try await measureFailover(killing: pid, at: urls[0], rooms: rooms, into: &cluster)
         }

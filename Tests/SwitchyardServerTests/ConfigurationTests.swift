@@ -124,6 +124,7 @@ import Testing
         #expect(cluster.database.description == "postgres://sy@db.internal:5432/switchyard?sslmode=prefer")
         #expect(cluster.signalingURL == "ws://10.0.0.2:7000/v1/ws" && cluster.internalURL == "http://10.0.0.2:7000")
         #expect(cluster.maxSessions == 10_000 && cluster.heartbeatInterval == .seconds(2) && cluster.nodeTimeout == .seconds(10))
+        #expect(cluster.subscribersBeforeCascading == nil, "a session's subscribers stay on its node unless asked")
 
         let base = #""databaseURL":"postgres://sy@db/switchyard","nodeId":"n1""#
         #expect(refusal(#"{"cluster":{"nodeId":"n1"}}"#)?.keyPath == "cluster.databaseURL")
@@ -144,6 +145,10 @@ import Testing
             refusal(#"{"cluster":{\#(base),"heartbeatSeconds":5,"nodeTimeoutSeconds":8}}"#)?.problem
                 == "8 must be at least twice cluster.heartbeatSeconds (5), or one late heartbeat declares a node dead")
         #expect(refusal(#"{"cluster":{\#(base),"maxSessions":0}}"#)?.keyPath == "cluster.maxSessions")
+        #expect(refusal(#"{"cluster":{\#(base),"subscribersBeforeCascading":0}}"#)?.keyPath == "cluster.subscribersBeforeCascading")
+        #expect(refusal(#"{"cluster":{\#(base),"subscribersBeforeCascading":"many"}}"#)?.keyPath == "cluster.subscribersBeforeCascading")
+        let cascading = try SwitchyardConfiguration.parse(Data(#"{"cluster":{\#(base),"subscribersBeforeCascading":50}}"#.utf8))
+        #expect(cascading.cluster?.subscribersBeforeCascading == 50)
         #expect(refusal(#"{"cluster":{\#(base),"nodes":3}}"#)?.keyPath == "cluster.nodes")
     }
 
