@@ -120,39 +120,15 @@ public actor CascadingMediaControl: MediaControl, Service {
     public func createPlainTransport(
         router: RouterID, options: PlainTransportOptions, toConsume: [ProducerID]
     ) async throws(MediaControlError) -> PlainTransportParameters {
-        if let edge = await edge(forSubscriberOf: router, consuming: toConsume) {
-            do throws(MediaControlError) {
-                let reply = try await call(.openTransport(origin: cluster.address, router: router, producers: toConsume, plain: options), on: edge)
-                guard case .plainTransport(var parameters) = reply else { throw Self.unexpected(reply, from: edge) }
-                parameters.transportID = tagTransport(parameters.transportID, on: edge, router: router)
-                return parameters
-            } catch {
-                logger.warning("cascading failed; serving the subscriber here", metadata: ["edge": "\(edge.nodeId)", "error": "\(error)"])
-            }
+        try await subscriberTransport(router: router, toConsume: toConsume, plain: options) { [local] () async throws(MediaControlError) in
+            try await local.createPlainTransport(router: router, options: options, toConsume: toConsume)
         }
-        let parameters = try await serveHere(router, toConsume) { [local] () async throws(MediaControlError) in
-            let parameters = try await local.createPlainTransport(router: router, options: options, toConsume: toConsume)
-            return (parameters, parameters.transportID)
-        }
-        return parameters
     }
 
     public func createWebRTCTransport(router: RouterID, toConsume: [ProducerID]) async throws(MediaControlError) -> WebRTCTransportParameters {
-        if let edge = await edge(forSubscriberOf: router, consuming: toConsume) {
-            do throws(MediaControlError) {
-                let reply = try await call(.openTransport(origin: cluster.address, router: router, producers: toConsume, plain: nil), on: edge)
-                guard case .webRTCTransport(var parameters) = reply else { throw Self.unexpected(reply, from: edge) }
-                parameters.transportID = tagTransport(parameters.transportID, on: edge, router: router)
-                return parameters
-            } catch {
-                logger.warning("cascading failed; serving the subscriber here", metadata: ["edge": "\(edge.nodeId)", "error": "\(error)"])
-            }
+        try await subscriberTransport(router: router, toConsume: toConsume, plain: nil) { [local] () async throws(MediaControlError) in
+            try await local.createWebRTCTransport(router: router, toConsume: toConsume)
         }
-        let parameters = try await serveHere(router, toConsume) { [local] () async throws(MediaControlError) in
-            let parameters = try await local.createWebRTCTransport(router: router, toConsume: toConsume)
-            return (parameters, parameters.transportID)
-        }
-        return parameters
     }
 
     public func connectWebRTCTransport(_ transport: TransportID, remote: WebRTCRemoteParameters) async throws(MediaControlError) {
@@ -295,20 +271,32 @@ public actor CascadingMediaControl: MediaControl, Service {
             ?? candidates.min { served[$0.nodeId] ?? 0 < served[$1.nodeId] ?? 0 }
     }
 
-    /// Makes a transport with `create` on this node's own media plane; one made to receive counts
-    /// toward the router's subscribers here from the start, so a crowd subscribing at once cascades
-    /// as one arriving in turn would.
-    private func serveHere<Parameters: Sendable>(
-        _ router: RouterID, _ toConsume: [ProducerID], _ create: @Sendable () async throws(MediaControlError) -> (Parameters, TransportID)
+    /// A transport on an edge when the router's subscribers here are past their share (plain with
+    /// `plain`'s keying, else WebRTC), or here with `createHere`: an edge that cannot make it leaves
+    /// the subscriber here. One made here to receive counts toward the router's subscribers from the
+    /// start, so a crowd subscribing at once cascades as one arriving in turn would.
+    private func subscriberTransport<Parameters: CascadedTransportParameters>(
+        router: RouterID, toConsume: [ProducerID], plain: PlainTransportOptions?,
+        _ createHere: @Sendable () async throws(MediaControlError) -> Parameters
     ) async throws(MediaControlError) -> Parameters {
-        guard !toConsume.isEmpty else { return try await create().0 }
+        if let edge = await edge(forSubscriberOf: router, consuming: toConsume) {
+            do throws(MediaControlError) {
+                let reply = try await call(.openTransport(origin: cluster.address, router: router, producers: toConsume, plain: plain), on: edge)
+                guard var parameters = Parameters.from(reply) else { throw Self.unexpected(reply, from: edge) }
+                parameters.transportID = tagTransport(parameters.transportID, on: edge, router: router)
+                return parameters
+            } catch {
+                logger.warning("cascading failed; serving the subscriber here", metadata: ["edge": "\(edge.nodeId)", "error": "\(error)"])
+            }
+        }
+        guard !toConsume.isEmpty else { return try await createHere() }
         subscriberTransportsUnderWay[router, default: 0] += 1
         defer {
             let left = subscriberTransportsUnderWay[router, default: 1] - 1
             subscriberTransportsUnderWay[router] = left == 0 ? nil : left
         }
-        let (parameters, transport) = try await create()
-        localSubscriberTransports[router, default: []].insert(transport)
+        let parameters = try await createHere()
+        localSubscriberTransports[router, default: []].insert(parameters.transportID)
         return parameters
     }
 
