@@ -75,6 +75,12 @@ public actor CascadingMediaControl: MediaControl, Service {
     /// Subscribers of other nodes' sessions whose media this node serves, for the node's load.
     public var subscribersServedForOtherNodes: Int { routeOfTransport.count }
 
+    /// What this node cascades now: subscribers it serves for other nodes' sessions, subscribers of its
+    /// own sessions served by other nodes, and the relay legs it feeds.
+    public var cascadeCounts: (servedForOthers: Int, servedElsewhere: Int, relayLegs: Int) {
+        (routeOfTransport.count, remoteTransports.count, legs.count)
+    }
+
     /// Routes the media plane's events until graceful shutdown, and every node timeout forgets what
     /// dead nodes held here and fails what this node's subscribers had on them. At shutdown, the
     /// subscribers this node serves for others are failed back to their sessions' nodes, so their

@@ -62,7 +62,7 @@ public final class SwitchyardDaemon: Sendable {
         let signaling = signaling
         let metrics = SwitchyardMetrics(
             registry: registry, directory: signaling.directory, media: media, srtpVersion: SRTPLibrary.version, srtpBuild: SRTPLibrary.build,
-            cluster: cluster, openConnections: { (admission.open, signaling.openWebSockets) })
+            cluster: cluster, cascade: cascade, openConnections: { (admission.open, signaling.openWebSockets) })
         if let cluster, let cascade {
             let directory = signaling.directory
             await cluster.reportLoad {

@@ -27,6 +27,9 @@ final class SwitchyardMetrics: Sendable {
     private let workerMetrics: Mutex<[Int: WorkerMetrics]>
     private let audioFallbackEvents: [String: Counter]
     private let cluster: ClusterNode?
+    private let cascade: CascadingMediaControl?
+    /// Subscribers served here for other nodes' sessions, this node's subscribers served elsewhere, relay legs fed.
+    private let cascadeGauges: (servedForOthers: Gauge, servedElsewhere: Gauge, relayLegs: Gauge)?
     /// The cluster's counters by `ClusterMetrics` key path, labelled with this node's id.
     private let clusterCounters: [(any KeyPath<ClusterMetrics, UInt64> & Sendable, Counter)]
     /// The totals each counter has been advanced to, by counter name and label.
@@ -34,10 +37,20 @@ final class SwitchyardMetrics: Sendable {
 
     init(
         registry: PrometheusCollectorRegistry, directory: SessionDirectory, media: any MediaControl, srtpVersion: String, srtpBuild: String,
-        cluster: ClusterNode? = nil, openConnections: @escaping @Sendable () -> (http: Int, webSockets: Int)
+        cluster: ClusterNode? = nil, cascade: CascadingMediaControl? = nil,
+        openConnections: @escaping @Sendable () -> (http: Int, webSockets: Int)
     ) {
         self.cluster = cluster
+        self.cascade = cascade
         let node = [("node", cluster?.configuration.nodeId ?? "")]
+        cascadeGauges =
+            cascade == nil
+            ? nil
+            : (
+                Self.gauge(registry, "cluster_cascaded_subscribers", "Subscribers of other nodes' sessions whose media this node serves", labels: node),
+                Self.gauge(registry, "cluster_subscribers_served_elsewhere", "Subscribers of this node's sessions whose media other nodes serve", labels: node),
+                Self.gauge(registry, "cluster_relay_legs", "Relay legs this node feeds to other nodes, one per session and edge", labels: node)
+            )
         clusterCounters =
             cluster == nil
             ? []
@@ -120,6 +133,12 @@ final class SwitchyardMetrics: Sendable {
         if let cluster {
             let totals = await cluster.counters
             for (path, counter) in clusterCounters { advance(counter, key: "cluster.\(path)", to: totals[keyPath: path]) }
+        }
+        if let cascade, let cascadeGauges {
+            let counts = await cascade.cascadeCounts
+            cascadeGauges.servedForOthers.set(Double(counts.servedForOthers))
+            cascadeGauges.servedElsewhere.set(Double(counts.servedElsewhere))
+            cascadeGauges.relayLegs.set(Double(counts.relayLegs))
         }
         for (reason, count) in plane.drops {
             let counter = drops.withLock { drops in

@@ -52,6 +52,9 @@ extension ClusterTests {
         let edgePlane = await edge.daemon.mediaStatistics()
         #expect(edgePlane.transports == 2 && edgePlane.producers == 2 && edgePlane.consumers == 2)
         #expect(await origin.daemon.mediaStatistics().transports == 3, "publisher, near subscriber, relay leg")
+        #expect(try await metric("switchyard_cluster_relay_legs", at: origin) == 1)
+        #expect(try await metric("switchyard_cluster_subscribers_served_elsewhere", at: origin) == 1)
+        #expect(try await metric("switchyard_cluster_cascaded_subscribers", at: edge) == 1)
 
         // The far subscriber's statistics come from the edge, under the origin's names.
         guard case .getStats(let statistics) = try await far.call(.getStats(SubscriberReference(subscriberId: farSubscribed.subscriberId))) else {
@@ -139,6 +142,13 @@ extension ClusterTests {
         #expect(await eventually(.seconds(5)) { await near.statistics().video.packetsReceived > received + 10 })
         await alice.disconnect()
         await cluster.stop()
+    }
+
+    /// The value of the gauge `name` on the node's `/metrics`.
+    private func metric(_ name: String, at node: DaemonHarness) async throws -> Double? {
+        let (_, body) = try await node.http("GET", "/metrics", token: nil)
+        let line = String(decoding: body, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(name + "{") }
+        return line?.split(separator: " ").last.flatMap { Double($0) }
     }
 
     @Test func aCascadingRequestWithoutTokenOrSenseIsRefusedAndNamesWhy() async throws {
