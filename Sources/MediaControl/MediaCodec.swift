@@ -9,19 +9,22 @@ public enum MediaKind: String, Sendable, Codable {
 public enum CodecName: String, Sendable, Codable {
     case opus
     case vp8
+    /// RFC 6184 packetization mode 1 (single NAL units, STAP-A, FU-A): what OBS, ffmpeg and
+    /// hardware encoders send.
+    case h264
 
     public var kind: MediaKind {
         switch self {
         case .opus: .audio
-        case .vp8: .video
+        case .vp8, .h264: .video
         }
     }
 
-    /// The RTP clock rate every Opus and VP8 stream uses.
+    /// The RTP clock rate every Opus, VP8 and H.264 stream uses.
     public var clockRate: UInt32 {
         switch self {
         case .opus: 48_000
-        case .vp8: 90_000
+        case .vp8, .h264: 90_000
         }
     }
 }

@@ -151,14 +151,14 @@ final class Producer {
 
     @inline(__always)
     private func deliver(_ packet: RTPPacket, of encoding: ProducerEncoding, now: UInt64) {
-        let descriptor = kind == .video ? Self.vp8Descriptor(packet) : nil
+        let descriptor = options.codec.name == .vp8 ? Self.vp8Descriptor(packet) : nil
         encoding.record(packet, temporalLayer: descriptor?.temporalLayerID, now: now)
         lastPacketAt = now
         if isIdle {
             isIdle = false
             if homeWorker == nil { worker.events.yield(.producerActive(id)) }
         }
-        let isKeyFrame = descriptor?.isKeyFrame == true
+        let isKeyFrame = options.codec.name == .h264 ? H264KeyFrame.starts(UnsafeRawBufferPointer(packet.payload)) : descriptor?.isKeyFrame == true
         if isKeyFrame {
             encoding.keyFrameRequests.keyFrameReceived(now: now)
             if isLayered, let descriptor { encoding.recordKeyFrame(packet, descriptor: descriptor) }
@@ -379,8 +379,9 @@ final class Producer {
     }
 }
 
-/// What the producer learned of a packet that every consumer needs: which encoding it belongs to and
-/// its VP8 descriptor, parsed once rather than once per consumer.
+/// What the producer learned of a packet that every consumer needs: which encoding it belongs to,
+/// its VP8 descriptor (nil for H.264), and whether a key frame starts with it, read once rather than
+/// once per consumer.
 struct VideoFrameInfo {
     let encoding: Int
     let descriptor: VP8PayloadDescriptor?

@@ -4,9 +4,11 @@ public struct NegotiatedTrack: Sendable, Equatable {
     public var mid: String
     /// `audio` or `video`.
     public var kind: String
-    /// `opus` or `vp8`, lowercased.
+    /// `opus`, `vp8` or `h264`, lowercased.
     public var codecName: String
     public var payloadType: UInt8
+    /// The codec's `a=fmtp` parameters as offered (H.264's profile and packetization mode), if any.
+    public var formatParameters: String?
     public var clockRate: UInt32
     /// The RTX payload type that repairs `payloadType`, when the publisher offered one.
     public var rtxPayloadType: UInt8?
@@ -29,8 +31,9 @@ public struct NegotiatedTrack: Sendable, Equatable {
     public init(
         mid: String, kind: String, codecName: String, payloadType: UInt8, clockRate: UInt32, rtxPayloadType: UInt8?,
         ssrc: UInt32?, rtxSSRC: UInt32?, cname: String?, streamID: String?, trackID: String?,
-        headerExtensions: [HeaderExtension], rtcpFeedback: [String], layers: [NegotiatedLayer] = []
+        headerExtensions: [HeaderExtension], rtcpFeedback: [String], layers: [NegotiatedLayer] = [], formatParameters: String? = nil
     ) {
+        self.formatParameters = formatParameters
         self.mid = mid
         self.kind = kind
         self.codecName = codecName

@@ -3,7 +3,7 @@ import RTPWire
 /// Answers a publisher's offer.
 ///
 /// The router is ICE-lite, only ever the DTLS server (`a=setup:passive`), receives a whole publish over
-/// one BUNDLEd transport, and forwards Opus and VP8 only. The answer says exactly that, and the offer
+/// one BUNDLEd transport, and forwards Opus, VP8 and H.264 (packetization mode 1) only. The answer says exactly that, and the offer
 /// is refused, with the line at fault, when it asks for anything else.
 public enum PublisherNegotiation {
     /// The header extensions the router accepts from a publisher, by URI.
@@ -29,12 +29,13 @@ public enum PublisherNegotiation {
 
     /// Answers a publisher's offer. Returns the answer, what the remote side is, and the tracks accepted.
     ///
-    /// Audio and video m-sections that send are accepted as `recvonly` with Opus or VP8 (and VP8's RTX);
+    /// Audio and video m-sections that send are accepted as `recvonly` with Opus, or VP8 or else H.264
+    /// (and the video codec's RTX);
     /// those that only receive or are inactive are answered `inactive`; data channels and other kinds
     /// are rejected with port 0 and left out of the answer's BUNDLE group. Throws when the offer is not
     /// BUNDLEd, is not DTLS-SRTP, wants the router to be the DTLS client, lacks ICE credentials, a
     /// fingerprint, `a=rtcp-mux`, `a=mid` or `a=ssrc` where they are needed, offers a sending m-section
-    /// with neither Opus nor VP8, or publishes nothing. Simulcast video (`a=simulcast` with `a=rid`,
+    /// with none of Opus, VP8 and H.264 in packetization mode 1, or publishes nothing. Simulcast video (`a=simulcast` with `a=rid`,
     /// or `a=ssrc-group:SIM`) of up to three layers is accepted, each rid answered `recv`.
     public static func answer(
         offer: SessionDescription, local: LocalTransportDescription, sessionID: UInt64, sessionVersion: UInt64 = 1
@@ -103,7 +104,7 @@ public enum PublisherNegotiation {
             // Nothing to forward, but nothing wanted either: decline the m-section, not the whole publish.
             guard publishes else { return nil }
             throw SDPError(
-                "no codec Switchyard forwards (Opus for audio, VP8 for video); offered: \(offeredCodecNames(in: offered))",
+                "no codec Switchyard forwards (Opus for audio, VP8 or H.264 in packetization mode 1 for video); offered: \(offeredCodecNames(in: offered))",
                 at: offered)
         }
         guard let mid = offered.mid else {
@@ -124,16 +125,31 @@ public enum PublisherNegotiation {
         return acceptance
     }
 
-    /// The first `opus/48000/2` of an audio m-section, or the first `VP8/90000` of a video one with
-    /// the RTX format whose `apt` points at it.
-    static func chooseCodec(in section: MediaDescription) -> ChosenCodec? {
+    /// The first `opus/48000/2` of an audio m-section; of a video one, the first of `videoCodecs`
+    /// offered (`VP8/90000`, or `H264/90000` in packetization mode 1, the one whose profile matches
+    /// `h264Profile` first), with the RTX format whose `apt` points at it.
+    static func chooseCodec(in section: MediaDescription, videoCodecs: [VideoCodecChoice] = [.vp8, .h264], h264Profile: String? = nil) -> ChosenCodec? {
         let rtpmaps = section.rtpmaps
         let fmtp = section.fmtp
         let offeredMaps = section.formats.compactMap { UInt8($0).flatMap { rtpmaps[$0] } }
         let chosen: RTPMap?
         switch section.kind {
         case "audio": chosen = offeredMaps.first { $0.matches("opus", clockRate: 48000) && $0.channels == 2 }
-        case "video": chosen = offeredMaps.first { $0.matches("VP8", clockRate: 90000) }
+        case "video":
+            chosen = videoCodecs.lazy.compactMap { choice -> RTPMap? in
+                switch choice {
+                case .vp8: return offeredMaps.first { $0.matches("VP8", clockRate: 90000) }
+                case .h264:
+                    let modeOne = offeredMaps.filter { map in
+                        map.matches("H264", clockRate: 90000)
+                            && fmtp[map.payloadType].flatMap { SDPAttributeValue.formatParameter(named: "packetization-mode", in: $0) } == "1"
+                    }
+                    let profile = { (map: RTPMap) in
+                        fmtp[map.payloadType].flatMap { SDPAttributeValue.formatParameter(named: "profile-level-id", in: $0) }?.prefix(2).lowercased()
+                    }
+                    return modeOne.first { h264Profile != nil && profile($0) == h264Profile?.prefix(2).lowercased() } ?? modeOne.first
+                }
+            }.first
         default: chosen = nil
         }
         guard let chosen else { return nil }
@@ -200,7 +216,7 @@ public enum PublisherNegotiation {
             rtxPayloadType: codec.rtxPayloadType, ssrc: ssrc,
             rtxSSRC: ssrc.flatMap { ssrc in repairPairs.first { $0.ssrcs[0] == ssrc }?.ssrcs[1] }, cname: source?.cname,
             streamID: msid?.streamID, trackID: msid?.trackID, headerExtensions: headerExtensions,
-            rtcpFeedback: codec.rtcpFeedback, layers: layers)
+            rtcpFeedback: codec.rtcpFeedback, layers: layers, formatParameters: codec.fmtp)
     }
 
     /// The simulcast layers of a video m-section, in the publisher's order (which must be lowest

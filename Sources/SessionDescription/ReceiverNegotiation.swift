@@ -14,10 +14,12 @@ public enum ReceiverNegotiation {
         public var mid: String
         /// `audio` or `video`.
         public var kind: String
-        /// The receiver's payload type for Opus or VP8, and for VP8's RTX when it offered one.
+        /// The receiver's payload type for the codec, and for its RTX when it offered one.
         public var payloadType: UInt8
         public var rtxPayloadType: UInt8?
         public var rtcpFeedback: [String]
+        /// The receiver's `a=fmtp` parameters for that payload type (H.264's), answered as offered.
+        public var formatParameters: String?
     }
 
     /// What an offer asks for: a section per kind the router can send, and the receiver's transport.
@@ -30,11 +32,14 @@ public enum ReceiverNegotiation {
         public var transportWideSequenceID: UInt8?
     }
 
-    /// Reads a receiver's offer: the first audio m-section with Opus and the first video one with VP8
-    /// that can receive (`recvonly` or `sendrecv`). Throws, naming the line, when the offer is not
+    /// Reads a receiver's offer: the first audio m-section with Opus and the first video one with
+    /// `videoCodec` (the stream's; for H.264, packetization mode 1, the offered format whose profile
+    /// matches `h264Profile` first) that can receive (`recvonly` or `sendrecv`). Throws, naming the line, when the offer is not
     /// BUNDLEd, is not DTLS-SRTP, wants the router to be the DTLS client, lacks ICE credentials, a
     /// fingerprint, `a=mid` or `a=rtcp-mux`, or has no m-section the router can send in.
-    public static func read(_ offer: SessionDescription) throws(SDPError) -> Reading {
+    public static func read(
+        _ offer: SessionDescription, videoCodec: VideoCodecChoice = .vp8, h264Profile: String? = nil
+    ) throws(SDPError) -> Reading {
         if offer.media.count > 1, offer.bundleGroup == nil {
             throw SDPError(reason: "offer has \(offer.media.count) media sections but no a=group:BUNDLE; Switchyard sends over one transport")
         }
@@ -52,16 +57,17 @@ public enum ReceiverNegotiation {
             guard PublisherNegotiation.acceptedTransportProtocols.contains(offered.transportProtocol.uppercased()) else {
                 throw SDPError("transport protocol \(offered.transportProtocol) is not DTLS-SRTP over UDP (UDP/TLS/RTP/SAVPF)", at: offered)
             }
-            guard let codec = PublisherNegotiation.chooseCodec(in: offered) else {
+            guard let codec = PublisherNegotiation.chooseCodec(in: offered, videoCodecs: [videoCodec], h264Profile: h264Profile) else {
+                let wanted = offered.kind == "audio" ? "Opus" : videoCodec == .vp8 ? "VP8" : "H.264 in packetization mode 1"
                 throw SDPError(
-                    "no codec Switchyard sends (Opus for audio, VP8 for video); offered: \(PublisherNegotiation.offeredCodecNames(in: offered))",
+                    "no codec this stream can be sent in (\(wanted)); offered: \(PublisherNegotiation.offeredCodecNames(in: offered))",
                     at: offered)
             }
             guard let mid = offered.mid else { throw SDPError("no a=mid; BUNDLE needs it to tell the m-sections apart", at: offered) }
             guard offered.rtcpMux else { throw SDPError("no a=rtcp-mux; Switchyard sends RTP and RTCP on one port", at: offered) }
             let section = Section(
                 mid: mid, kind: offered.kind, payloadType: codec.rtpmap.payloadType, rtxPayloadType: codec.rtxPayloadType,
-                rtcpFeedback: codec.rtcpFeedback)
+                rtcpFeedback: codec.rtcpFeedback, formatParameters: codec.fmtp)
             if transportWide == nil, codec.rtcpFeedback.contains("transport-cc") {
                 transportWide = offered.extmaps.first { $0.uri == HeaderExtensionURI.transportWideSequenceNumber }?.id
             }

@@ -41,7 +41,12 @@ struct RTCStatsReportBuilder {
 
     /// `inbound-rtp` for what the router receives from a publisher.
     mutating func addInbound(track: TrackDescription, counters: ProducerStatistics) {
-        let name: CodecName = track.codec == .opus ? .opus : .vp8
+        let name: CodecName =
+            switch track.codec {
+            case .opus: .opus
+            case .vp8: .vp8
+            case .h264: .h264
+            }
         let codecId = addCodec(name: name, payloadType: track.payloadType)
         var inbound = entry("IT\(track.ssrc)", "inbound-rtp", ssrc: track.ssrc, kind: name.kind, codecId: codecId)
         inbound.packetsReceived = counters.packetsReceived
@@ -67,7 +72,12 @@ struct RTCStatsReportBuilder {
         let id = "C\(transportId)_\(payloadType)"
         guard !entries.contains(where: { $0.id == id }) else { return id }
         var codec = RTCStatsEntry(id: id, type: "codec", timestamp: timestamp)
-        codec.mimeType = name == .opus ? "audio/opus" : "video/VP8"
+        codec.mimeType =
+            switch name {
+            case .opus: "audio/opus"
+            case .vp8: "video/VP8"
+            case .h264: "video/H264"
+            }
         codec.payloadType = payloadType
         codec.clockRate = name.clockRate
         codec.transportId = transportId

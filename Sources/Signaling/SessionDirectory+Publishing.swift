@@ -63,7 +63,7 @@ extension SessionDirectory {
                 if let negotiated = webRTC?.video, !negotiated.layers.isEmpty { Self.addLayers(of: negotiated, to: &options) }
                 video = PublishedTrack(
                     description: track, producerID: try await media.produce(transport: transportID, options: options),
-                    headerExtensions: extensions)
+                    headerExtensions: extensions, formatParameters: webRTC?.video?.formatParameters)
             }
         } catch {
             await closeTransports([transportID])
@@ -186,8 +186,8 @@ extension SessionDirectory {
         if let audio = parameters.audio, audio.codec != .opus {
             throw .invalidParams("params.audio.codec", "must be opus, not \(audio.codec.rawValue)")
         }
-        if let video = parameters.video, video.codec != .vp8 {
-            throw .invalidParams("params.video.codec", "must be vp8, not \(video.codec.rawValue)")
+        if let video = parameters.video, video.codec == .opus {
+            throw .invalidParams("params.video.codec", "must be vp8 or h264, not \(video.codec.rawValue)")
         }
         var ssrcs: Set<UInt32> = []
         for (name, track) in [("audio", parameters.audio), ("video", parameters.video)] {
@@ -269,7 +269,7 @@ extension SessionDirectory {
     /// directly: `addLayers`).
     static func trackDescription(_ track: NegotiatedTrack) -> TrackDescription {
         TrackDescription(
-            codec: track.kind == "audio" ? .opus : .vp8, payloadType: track.payloadType, ssrc: track.ssrc ?? 0,
+            codec: track.kind == "audio" ? .opus : track.codecName == "h264" ? .h264 : .vp8, payloadType: track.payloadType, ssrc: track.ssrc ?? 0,
             // An RTX format without an FID group's SSRC is never sent; the router needs both to use it.
             rtxPayloadType: track.rtxSSRC == nil ? nil : track.rtxPayloadType, rtxSsrc: track.rtxSSRC)
     }
@@ -297,6 +297,7 @@ extension SessionDirectory {
             switch track.codec {
             case .opus: .opus
             case .vp8: .vp8
+            case .h264: .h264
             }
         var options = ProducerOptions(
             codec: CodecParameters(name: codec, payloadType: track.payloadType, rtxPayloadType: track.rtxPayloadType),

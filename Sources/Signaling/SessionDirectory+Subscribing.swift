@@ -188,6 +188,7 @@ extension SessionDirectory {
             switch consumer.codec.name {
             case .opus: .opus
             case .vp8: .vp8
+            case .h264: .h264
             }
         return TrackDescription(
             codec: codec, payloadType: consumer.codec.payloadType, ssrc: consumer.ssrc,

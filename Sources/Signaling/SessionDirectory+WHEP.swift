@@ -25,7 +25,10 @@ extension SessionDirectory {
         let offer = try Self.parse(sdpOffer, field: "sdpOffer")
         let reading: ReceiverNegotiation.Reading
         do throws(SDPError) {
-            reading = try ReceiverNegotiation.read(offer)
+            let isH264 = stream.video?.description.codec == .h264
+            reading = try ReceiverNegotiation.read(
+                offer, videoCodec: isH264 ? .h264 : .vp8,
+                h264Profile: isH264 ? VideoCodecChoice.h264ProfileLevelID(in: Self.h264FormatParameters(of: stream)) : nil)
         } catch {
             throw .invalidParams("params.sdpOffer", "\(error)")
         }
@@ -71,7 +74,7 @@ extension SessionDirectory {
             let tracks = Self.outgoingTracks(
                 of: current, audio: audio, video: video,
                 transportWide: transportWideID.map { HeaderExtension(id: $0, uri: HeaderExtensionURI.transportWideSequenceNumber) },
-                mids: (audio: reading.audio?.mid ?? "", video: reading.video?.mid ?? ""))
+                mids: (audio: reading.audio?.mid ?? "", video: reading.video?.mid ?? ""), videoFormatParameters: reading.video?.formatParameters)
             let answer = ReceiverNegotiation.answer(
                 to: offer, tracks: tracks, local: Self.localDescription(transport), sessionID: Self.sdpSessionID())
             return WHEPResource(subscriberId: subscriber.id, connectionId: connectionId, sdpAnswer: answer.description)

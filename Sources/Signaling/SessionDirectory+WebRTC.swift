@@ -65,9 +65,10 @@ extension SessionDirectory {
 
     /// The tracks the router sends a WebRTC subscriber, in the payload types its consumers send with
     /// and with the extensions the router writes.
+    /// `videoFormatParameters`: the receiver's own for the payload type it chose, when it offered.
     static func outgoingTracks(
         of stream: StreamState, audio: ConsumerParameters?, video: ConsumerParameters?, transportWide: HeaderExtension?,
-        mids: (audio: String, video: String)
+        mids: (audio: String, video: String), videoFormatParameters: String? = nil
     ) -> [OutgoingTrack] {
         var tracks: [OutgoingTrack] = []
         let cname = "switchyard-\(stream.info.streamId)"
@@ -81,15 +82,24 @@ extension SessionDirectory {
                     fmtp: "minptime=10;useinbandfec=1"))
         }
         if let video {
+            let codec: VideoCodecChoice = video.codec.name == .h264 ? .h264 : .vp8
             tracks.append(
                 OutgoingTrack(
-                    mid: mids.video, kind: "video", codecName: "VP8", payloadType: video.codec.payloadType, clockRate: 90_000,
+                    mid: mids.video, kind: "video", codecName: codec.encodingName, payloadType: video.codec.payloadType, clockRate: 90_000,
                     channels: nil, ssrc: video.ssrc, cname: cname, streamID: stream.info.streamId, trackID: "\(stream.info.streamId)-video",
                     headerExtensions: forwardedExtensions(of: stream.video) + numbering,
                     rtcpFeedback: ["nack", "nack pli", "ccm fir", "goog-remb", "transport-cc"],
-                    fmtp: nil, rtxPayloadType: video.rtxSSRC == nil ? nil : video.codec.rtxPayloadType, rtxSSRC: video.rtxSSRC))
+                    fmtp: videoFormatParameters ?? (codec == .h264 ? Self.h264FormatParameters(of: stream) : nil),
+                    rtxPayloadType: video.rtxSSRC == nil ? nil : video.codec.rtxPayloadType, rtxSSRC: video.rtxSSRC))
         }
         return tracks
+    }
+
+    /// An H.264 stream's `a=fmtp` for its WebRTC subscribers: the publisher's own, or for a plain
+    /// publisher, which announces none, packetization mode 1 in the constrained baseline profile with
+    /// the level left to the stream (`level-asymmetry-allowed`).
+    static func h264FormatParameters(of stream: StreamState) -> String {
+        stream.video?.formatParameters ?? "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f"
     }
 
     /// The subscriber's answer to the router's offer: its ICE credentials and certificate fingerprint.

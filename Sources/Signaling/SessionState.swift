@@ -43,6 +43,8 @@ struct PublishedTrack {
     var producerID: ProducerID
     /// The RTP header extensions a WebRTC publisher negotiated for the track, with its ids.
     var headerExtensions: [HeaderExtension] = []
+    /// The codec's `a=fmtp` parameters a WebRTC publisher offered, passed on to WebRTC subscribers.
+    var formatParameters: String?
 }
 
 /// One connection receiving one stream.

@@ -76,6 +76,8 @@ public struct TransportAnswer: Codable, Equatable, Sendable {
 public enum TrackCodec: String, Codable, Equatable, Sendable {
     case opus
     case vp8
+    /// RFC 6184, packetization mode 1.
+    case h264
 }
 
 /// One RTP stream: its codec, payload type, SSRC and optional RFC 4588 retransmission stream; or,

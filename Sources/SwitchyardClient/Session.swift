@@ -267,7 +267,8 @@ public final class Session: Sendable {
         do {
             handler = try SubscriberMedia(
                 audioSSRC: result.audio?.ssrc, videoSSRC: result.video?.ssrc, reporterSSRC: UInt32.random(in: 1...UInt32.max),
-                decodes: settings.decodes, feedback: settings.feedback)
+                // libvpx only: an H.264 stream (from a WHIP encoder) is received and counted, not decoded.
+                decodes: settings.decodes && result.video?.codec != .h264, feedback: settings.feedback)
         } catch {
             throw .media("\(error)")
         }

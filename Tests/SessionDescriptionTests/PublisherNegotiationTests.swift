@@ -90,7 +90,7 @@ private let routerCandidateLines = [
                         HeaderExtension(id: 3, uri: HeaderExtensionURI.transportWideSequenceNumber),
                         HeaderExtension(id: 4, uri: HeaderExtensionURI.mid),
                     ],
-                    rtcpFeedback: ["transport-cc"]),
+                    rtcpFeedback: ["transport-cc"], formatParameters: "minptime=10;useinbandfec=1"),
                 NegotiatedTrack(
                     mid: "1", kind: "video", codecName: "vp8", payloadType: 96, clockRate: 90000, rtxPayloadType: 97,
                     ssrc: 1_613_396_447, rtxSSRC: 2_617_432_384, cname: "qZ2fYnAmCD1R4rVk", streamID: stream,
@@ -345,25 +345,39 @@ private let routerCandidateLines = [
         #expect(try refusal(of: withoutPassword)?.line == lineNumber(of: "m=audio", in: withoutPassword))
     }
 
-    @Test func refusesVideoWithoutVP8ListingWhatWasOffered() throws {
-        let text = editing(SDPFixtures.chromeOffer) { lines in
-            lines.removeAll { line in
-                ["96", "97"].contains {
-                    line.hasPrefix("a=rtpmap:\($0) ") || line.hasPrefix("a=rtcp-fb:\($0) ")
-                        || line.hasPrefix("a=fmtp:\($0) ")
-                }
+    /// Chrome's offer without VP8: its H.264 in packetization mode 1, as offered.
+    private static let chromeOfferWithoutVP8 = editing(SDPFixtures.chromeOffer) { lines in
+        lines.removeAll { line in
+            ["96", "97"].contains {
+                line.hasPrefix("a=rtpmap:\($0) ") || line.hasPrefix("a=rtcp-fb:\($0) ") || line.hasPrefix("a=fmtp:\($0) ")
             }
-            lines = lines.map {
-                $0.hasPrefix("m=video")
-                    ? "m=video 9 UDP/TLS/RTP/SAVPF 98 99 100 101 45 46 102 103 104 105 116 117 118" : $0
-            }
+        }
+        lines = lines.map { $0.hasPrefix("m=video") ? "m=video 9 UDP/TLS/RTP/SAVPF 98 99 100 101 45 46 102 103 104 105 116 117 118" : $0 }
+    }
+
+    @Test func takesH264InPacketizationModeOneWhenVP8IsNotOfferedAndAnswersItsParameters() throws {
+        let (answered, _, tracks) = try answer(Self.chromeOfferWithoutVP8)
+        let video = try #require(tracks.first { $0.kind == "video" })
+        #expect(video.codecName == "h264" && video.payloadType == 102 && video.rtxPayloadType == 103)
+        #expect(video.formatParameters == "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42001f")
+        let text = answered.description
+        #expect(text.contains("a=rtpmap:102 H264/90000\r\n"))
+        #expect(text.contains("a=fmtp:102 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42001f\r\n"))
+        #expect(!text.contains("VP9") && !text.contains("a=rtpmap:104 "))
+        // VP8 goes first when both are offered.
+        #expect(try answer(SDPFixtures.chromeOffer).tracks.first { $0.kind == "video" }?.codecName == "vp8")
+    }
+
+    @Test func refusesVideoWithoutVP8OrH264InModeOneListingWhatWasOffered() throws {
+        let text = editing(Self.chromeOfferWithoutVP8) { lines in
+            lines = lines.map { $0.replacingOccurrences(of: "packetization-mode=1", with: "packetization-mode=0") }
         }
         #expect(
             try refusal(of: text)
                 == SDPError(
                     line: lineNumber(of: "m=video", in: text),
                     text: "m=video 9 UDP/TLS/RTP/SAVPF 98 99 100 101 45 46 102 103 104 105 116 117 118",
-                    reason: "no codec Switchyard forwards (Opus for audio, VP8 for video); offered: VP9, AV1, H264"))
+                    reason: "no codec Switchyard forwards (Opus for audio, VP8 or H.264 in packetization mode 1 for video); offered: VP9, AV1, H264"))
     }
 
     @Test func refusesAudioWithoutOpusListingWhatWasOffered() throws {
@@ -375,7 +389,7 @@ private let routerCandidateLines = [
         #expect(error.line == lineNumber(of: "m=audio", in: text))
         #expect(
             error.reason
-                == "no codec Switchyard forwards (Opus for audio, VP8 for video); offered: PCMU, PCMA, payload type 18")
+                == "no codec Switchyard forwards (Opus for audio, VP8 or H.264 in packetization mode 1 for video); offered: PCMU, PCMA, payload type 18")
     }
 
     @Test func anOpusWithoutItsTwoChannelsIsRefusedSayingHowOpusIsAnnounced() throws {
@@ -387,10 +401,10 @@ private let routerCandidateLines = [
         #expect(error.reason.hasSuffix("offered: OPUS/48000 (Opus is opus/48000/2, RFC 7587), PCMU, PCMA"), "\(error.reason)")
     }
 
-    @Test func declinesAReceiveOnlySectionWithoutVP8InsteadOfRefusing() throws {
+    @Test func declinesAReceiveOnlySectionWithoutAVideoCodecInsteadOfRefusing() throws {
         let text = editing(SDPFixtures.aiortcOffer) { lines in
-            lines.removeAll { $0.hasPrefix("a=rtpmap:97 ") || $0.hasPrefix("a=rtcp-fb:97 ") }
-            lines = lines.map { $0.hasPrefix("m=video") ? "m=video 52734 UDP/TLS/RTP/SAVPF 99 100" : $0 }
+            lines.removeAll { line in ["97", "99", "101"].contains { line.hasPrefix("a=rtpmap:\($0) ") } }
+            lines = lines.map { $0.hasPrefix("m=video") ? "m=video 52734 UDP/TLS/RTP/SAVPF 98 100" : $0 }
             lines[lines.lastIndex(of: "a=sendrecv")!] = "a=recvonly"
         }
         let (answer, _, tracks) = try answer(text)

@@ -144,7 +144,7 @@ import Testing
 /// WHEP over real HTTP: the router answers a player's offer in the player's payload types, the
 /// session sees the player come and go, and every refusal has its status.
 @Suite(.serialized) struct WHEPTests {
-    static func playerOffer(video: Bool = true, audio: Bool = true, videoCodec: String = "VP8") -> String {
+    static func playerOffer(video: Bool = true, audio: Bool = true, videoCodec: String = "VP8", videoFormatParameters: String? = nil) -> String {
         let fingerprint = (0..<32).map { _ in "CD" }.joined(separator: ":")
         let mids = (audio ? ["a"] : []) + (video ? ["v"] : [])
         var lines = ["v=0", "o=- 1 1 IN IP4 127.0.0.1", "s=-", "t=0 0", "a=group:BUNDLE \(mids.joined(separator: " "))"]
@@ -160,6 +160,7 @@ import Testing
         if video {
             lines += ["m=video 9 UDP/TLS/RTP/SAVPF 120 121"] + transport + [
                 "a=mid:v", "a=rtpmap:120 \(videoCodec)/90000", "a=rtpmap:121 rtx/90000", "a=fmtp:121 apt=120",
+            ] + (videoFormatParameters.map { ["a=fmtp:120 \($0)"] } ?? []) + [
                 "a=rtcp-fb:120 nack", "a=rtcp-fb:120 nack pli", "a=rtcp-fb:120 transport-cc", "a=extmap:5 \(transportWideURI)",
             ]
         }
@@ -268,7 +269,7 @@ import Testing
         #expect(errorMessage(unknownStream.body) == "no stream st_none in session refused")
         let h264 = try await post(path, token: viewer, body: Self.playerOffer(videoCodec: "H264"))
         #expect(h264.status == 422)
-        #expect(errorMessage(h264.body).contains("no codec Switchyard sends"), "\(errorMessage(h264.body))")
+        #expect(errorMessage(h264.body).contains("no codec this stream can be sent in (VP8); offered: H264"), "\(errorMessage(h264.body))")
         let sending = try await post(path, token: viewer, body: Self.playerOffer().replacingOccurrences(of: "a=recvonly", with: "a=sendonly"))
         #expect(sending.status == 422)
         #expect(errorMessage(sending.body).contains("no audio or video m-section that receives"), "\(errorMessage(sending.body))")

@@ -7,7 +7,7 @@ import Testing
 @Suite struct WebRTCSignalingTests {
     /// A browser-like publisher offer: BUNDLE, rtcp-mux, ICE credentials, a fingerprint, and the
     /// video section's codecs as given.
-    static func publisherOffer(videoCodecs: [(payloadType: Int, name: String)] = [(96, "VP8")]) -> String {
+    static func publisherOffer(videoCodecs: [(payloadType: Int, name: String)] = [(96, "VP8")], videoFormatParameters: [Int: String] = [:]) -> String {
         let fingerprint = (0..<32).map { _ in "AB" }.joined(separator: ":")
         var lines = [
             "v=0", "o=- 4611731400430051336 2 IN IP4 127.0.0.1", "s=-", "t=0 0", "a=group:BUNDLE 0 1",
@@ -21,6 +21,7 @@ import Testing
             "a=mid:1", "a=sendonly", "a=rtcp-mux",
         ]
         lines += videoCodecs.map { "a=rtpmap:\($0.payloadType) \($0.name)/90000" }
+        lines += videoFormatParameters.sorted { $0.key < $1.key }.map { "a=fmtp:\($0.key) \($0.value)" }
         lines += ["a=rtcp-fb:\(videoCodecs[0].payloadType) nack pli", "a=ssrc:2001 cname:test"]
         return lines.joined(separator: "\r\n") + "\r\n"
     }

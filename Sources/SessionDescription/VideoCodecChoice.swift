@@ -1,0 +1,19 @@
+/// The video codecs the router forwards, as negotiation chooses among them.
+public enum VideoCodecChoice: Sendable, Equatable {
+    case vp8
+    /// `H264/90000` with `packetization-mode=1` (RFC 6184).
+    case h264
+
+    /// The name `a=rtpmap` gives it.
+    public var encodingName: String {
+        switch self {
+        case .vp8: "VP8"
+        case .h264: "H264"
+        }
+    }
+
+    /// H.264's `profile-level-id` in `a=fmtp` parameters, such as `42e01f`.
+    public static func h264ProfileLevelID(in formatParameters: String) -> String? {
+        SDPAttributeValue.formatParameter(named: "profile-level-id", in: formatParameters)
+    }
+}
