@@ -220,11 +220,16 @@ async def connect(args) -> tuple[SignalingClient, dict]:
     return client, result
 
 
-async def offer_to_send(pc: RTCPeerConnection) -> tuple[ToneTrack, PatternTrack]:
+def video_codecs(args) -> list[str]:
+    """The video codec the run offers (`--codec`, VP8 unless told), with its retransmission format."""
+    return [f"video/{getattr(args, 'codec', 'vp8')}", "video/rtx"]
+
+
+async def offer_to_send(pc: RTCPeerConnection, args) -> tuple[ToneTrack, PatternTrack]:
     """Adds the tone and the pattern as send-only tracks and sets the local offer."""
     audio, video = ToneTrack(), PatternTrack()
     prefer(pc.addTransceiver(audio, direction="sendonly"), "audio", ["audio/opus"])
-    prefer(pc.addTransceiver(video, direction="sendonly"), "video", ["video/vp8", "video/rtx"])
+    prefer(pc.addTransceiver(video, direction="sendonly"), "video", video_codecs(args))
     await pc.setLocalDescription(await pc.createOffer())
     return audio, video
 
@@ -247,7 +252,7 @@ async def run_publish(args, out: dict) -> int:
     client, _ = await connect(args)
     pc = new_peer_connection()
     try:
-        audio, video = await offer_to_send(pc)
+        audio, video = await offer_to_send(pc, args)
         params = {"sdpOffer": pc.localDescription.sdp, "videoDimensions": {"width": WIDTH, "height": HEIGHT}}
         if args.name is not None:
             params["name"] = args.name
@@ -267,7 +272,7 @@ async def run_publish(args, out: dict) -> int:
 async def run_whip(args, out: dict) -> int:
     pc = new_peer_connection()
     try:
-        audio, video = await offer_to_send(pc)
+        audio, video = await offer_to_send(pc, args)
         url = args.url + (f"?name={urllib.request.quote(args.name)}" if args.name is not None else "")
         started = time.monotonic()
         answer = await asyncio.to_thread(http_resource.post_offer, url, args.token, pc.localDescription.sdp, out, "streamId")
@@ -374,7 +379,7 @@ async def run_whep(args, out: dict) -> int:
     pc.on("track", frames.on_track)
     try:
         pc.addTransceiver("audio", direction="recvonly")
-        prefer(pc.addTransceiver("video", direction="recvonly"), "video", ["video/vp8", "video/rtx"])
+        prefer(pc.addTransceiver("video", direction="recvonly"), "video", video_codecs(args))
         await pc.setLocalDescription(await pc.createOffer())
         frames.start()
         body = await asyncio.to_thread(http_resource.post_offer, args.url, args.token, pc.localDescription.sdp, out, "subscriberId")
@@ -427,6 +432,8 @@ def parse_args(argv=None):
         sub.add_argument("--seconds", type=float, default=5.0)
         if mode in ("publish", "whip"):
             sub.add_argument("--name", help="the stream's name")
+        if mode in ("publish", "whip", "whep"):
+            sub.add_argument("--codec", choices=["vp8", "h264"], default="vp8", help="the video codec offered")
         elif mode == "subscribe":
             sub.add_argument("--stream-id", help="default: the first stream that exists or appears")
     return parser.parse_args(argv)

@@ -104,6 +104,53 @@ import Testing
         }
     }
 
+    /// H.264 as a WHIP encoder sends it: aiortc publishes H.264 only (libx264, packetization mode 1)
+    /// over WHIP; an aiortc subscriber over the WebSocket and an aiortc WHEP player offering H.264
+    /// both decode it.
+    @Test func aiortcPublishesH264OverWHIPAndAWebSocketSubscriberAndAWHEPPlayerDecode() async throws {
+        let daemon = try await DaemonHarness.start()
+        #expect(try await daemon.http("POST", "/v1/sessions", token: try await daemon.restToken(), body: #"{"sessionId":"h264"}"#).status == 201)
+        let (watcher, _) = try await daemon.connect(session: "h264", role: .subscriber)
+        let subscriber = try InteropProcess(
+            script: "aiortc_peer.py",
+            arguments: [
+                "subscribe", "--url", "ws://127.0.0.1:\(daemon.port)/v1/ws", "--session", "h264", "--token",
+                try await daemon.token(session: "h264", role: .subscriber), "--seconds", "5",
+            ])
+        try await Task.sleep(for: .milliseconds(1500))
+        let publisher = try InteropProcess(
+            script: "aiortc_peer.py",
+            arguments: [
+                "whip", "--url", "http://127.0.0.1:\(daemon.port)/v1/whip/h264", "--token",
+                try await daemon.token(session: "h264", role: .publisher), "--seconds", "10", "--codec", "h264",
+            ])
+        guard case .streamCreated(let created) = try await watcher.event(.streamCreated, timeout: .seconds(30)) else { return }
+        #expect(created.stream.hasVideo)
+        let player = try InteropProcess(
+            script: "aiortc_peer.py",
+            arguments: [
+                "whep", "--url", "http://127.0.0.1:\(daemon.port)/v1/whep/h264/\(created.stream.streamId)", "--token",
+                try await daemon.token(session: "h264", role: .subscriber), "--seconds", "5", "--codec", "h264",
+            ])
+        let played = await player.finish(within: .seconds(60))
+        let received = await subscriber.finish(within: .seconds(60))
+        let sent = await publisher.finish(within: .seconds(60))
+        await watcher.close()
+        try await daemon.stop()
+        #expect(sent.status == 0, "WHIP publisher: \(sent.output) \(sent.errors.suffix(2000))")
+        for (name, outcome) in [("WebSocket subscriber", received), ("WHEP player", played)] {
+            #expect(outcome.status == 0, "\(name): \(outcome.output) \(outcome.errors.suffix(2000))")
+            #expect((outcome.report["videoFrames"] as? Int ?? 0) >= 30, "\(name) decoded H.264 frames: \(outcome.report)")
+            #expect(outcome.report["width"] as? Int == 320 && outcome.report["height"] as? Int == 240, "\(outcome.report)")
+        }
+        if let offered = sent.report["offerSentAt"] as? Double, let decoded = received.report["firstFrameAt"] as? Double {
+            print("webrtc-interop whip h264 aiortc post_to_first_decoded_frame_ms=\(Int((decoded - offered) * 1000))")
+        }
+        if let offered = played.report["offerSentAt"] as? Double, let decoded = played.report["firstFrameAt"] as? Double {
+            print("webrtc-interop whep h264 aiortc post_to_first_decoded_frame_ms=\(Int((decoded - offered) * 1000))")
+        }
+    }
+
     /// aiortc publishes over the WebSocket protocol, and another aiortc plays the stream over WHEP
     /// (its own recvonly offer, the router's answer in its payload types) and decodes it.
     @Test func aiortcPlaysOverWHEPAStreamPublishedOverTheWebSocket() async throws {
