@@ -53,6 +53,7 @@ srtp: deps
 BROWSER_PACKAGES := chromium chromium-driver
 # GStreamer's webrtcbin with the elements and bindings the WHIP/WHEP interop test uses (Debian's python3).
 GSTREAMER_PACKAGES := gstreamer1.0-plugins-bad gstreamer1.0-plugins-good gstreamer1.0-plugins-base gstreamer1.0-nice \
+	gstreamer1.0-plugins-ugly gstreamer1.0-libav \
 	python3-gst-1.0 gir1.2-gst-plugins-bad-1.0 gir1.2-gst-plugins-base-1.0 gir1.2-gstreamer-1.0
 PYTHON_PACKAGES := pylibsrtp==1.0.0 aiortc==1.16.0 websockets==17.4 selenium==4.51.0
 # The cluster tests start private PostgreSQL servers from Debian's package (docs/cluster.md).

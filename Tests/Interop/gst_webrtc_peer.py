@@ -4,14 +4,14 @@
 here wrote (libnice ICE, GStreamer's DTLS and SRTP, libvpx and libopus elements), for interop tests.
 Run it with Debian's /usr/bin/python3, which has the GObject bindings.
 
-  gst_webrtc_peer.py whip --url http://127.0.0.1:7880/v1/whip/S --token T --seconds N [--name NAME]
-  gst_webrtc_peer.py whep --url http://127.0.0.1:7880/v1/whep/S/STREAM --token T --seconds N
+  gst_webrtc_peer.py whip --url http://127.0.0.1:7880/v1/whip/S --token T --seconds N [--name NAME] [--codec vp8|h264]
+  gst_webrtc_peer.py whep --url http://127.0.0.1:7880/v1/whep/S/STREAM --token T --seconds N [--codec vp8|h264]
 
-whip: a test pattern (VP8, 320x240 at 30 fps) and a tone (Opus) through webrtcbin: the offer once
+whip: a test pattern (VP8, or H.264 from x264, 320x240 at 30 fps) and a tone (Opus) through webrtcbin: the offer once
 ICE gathering completes, POSTed; the answer applied; N seconds of media once connected; DELETE.
 Prints {"role": "whip-publisher", "streamId", "location", "connected", "connectSeconds",
 "postStatus", "deleteStatus", "offerSentAt"}.
-whep: two receive-only transceivers (VP8, Opus), the offer POSTed, the answer applied, every
+whep: two receive-only transceivers (VP8 or H.264, Opus), the offer POSTed, the answer applied, every
 received track decoded (decodebin) and its frames counted for N seconds after the POST; DELETE.
 Prints {"role": "whep-player", "subscriberId", "location", "connected", "videoFrames",
 "audioFrames", "width", "height", "firstFrameSeconds", "postStatus", "deleteStatus"}.
@@ -36,7 +36,21 @@ gi.require_version("GstWebRTC", "1.0")
 from gi.repository import GLib, Gst, GstSdp, GstWebRTC  # noqa: E402
 
 CONNECT_TIMEOUT = http_resource.TIMEOUT
-VIDEO_CAPS = "application/x-rtp,media=video,encoding-name=VP8,payload=96,clock-rate=90000"
+VIDEO_CAPS = {
+    "vp8": "application/x-rtp,media=video,encoding-name=VP8,payload=96,clock-rate=90000",
+    # The payloader fills in the profile and level the encoder chose.
+    "h264": "application/x-rtp,media=video,encoding-name=H264,payload=102,clock-rate=90000",
+}
+# What a player offers to receive: H.264 in packetization mode 1, constrained baseline up to level 3.1.
+RECEIVE_VIDEO_CAPS = dict(
+    VIDEO_CAPS, h264=VIDEO_CAPS["h264"] + ",packetization-mode=(string)1,profile-level-id=(string)42e01f")
+VIDEO_ENCODERS = {
+    "vp8": "vp8enc deadline=1 target-bitrate=600000 keyframe-max-dist=60 ! rtpvp8pay",
+    # What OBS and ffmpeg send: constrained baseline from x264 (gstreamer1.0-plugins-ugly), fragmented (FU-A).
+    "h264": "x264enc tune=zerolatency speed-preset=ultrafast key-int-max=60 bitrate=600 "
+    "! video/x-h264,profile=constrained-baseline,stream-format=byte-stream ! h264parse "
+    "! rtph264pay config-interval=-1 aggregate-mode=zero-latency",
+}
 AUDIO_CAPS = "application/x-rtp,media=audio,encoding-name=OPUS,payload=111,clock-rate=48000,encoding-params=(string)2"
 
 
@@ -129,7 +143,7 @@ class Publisher(Peer):
         pipeline = Gst.parse_launch(
             "webrtcbin name=webrtc bundle-policy=max-bundle "
             "videotestsrc is-live=true pattern=ball ! video/x-raw,width=320,height=240,framerate=30/1 ! videoconvert "
-            f"! vp8enc deadline=1 target-bitrate=600000 keyframe-max-dist=60 ! rtpvp8pay ! {VIDEO_CAPS} ! webrtc. "
+            f"! {VIDEO_ENCODERS[args.codec]} ! {VIDEO_CAPS[args.codec]} ! webrtc. "
             f"audiotestsrc is-live=true wave=sine ! audioconvert ! audioresample ! opusenc ! rtpopuspay ! {AUDIO_CAPS} ! webrtc.")
         super().__init__(args, out, pipeline)
 
@@ -145,7 +159,7 @@ class Player(Peer):
         super().__init__(args, out, pipeline)
         self.counts = {"video": 0, "audio": 0}
         self.lock = threading.Lock()
-        for caps in (VIDEO_CAPS, AUDIO_CAPS):
+        for caps in (RECEIVE_VIDEO_CAPS[args.codec], AUDIO_CAPS):
             self.webrtc.emit("add-transceiver", GstWebRTC.WebRTCRTPTransceiverDirection.RECVONLY, Gst.Caps.from_string(caps))
         self.webrtc.connect("pad-added", self.on_pad)
 
@@ -195,6 +209,7 @@ def main() -> int:
     parser.add_argument("--token", required=True)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--name")
+    parser.add_argument("--codec", choices=["vp8", "h264"], default="vp8", help="the video codec sent or offered to receive")
     args = parser.parse_args()
     if args.name is not None:
         args.url += "?name=" + urllib.request.quote(args.name)

@@ -185,15 +185,16 @@ import Testing
     }
 
     /// GStreamer's webrtcbin (Debian's packages, a stack no one here wrote) publishes a test pattern
-    /// over WHIP, and another webrtcbin plays it over WHEP and decodes it.
-    @Test func gstreamerPublishesOverWHIPAndAnotherGStreamerPlaysOverWHEP() async throws {
+    /// over WHIP, in VP8 or in H.264 from x264 as OBS would, and another webrtcbin plays it over WHEP
+    /// and decodes it.
+    @Test(arguments: ["vp8", "h264"]) func gstreamerPublishesOverWHIPAndAnotherGStreamerPlaysOverWHEP(codec: String) async throws {
         let daemon = try await DaemonHarness.start()
         let (watcher, _) = try await daemon.connect(session: "gstreamer", role: .subscriber)
         let publisher = try InteropProcess(
             script: "gst_webrtc_peer.py",
             arguments: [
                 "whip", "--url", "http://127.0.0.1:\(daemon.port)/v1/whip/gstreamer", "--token",
-                try await daemon.token(session: "gstreamer", role: .publisher), "--seconds", "9", "--name", "webrtcbin",
+                try await daemon.token(session: "gstreamer", role: .publisher), "--seconds", "9", "--name", "webrtcbin", "--codec", codec,
             ], python: "/usr/bin/python3")
         guard case .streamCreated(let created) = try await watcher.event(.streamCreated, timeout: .seconds(30)) else { return }
         #expect(created.stream.name == "webrtcbin")
@@ -201,7 +202,7 @@ import Testing
             script: "gst_webrtc_peer.py",
             arguments: [
                 "whep", "--url", "http://127.0.0.1:\(daemon.port)/v1/whep/gstreamer/\(created.stream.streamId)", "--token",
-                try await daemon.token(session: "gstreamer", role: .subscriber), "--seconds", "5",
+                try await daemon.token(session: "gstreamer", role: .subscriber), "--seconds", "5", "--codec", codec,
             ], python: "/usr/bin/python3")
         let played = await player.finish(within: .seconds(60))
         let sent = await publisher.finish(within: .seconds(60))
@@ -217,7 +218,7 @@ import Testing
             let playerOffered = played.report["offerSentAt"] as? Double, let decoded = played.report["firstFrameAt"] as? Double
         {
             print(
-                "webrtc-interop gstreamer whip_post_to_connected_ms=\(Int(connect * 1000)) whep_post_to_first_decoded_frame_ms=\(Int((decoded - playerOffered) * 1000)) "
+                "webrtc-interop gstreamer \(codec) whip_post_to_connected_ms=\(Int(connect * 1000)) whep_post_to_first_decoded_frame_ms=\(Int((decoded - playerOffered) * 1000)) "
                     + "whip_post_to_whep_frame_ms=\(Int((decoded - offered) * 1000))")
         }
     }
