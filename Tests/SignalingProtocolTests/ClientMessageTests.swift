@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func anUnknownCodecIsInvalid() {
-        let text = #"{"v":1,"id":2,"method":"publish","params":{"video":{"codec":"h264","payloadType":96,"ssrc":1},"transport":{"srtp":{"profile":"p","key":"k"}}}}"#
+        let text = #"{"v":1,"id":2,"method":"publish","params":{"video":{"codec":"vp9","payloadType":96,"ssrc":1},"transport":{"srtp":{"profile":"p","key":"k"}}}}"#
         guard case .failure(let rejection) = decode(text) else { Issue.record("accepted"); return }
         #expect(rejection.error.message.hasPrefix("params.video.codec"))
     }
