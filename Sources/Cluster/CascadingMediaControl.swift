@@ -72,9 +72,6 @@ public actor CascadingMediaControl: MediaControl, Service {
 
     private var subscribersBeforeCascading: Int? { cluster.configuration.subscribersBeforeCascading }
 
-    /// Subscribers of other nodes' sessions whose media this node serves, for the node's load.
-    public var subscribersServedForOtherNodes: Int { routeOfTransport.count }
-
     /// What this node cascades now: subscribers it serves for other nodes' sessions, subscribers of its
     /// own sessions served by other nodes, and the relay legs it feeds.
     public var cascadeCounts: (servedForOthers: Int, servedElsewhere: Int, relayLegs: Int) {

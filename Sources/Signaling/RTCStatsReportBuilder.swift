@@ -41,12 +41,7 @@ struct RTCStatsReportBuilder {
 
     /// `inbound-rtp` for what the router receives from a publisher.
     mutating func addInbound(track: TrackDescription, counters: ProducerStatistics) {
-        let name: CodecName =
-            switch track.codec {
-            case .opus: .opus
-            case .vp8: .vp8
-            case .h264: .h264
-            }
+        let name = CodecName(track.codec)
         let codecId = addCodec(name: name, payloadType: track.payloadType)
         var inbound = entry("IT\(track.ssrc)", "inbound-rtp", ssrc: track.ssrc, kind: name.kind, codecId: codecId)
         inbound.packetsReceived = counters.packetsReceived

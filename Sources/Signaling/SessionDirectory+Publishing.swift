@@ -293,14 +293,8 @@ extension SessionDirectory {
     }
 
     private static func producerOptions(_ track: TrackDescription, _ headerExtensions: [HeaderExtension]) -> ProducerOptions {
-        let codec: CodecName =
-            switch track.codec {
-            case .opus: .opus
-            case .vp8: .vp8
-            case .h264: .h264
-            }
         var options = ProducerOptions(
-            codec: CodecParameters(name: codec, payloadType: track.payloadType, rtxPayloadType: track.rtxPayloadType),
+            codec: CodecParameters(name: CodecName(track.codec), payloadType: track.payloadType, rtxPayloadType: track.rtxPayloadType),
             ssrc: track.ssrc, rtxSSRC: track.rtxSsrc,
             // One-byte form only (ids 1-14), the form the router writes in its probes.
             absoluteSendTimeID: headerExtensions.first { $0.uri == HeaderExtensionURI.absoluteSendTime && (1...14).contains($0.id) }?.id)

@@ -184,14 +184,8 @@ extension SessionDirectory {
     }
 
     private static func track(_ consumer: ConsumerParameters) -> TrackDescription {
-        let codec: TrackCodec =
-            switch consumer.codec.name {
-            case .opus: .opus
-            case .vp8: .vp8
-            case .h264: .h264
-            }
-        return TrackDescription(
-            codec: codec, payloadType: consumer.codec.payloadType, ssrc: consumer.ssrc,
+        TrackDescription(
+            codec: TrackCodec(consumer.codec.name), payloadType: consumer.codec.payloadType, ssrc: consumer.ssrc,
             rtxPayloadType: consumer.rtxSSRC == nil ? nil : consumer.codec.rtxPayloadType, rtxSsrc: consumer.rtxSSRC)
     }
 }

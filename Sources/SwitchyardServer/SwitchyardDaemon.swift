@@ -68,7 +68,8 @@ public final class SwitchyardDaemon: Sendable {
             await cluster.reportLoad {
                 let counts = await directory.counts()
                 let plane = await media.planeStatistics()
-                let servedForOthers = await cascade.subscribersServedForOtherNodes
+                // The subscribers it serves for other nodes' sessions load a node too.
+                let servedForOthers = await cascade.cascadeCounts.servedForOthers
                 return (
                     NodeLoadSample(
                         sessions: counts.sessions, connections: counts.connections, streams: counts.streams,

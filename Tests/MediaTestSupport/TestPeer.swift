@@ -134,11 +134,17 @@ public final class TestPeer {
         case rtcp([UInt8])
     }
 
-    /// Reads and throws away the next datagram without unprotecting it, as if the network lost it.
+    /// Reads and throws away the next RTP datagram without unprotecting it, as if the network lost
+    /// it; RTCP before it is read and dropped too (a sender report that happens to come first must
+    /// not be "lost" in the media packet's place).
     @discardableResult
     public func discardNext() -> Bool {
         var storage = [UInt8](repeating: 0, count: 2048)
-        return storage.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) } > 0
+        while true {
+            let received = storage.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            guard received > 0 else { return false }
+            if received >= 2, (128...191).contains(storage[0]), !(64...95).contains(storage[1] & 0x7F) { return true }
+        }
     }
 
     /// The next packet the router sent, unprotected; nil after the receive timeout, at once when
