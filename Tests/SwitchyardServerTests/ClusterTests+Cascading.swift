@@ -144,6 +144,31 @@ extension ClusterTests {
         await cluster.stop()
     }
 
+    @Test func subscribersArrivingAtOnceSpreadAsIfTheyCameInTurn() async throws {
+        let cluster = try await ClusterFixture.start(nodes: 2) { $0.cluster?.subscribersBeforeCascading = 4 }
+        let (origin, edge) = (cluster.nodes[0], cluster.nodes[1])
+        let (publisher, _) = try await origin.connect(session: "crowd", role: .publisher)
+        let publisherPeer = try TestPeer()
+        guard case .publish(let published) = try await publisher.call(.publish(publisherPeer.publishParameters())) else { return }
+        let streamId = published.stream.streamId
+        // Eight subscribe at once: four are served here, four by the other node, as if they came in turn.
+        let ports = try await withThrowingTaskGroup(of: UInt16.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    let (viewer, _) = try await origin.connect(session: "crowd", role: .subscriber)
+                    let peer = try TestPeer()
+                    guard case .subscribe(let subscribed) = try await viewer.call(.subscribe(SubscribeParameters(streamId: streamId, transport: peer.transportOffer)))
+                    else { throw WebSocketTestClient.Failure.timedOut("subscribe reply") }
+                    return try #require(subscribed.transport).local.port
+                }
+            }
+            return try await group.reduce(into: [UInt16]()) { $0.append($1) }
+        }
+        #expect(ports.filter { origin.configuration.media.portRange.contains($0) }.count == 4, "\(ports)")
+        #expect(ports.filter { edge.configuration.media.portRange.contains($0) }.count == 4, "\(ports)")
+        await cluster.stop()
+    }
+
     /// The value of the gauge `name` on the node's `/metrics`.
     private func metric(_ name: String, at node: DaemonHarness) async throws -> Double? {
         let (_, body) = try await node.http("GET", "/metrics", token: nil)
