@@ -180,14 +180,7 @@ struct RESTRoutes: Sendable {
     }
 
     private func authenticate(_ request: Request) async throws(SignalingError) {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
-            throw SignalingError(.invalidToken, "missing \"Authorization: Bearer <REST token>\" header")
-        }
-        do {
-            try await tokens.verifyRESTToken(String(header.dropFirst("Bearer ".count)), now: wallClock())
-        } catch {
-            throw SignalingError(error.code, error.description)
-        }
+        try await tokens.verifyRESTAuthorization(request.headers[.authorization], now: wallClock())
     }
 
     static func json(_ value: some Encodable, status: HTTPResponse.Status) -> Response {

@@ -74,6 +74,19 @@ public struct TokenAuthority: Sendable {
         return ClientGrant(sessionId: sessionId, role: role, connectionData: data, expiresAt: claims.exp)
     }
 
+    /// Checks the REST token of an `Authorization: Bearer <token>` header, as the REST API and the
+    /// cluster's node-to-node requests take it.
+    public func verifyRESTAuthorization(_ header: String?, now: Date) async throws(SignalingError) {
+        guard let header, header.hasPrefix("Bearer ") else {
+            throw SignalingError(.invalidToken, "missing \"Authorization: Bearer <REST token>\" header")
+        }
+        do {
+            try await verifyRESTToken(String(header.dropFirst("Bearer ".count)), now: now)
+        } catch {
+            throw SignalingError(error.code, error.description)
+        }
+    }
+
     /// Checks a REST token.
     public func verifyRESTToken(_ token: String, now: Date) async throws(TokenError) {
         let claims = try await verifiedClaims(token, now: now)

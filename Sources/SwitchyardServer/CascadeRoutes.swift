@@ -16,33 +16,26 @@ struct CascadeRoutes: Sendable {
 
     func register(on router: Router<BasicRequestContext>) {
         router.post(RouterPath(CascadingMediaControl.path)) { request, _ in
-            guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
-                return Self.refusal(SignalingError(.invalidToken, "missing \"Authorization: Bearer <REST token>\" header"), status: .unauthorized)
-            }
-            do throws(TokenError) {
-                try await tokens.verifyRESTToken(String(header.dropFirst("Bearer ".count)), now: Date())
+            do throws(SignalingError) {
+                try await tokens.verifyRESTAuthorization(request.headers[.authorization], now: Date())
             } catch {
-                return Self.refusal(SignalingError(error.code, error.description), status: .unauthorized)
+                return Self.json(error, status: .unauthorized)
             }
             let body: Data
             do {
                 body = Data(try await request.body.collect(upTo: Self.maximumBodyBytes).readableBytesView)
             } catch {
-                return Self.refusal(.invalidParams("body", "larger than \(Self.maximumBodyBytes) bytes"), status: .contentTooLarge)
+                return Self.json(SignalingError.invalidParams("body", "larger than \(Self.maximumBodyBytes) bytes"), status: .contentTooLarge)
             }
             let parsed: CascadeRequest
             do {
                 parsed = try CascadingMediaControl.decoder.decode(CascadeRequest.self, from: body)
             } catch {
-                return Self.refusal(.invalidParams("body", "not a cascading request: \(error)"), status: .badRequest)
+                return Self.json(SignalingError.invalidParams("body", "not a cascading request: \(error)"), status: .badRequest)
             }
             let reply = await cascade.handle(parsed)
             return Self.json(reply, status: .ok)
         }
-    }
-
-    private static func refusal(_ error: SignalingError, status: HTTPResponse.Status) -> Response {
-        json(error, status: status)
     }
 
     private static func json(_ value: some Encodable, status: HTTPResponse.Status) -> Response {
