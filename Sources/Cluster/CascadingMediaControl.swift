@@ -38,8 +38,16 @@ public actor CascadingMediaControl: MediaControl, Service {
 
     private var remoteTransports: [TransportID: RemoteObject] = [:]
     private var remoteConsumers: [ConsumerID: RemoteObject] = [:]
-    /// The tag of an edge's object, by the edge's node id and its own id.
-    private var tags: [String: [UInt64: UInt64]] = [:]
+    /// An object on an edge: the edge's node id and the id its media plane gave it.
+    struct EdgeObject: Hashable {
+        var node: String
+        var id: UInt64
+    }
+
+    /// The tags of edges' transports and consumers, kept apart since an edge's ids of the two kinds
+    /// need not differ.
+    private var transportTags: [EdgeObject: TransportID] = [:]
+    private var consumerTags: [EdgeObject: ConsumerID] = [:]
     /// Tags live far above the media plane's own ids, which count up from 1.
     private var nextTag: UInt64 = 1 << 62
     /// Subscriber transports this node made for each of its routers, and those being made.
@@ -189,7 +197,8 @@ public actor CascadingMediaControl: MediaControl, Service {
                 payloadTypes: payloadTypes),
             on: object.node)
         guard case .consumer(var parameters) = reply else { throw Self.unexpected(reply, from: object.node) }
-        let tag = ConsumerID(rawValue: makeTag(for: parameters.consumerID.rawValue, on: object.node.nodeId))
+        let tag = ConsumerID(rawValue: makeTag())
+        consumerTags[EdgeObject(node: object.node.nodeId, id: parameters.consumerID.rawValue)] = tag
         remoteConsumers[tag] = RemoteObject(node: object.node, id: parameters.consumerID.rawValue, router: object.router, transport: transport)
         parameters.consumerID = tag
         return parameters
@@ -205,7 +214,7 @@ public actor CascadingMediaControl: MediaControl, Service {
 
     public func closeConsumer(_ consumer: ConsumerID) async throws(MediaControlError) {
         if let object = remoteConsumers.removeValue(forKey: consumer) {
-            tags[object.node.nodeId]?[object.id] = nil
+            consumerTags[EdgeObject(node: object.node.nodeId, id: object.id)] = nil
             _ = try await call(.closeConsumer(ConsumerID(rawValue: object.id)), on: object.node)
         } else {
             try await local.closeConsumer(consumer)
@@ -303,15 +312,14 @@ public actor CascadingMediaControl: MediaControl, Service {
         return parameters
     }
 
-    private func makeTag(for id: UInt64, on node: String) -> UInt64 {
-        let tag = nextTag
-        nextTag += 1
-        tags[node, default: [:]][id] = tag
-        return tag
+    private func makeTag() -> UInt64 {
+        defer { nextTag += 1 }
+        return nextTag
     }
 
     private func tagTransport(_ transport: TransportID, on edge: ClusterNodeAddress, router: RouterID) -> TransportID {
-        let tag = TransportID(rawValue: makeTag(for: transport.rawValue, on: edge.nodeId))
+        let tag = TransportID(rawValue: makeTag())
+        transportTags[EdgeObject(node: edge.nodeId, id: transport.rawValue)] = tag
         remoteTransports[tag] = RemoteObject(node: edge, id: transport.rawValue, router: router, transport: tag)
         return tag
     }
@@ -319,10 +327,10 @@ public actor CascadingMediaControl: MediaControl, Service {
     /// Drops a remote transport and its consumers from the books.
     private func forget(transport tag: TransportID, of object: RemoteObject) {
         remoteTransports[tag] = nil
-        tags[object.node.nodeId]?[object.id] = nil
+        transportTags[EdgeObject(node: object.node.nodeId, id: object.id)] = nil
         for (consumerTag, consumer) in remoteConsumers where consumer.transport == tag {
             remoteConsumers[consumerTag] = nil
-            tags[consumer.node.nodeId]?[consumer.id] = nil
+            consumerTags[EdgeObject(node: consumer.node.nodeId, id: consumer.id)] = nil
         }
     }
 
@@ -331,15 +339,22 @@ public actor CascadingMediaControl: MediaControl, Service {
         for router in localSubscriberTransports.keys { localSubscriberTransports[router]?.remove(transport) }
     }
 
+    private func transportTag(of transport: TransportID, on node: String) -> TransportID? {
+        transportTags[EdgeObject(node: node, id: transport.rawValue)]
+    }
+
+    private func consumerTag(of consumer: ConsumerID, on node: String) -> ConsumerID? {
+        consumerTags[EdgeObject(node: node, id: consumer.rawValue)]
+    }
+
     /// An edge's statistics with its ids replaced by their tags here; what has no tag is not ours.
     private func retagged(_ statistics: RouterStatistics, from node: String) -> RouterStatistics {
         var result = RouterStatistics(routerID: statistics.routerID, producers: [], consumers: [], drops: statistics.drops)
-        let known = tags[node] ?? [:]
         result.consumers = statistics.consumers.compactMap { consumer in
-            known[consumer.consumerID.rawValue].map { var copy = consumer; copy.consumerID = ConsumerID(rawValue: $0); return copy }
+            consumerTag(of: consumer.consumerID, on: node).map { var copy = consumer; copy.consumerID = $0; return copy }
         }
         result.transports = statistics.transports.compactMap { transport in
-            known[transport.transportID.rawValue].map { var copy = transport; copy.transportID = TransportID(rawValue: $0); return copy }
+            transportTag(of: transport.transportID, on: node).map { var copy = transport; copy.transportID = $0; return copy }
         }
         return result
     }
@@ -347,20 +362,19 @@ public actor CascadingMediaControl: MediaControl, Service {
     /// An edge's events about what it serves here, under their tags; a closed or failed transport
     /// leaves the books when signaling closes it.
     func received(_ events: [MediaEvent], from node: String) {
-        let known = tags[node] ?? [:]
         for event in events {
             let translated: MediaEvent? =
                 switch event {
                 case .transportConnected(let transport, let remote):
-                    known[transport.rawValue].map { .transportConnected(TransportID(rawValue: $0), remote: remote) }
+                    transportTag(of: transport, on: node).map { .transportConnected($0, remote: remote) }
                 case .transportFailed(let transport, let reason):
-                    known[transport.rawValue].map { .transportFailed(TransportID(rawValue: $0), reason: reason) }
+                    transportTag(of: transport, on: node).map { .transportFailed($0, reason: reason) }
                 case .transportClosed(let transport, let reason):
-                    known[transport.rawValue].map { .transportClosed(TransportID(rawValue: $0), reason: reason) }
+                    transportTag(of: transport, on: node).map { .transportClosed($0, reason: reason) }
                 case .audioFallback(let transport, let side, let transition):
-                    known[transport.rawValue].map { .audioFallback(TransportID(rawValue: $0), side: side, transition) }
+                    transportTag(of: transport, on: node).map { .audioFallback($0, side: side, transition) }
                 case .consumerLayerChanged(let consumer, let state):
-                    known[consumer.rawValue].map { .consumerLayerChanged(ConsumerID(rawValue: $0), state) }
+                    consumerTag(of: consumer, on: node).map { .consumerLayerChanged($0, state) }
                 case .producerIdle, .producerActive, .keyFrameNeeded, .producerLayersChanged: nil
                 }
             if let translated { continuation.yield(translated) }
