@@ -22,6 +22,8 @@ public actor ClusterNode: SessionPlacement, Service {
     /// Tells this process's registration from an earlier or later one under the same node id.
     private let instance = UUID().uuidString
     private var lastSample: (sample: NodeLoadSample, at: ContinuousClock.Instant)?
+    /// When the database last took this node's heartbeat.
+    private var lastHeartbeat: ContinuousClock.Instant?
     private var metrics = ClusterMetrics()
 
     /// A session placed but not yet created (its client is on its way) is kept this long before the
@@ -106,8 +108,8 @@ public actor ClusterNode: SessionPlacement, Service {
 
     /// Writes liveness and load, reconciles this node's placements with the sessions it holds, and
     /// deletes nodes dead for long. A failure is logged and the next beat tries again: the node keeps
-    /// serving what it holds while the database is away.
-    func heartbeat() async {
+    /// serving what it holds while the database is away. Returns whether the database took it.
+    @discardableResult func heartbeat() async -> Bool {
         let now = ContinuousClock.now
         let (current, hosted) = await loadSource?() ?? (NodeLoadSample(sessions: 0, connections: 0, streams: 0, subscribers: 0, packetsForwarded: 0, cpuSeconds: 0), [])
         let elapsed = lastSample.map { Self.seconds($0.at.duration(to: now)) } ?? 0
@@ -154,9 +156,12 @@ public actor ClusterNode: SessionPlacement, Service {
                 }
             }
             metrics.heartbeats += 1
+            lastHeartbeat = now
+            return true
         } catch {
             metrics.heartbeatFailures += 1
             logger.warning("cluster heartbeat failed; serving what this node holds", metadata: ["error": "\(Self.describe(error))"])
+            return false
         }
     }
 
@@ -197,6 +202,11 @@ public actor ClusterNode: SessionPlacement, Service {
     public func place(sessionId: String) async throws(SignalingError) -> SessionLocation {
         // A node placing the same session at once wins the row: the next round reads it. Three
         // rounds cover a winner that drained or died in between.
+        // Once the database has been away, every node's liveness in it is stale until its next beat:
+        // this node beats first, so it is a candidate the moment the database is back.
+        if lastHeartbeat.map({ $0.duration(to: .now) > configuration.nodeTimeout / 2 }) ?? true, await !heartbeat() {
+            throw SignalingError(.unavailable, "the cluster's database did not answer this node's heartbeat; try again shortly")
+        }
         for _ in 0..<3 {
             if let location = try await locate(sessionId: sessionId) { return location }
             guard let target = try await leastLoadedNode() else {
