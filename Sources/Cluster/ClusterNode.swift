@@ -24,6 +24,12 @@ public actor ClusterNode: SessionPlacement, Service {
     private var lastSample: (sample: NodeLoadSample, at: ContinuousClock.Instant)?
     /// When the database last took this node's heartbeat.
     private var lastHeartbeat: ContinuousClock.Instant?
+    /// After this node could not reach the database for a while, the others' heartbeats in it are
+    /// stale until their next beat, most likely because the database was away for them too: until
+    /// `until`, a node that beat after `floor` (the database's clock, epoch seconds: a node timeout
+    /// before this node's last beat before the gap) still counts as live, so none is taken for dead
+    /// and has its sessions placed again for having shared this node's outage.
+    private var outageGrace: (floor: Double, until: ContinuousClock.Instant)?
     private var metrics = ClusterMetrics()
 
     /// A session placed but not yet created (its client is on its way) is kept this long before the
@@ -69,6 +75,11 @@ public actor ClusterNode: SessionPlacement, Service {
     }
 
     private var timeoutSeconds: Double { Self.seconds(configuration.nodeTimeout) }
+
+    /// The outage grace's floor while it lasts (`LEAST` in the liveness tests ignores its NULL).
+    private var graceFloor: Double? {
+        outageGrace.flatMap { ContinuousClock.now < $0.until ? $0.floor : nil }
+    }
 
     // MARK: - Membership
 
@@ -118,17 +129,22 @@ public actor ClusterNode: SessionPlacement, Service {
         lastSample = (current, now)
         let c = configuration
         do {
-            try await Self.bounded(c.databaseTimeout) { [client, instance, logger, timeoutSeconds] in
-                try await client.withTransaction(logger: logger) { connection in
-                    let updated = try await connection.query(
+            let floor = try await Self.bounded(c.databaseTimeout) { [client, instance, logger, timeoutSeconds, graceFloor] in
+                try await client.withTransaction(logger: logger) { connection -> Double? in
+                    var previousBeat: (at: Double, age: Double)?
+                    let rows = try await connection.query(
                         """
-                        UPDATE switchyard_nodes SET heartbeat_at = now(), sessions = \(current.sessions), connections = \(current.connections),
+                        UPDATE switchyard_nodes n SET heartbeat_at = now(), sessions = \(current.sessions), connections = \(current.connections),
                             streams = \(current.streams), subscribers = \(current.subscribers),
                             forwarded_packets_per_second = \(packetRate), cpu_cores = \(cpuCores)
-                        WHERE node_id = \(c.nodeId) AND instance = \(instance) RETURNING node_id
+                        FROM (SELECT heartbeat_at FROM switchyard_nodes WHERE node_id = \(c.nodeId) AND instance = \(instance)) previous
+                        WHERE n.node_id = \(c.nodeId) AND n.instance = \(instance)
+                        RETURNING extract(epoch FROM previous.heartbeat_at)::float8, extract(epoch FROM now() - previous.heartbeat_at)::float8
                         """, logger: logger
-                    ).collect().count
-                    if updated == 0 {
+                    ).decode((Double, Double).self)
+                    for try await (at, age) in rows { previousBeat = (at, age) }
+                    let floor = previousBeat.flatMap { $0.age > timeoutSeconds / 2 ? $0.at - timeoutSeconds : nil } ?? graceFloor
+                    if previousBeat == nil {
                         // Deleted while the database could not hear from this node: join again.
                         try await connection.query(
                             """
@@ -151,10 +167,14 @@ public actor ClusterNode: SessionPlacement, Service {
                         ON CONFLICT (session_id) DO NOTHING
                         """, logger: logger)
                     try await connection.query(
-                        "DELETE FROM switchyard_nodes WHERE heartbeat_at < now() - make_interval(secs => \(timeoutSeconds * Double(Self.deadNodeRetention)))",
-                        logger: logger)
+                        """
+                        DELETE FROM switchyard_nodes
+                        WHERE heartbeat_at < LEAST(now() - make_interval(secs => \(timeoutSeconds * Double(Self.deadNodeRetention))), to_timestamp(\(floor)))
+                        """, logger: logger)
+                    return floor
                 }
             }
+            if let floor, floor != graceFloor { outageGrace = (floor, now + configuration.nodeTimeout) }
             metrics.heartbeats += 1
             lastHeartbeat = now
             return true
@@ -214,14 +234,14 @@ public actor ClusterNode: SessionPlacement, Service {
                     .limitReached, "no node of the cluster takes new sessions: every live node is draining or holds its cluster.maxSessions")
             }
             let c = configuration
-            let placed = try await database("placing session \(sessionId)") { [client, logger, timeoutSeconds] in
+            let placed = try await database("placing session \(sessionId)") { [client, logger, timeoutSeconds, graceFloor] in
                 try await client.query(
                     """
                     INSERT INTO switchyard_sessions (session_id, node_id) VALUES (\(sessionId), \(target.nodeId))
                     ON CONFLICT (session_id) DO UPDATE SET node_id = EXCLUDED.node_id, placed_at = now()
                     WHERE NOT EXISTS (
                         SELECT 1 FROM switchyard_nodes n WHERE n.node_id = switchyard_sessions.node_id AND n.state = 'active'
-                            AND n.heartbeat_at >= now() - make_interval(secs => \(timeoutSeconds)))
+                            AND n.heartbeat_at >= LEAST(now() - make_interval(secs => \(timeoutSeconds)), to_timestamp(\(graceFloor))))
                     RETURNING node_id
                     """, logger: logger
                 ).collect().count
@@ -237,11 +257,11 @@ public actor ClusterNode: SessionPlacement, Service {
 
     public func locate(sessionId: String) async throws(SignalingError) -> SessionLocation? {
         let c = configuration
-        let found = try await database("looking up session \(sessionId)") { [client, logger, timeoutSeconds] () async throws -> (String, String, String)? in
+        let found = try await database("looking up session \(sessionId)") { [client, logger, timeoutSeconds, graceFloor] () async throws -> (String, String, String)? in
             let rows = try await client.query(
                 """
                 SELECT n.node_id, n.signaling_url, n.internal_url FROM switchyard_sessions s JOIN switchyard_nodes n USING (node_id)
-                WHERE s.session_id = \(sessionId) AND n.state = 'active' AND n.heartbeat_at >= now() - make_interval(secs => \(timeoutSeconds))
+                WHERE s.session_id = \(sessionId) AND n.state = 'active' AND n.heartbeat_at >= LEAST(now() - make_interval(secs => \(timeoutSeconds)), to_timestamp(\(graceFloor)))
                 """, logger: logger
             ).decode((String, String, String).self)
             for try await row in rows { return row }
@@ -254,11 +274,11 @@ public actor ClusterNode: SessionPlacement, Service {
     /// The live, active node with the fewest sessions below its limit; this node on a tie.
     private func leastLoadedNode() async throws(SignalingError) -> ClusterNodeAddress? {
         let c = configuration
-        let found = try await database("choosing a node") { [client, logger, timeoutSeconds] () async throws -> (String, String, String)? in
+        let found = try await database("choosing a node") { [client, logger, timeoutSeconds, graceFloor] () async throws -> (String, String, String)? in
             let rows = try await client.query(
                 """
                 SELECT n.node_id, n.signaling_url, n.internal_url FROM switchyard_nodes n LEFT JOIN switchyard_sessions s USING (node_id)
-                WHERE n.state = 'active' AND n.heartbeat_at >= now() - make_interval(secs => \(timeoutSeconds))
+                WHERE n.state = 'active' AND n.heartbeat_at >= LEAST(now() - make_interval(secs => \(timeoutSeconds)), to_timestamp(\(graceFloor)))
                 GROUP BY n.node_id HAVING count(s.session_id) < n.max_sessions
                 ORDER BY count(s.session_id), n.node_id = \(c.nodeId) DESC, n.node_id LIMIT 1
                 """, logger: logger
@@ -272,12 +292,12 @@ public actor ClusterNode: SessionPlacement, Service {
     /// The other live nodes: those that take new work (active) first, fewest subscribers first.
     public func liveNodes() async throws(SignalingError) -> [(address: ClusterNodeAddress, active: Bool)] {
         let c = configuration
-        return try await database("reading the live nodes") { [client, logger, timeoutSeconds] in
+        return try await database("reading the live nodes") { [client, logger, timeoutSeconds, graceFloor] in
             var nodes: [(address: ClusterNodeAddress, active: Bool)] = []
             let rows = try await client.query(
                 """
                 SELECT node_id, signaling_url, internal_url, state = 'active' FROM switchyard_nodes
-                WHERE node_id <> \(c.nodeId) AND heartbeat_at >= now() - make_interval(secs => \(timeoutSeconds))
+                WHERE node_id <> \(c.nodeId) AND heartbeat_at >= LEAST(now() - make_interval(secs => \(timeoutSeconds)), to_timestamp(\(graceFloor)))
                 ORDER BY state = 'active' DESC, subscribers, node_id
                 """, logger: logger
             ).decode((String, String, String, Bool).self)
@@ -326,12 +346,12 @@ public actor ClusterNode: SessionPlacement, Service {
     }
 
     public func overview() async throws(SignalingError) -> ClusterOverview {
-        let nodes = try await database("reading the cluster's nodes") { [client, logger, timeoutSeconds] in
+        let nodes = try await database("reading the cluster's nodes") { [client, logger, timeoutSeconds, graceFloor] in
             var nodes: [ClusterNodeStatus] = []
             let rows = try await client.query(
                 """
                 SELECT n.node_id, n.signaling_url, n.internal_url, n.state,
-                    n.heartbeat_at >= now() - make_interval(secs => \(timeoutSeconds)),
+                    n.heartbeat_at >= LEAST(now() - make_interval(secs => \(timeoutSeconds)), to_timestamp(\(graceFloor))),
                     (extract(epoch FROM now() - n.heartbeat_at) * 1000)::int8, (extract(epoch FROM n.started_at) * 1000)::int8,
                     n.max_sessions, n.sessions, n.connections, n.streams, n.subscribers, n.forwarded_packets_per_second, n.cpu_cores,
                     coalesce(array_agg(s.session_id ORDER BY s.session_id) FILTER (WHERE s.session_id IS NOT NULL), '{}')

@@ -1,0 +1,33 @@
+@testable import Cluster
+import Logging
+import Signaling
+import Testing
+
+extension ClusterTests {
+    /// Two nodes whose heartbeats are driven by their placements alone (no heartbeat loop), so both
+    /// lapse exactly as in a database outage. A node back first must not take the session of a node
+    /// that lapsed with it; once its grace has passed, a node that never beat again is dead.
+    @Test func aNodeBackFromADatabaseOutageLeavesItsPeersSessionsAloneUntilTheyHadTimeToBeat() async throws {
+        let database = try PostgresServer.start()
+        defer { database.stop() }
+        let address = try DatabaseAddress(url: database.url)
+        func node(_ nodeId: String) async throws -> ClusterNode {
+            let configuration = ClusterConfiguration(
+                database: address, nodeId: nodeId, signalingURL: "ws://127.0.0.1:9/v1/ws", internalURL: "http://127.0.0.1:9",
+                maxSessions: 10, heartbeatInterval: .milliseconds(200), nodeTimeout: .seconds(1), databaseTimeout: .seconds(2))
+            return try await ClusterNode(configuration: configuration, logger: Logger(label: "switchyard-test"))
+        }
+        let a = try await node("node-a")
+        let b = try await node("node-b")
+        #expect(try await a.place(sessionId: "held") == .here)
+
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(try await b.place(sessionId: "held") == .node(a.address), "node B took node A's session while A could not have beaten yet")
+
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(try await b.place(sessionId: "held") == .here, "node A, silent for longer than B's grace, still held its session")
+        #expect(try database.query("SELECT node_id FROM switchyard_sessions WHERE session_id = 'held'") == ["node-b"])
+        await a.leave()
+        await b.leave()
+    }
+}
