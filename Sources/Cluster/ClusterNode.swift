@@ -395,7 +395,7 @@ public actor ClusterNode: SessionPlacement, Service {
 
     /// `work`, or `NoAnswerInTime` after `limit` (the pool waits for a connection as long as the
     /// database is away; the caller must not).
-    static func bounded<T: Sendable>(_ limit: Duration, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+    @discardableResult static func bounded<T: Sendable>(_ limit: Duration, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: T.self) { group in
             group.addTask { try await work() }
             group.addTask {

@@ -257,6 +257,19 @@ public final class Session: Sendable {
 
     /// Subscribes to a stream of this session.
     public func subscribe(to streamId: String, settings: SubscriberSettings = SubscriberSettings()) async throws(SessionError) -> Subscriber {
+        let (binding, result, expectsAudio) = try await startSubscribing(to: streamId, settings: settings, pathBroken: false)
+        let subscriber = Subscriber(
+            session: self, streamId: streamId, settings: settings, binding: binding, result: result, expectsAudio: expectsAudio)
+        binding.media.value.onPathChange = { [weak subscriber] isUp in subscriber?.mediaPath(isUp: isUp) }
+        state.withLock { $0.subscribers[result.subscriberId] = subscriber }
+        start(binding.endpoint.value, downlink: settings.downlinkImpairment, uplink: settings.uplinkImpairment)
+        return subscriber
+    }
+
+    /// Asks the server for a subscription and readies its media endpoint (not started yet).
+    private func startSubscribing(
+        to streamId: String, settings: SubscriberSettings, pathBroken: Bool
+    ) async throws(SessionError) -> (Subscriber.Binding, SubscribeResult, expectsAudio: Bool) {
         let endpoint = try makeEndpoint()
         let parameters = SubscribeParameters(
             streamId: streamId, subscribeToAudio: settings.subscribeToAudio, subscribeToVideo: settings.subscribeToVideo,
@@ -268,7 +281,7 @@ public final class Session: Sendable {
             handler = try SubscriberMedia(
                 audioSSRC: result.audio?.ssrc, videoSSRC: result.video?.ssrc, reporterSSRC: UInt32.random(in: 1...UInt32.max),
                 // libvpx only: an H.264 stream (from a WHIP encoder) is received and counted, not decoded.
-                decodes: settings.decodes && result.video?.codec != .h264, feedback: settings.feedback)
+                decodes: settings.decodes && result.video?.codec != .h264, feedback: settings.feedback, pathBroken: pathBroken)
         } catch {
             throw .media("\(error)")
         }
@@ -277,13 +290,49 @@ public final class Session: Sendable {
         handler.isMediaExpected = handler.isVideoExpected || (expectsAudio && result.audio != nil)
         endpoint.handler = handler
         try accept(result.transport, on: endpoint)
-        let subscriber = Subscriber(
-            session: self, result: result, subscribesToVideo: settings.subscribeToVideo, expectsAudio: expectsAudio,
-            endpoint: LoopBound(value: endpoint), media: LoopBound(value: handler))
-        handler.onPathChange = { [weak subscriber] isUp in subscriber?.mediaPath(isUp: isUp) }
-        state.withLock { $0.subscribers[result.subscriberId] = subscriber }
-        start(endpoint, downlink: settings.downlinkImpairment, uplink: settings.uplinkImpairment)
-        return subscriber
+        let binding = Subscriber.Binding(
+            subscriberId: result.subscriberId, endpoint: LoopBound(value: endpoint), media: LoopBound(value: handler),
+            mediaServer: result.transport.map { "\($0.local.host):\($0.local.port)" } ?? "")
+        return (binding, result, expectsAudio)
+    }
+
+    /// The server ended `subscriber`'s subscription because its media connection failed, and its
+    /// stream goes on: subscribes again with the subscriber's current settings (with back-off, while
+    /// the session is connected, within `reconnectTimeout`), and the subscriber follows. It ends when
+    /// the stream or the session does, when the server refuses, or when the time is up.
+    private func resubscribe(_ subscriber: Subscriber) async {
+        subscriber.mediaConnectionLost()
+        let deadline = ContinuousClock.now + options.reconnectTimeout
+        var pause = Duration.milliseconds(250)
+        while ContinuousClock.now < deadline, !subscriber.hasEndedAlready {
+            let (status, streamGoesOn, isLeaving) = state.withLock {
+                ($0.status, $0.streams[subscriber.streamId] != nil, $0.isLeaving)
+            }
+            if isLeaving || !streamGoesOn || status == .disconnected || status == .failed { break }
+            if status == .connected {
+                let settings = subscriber.settings
+                do {
+                    let (binding, result, expectsAudio) = try await startSubscribing(
+                        to: subscriber.streamId, settings: settings, pathBroken: true)
+                    binding.media.value.onPathChange = { [weak subscriber] isUp in subscriber?.mediaPath(isUp: isUp) }
+                    guard !subscriber.hasEndedAlready else {
+                        // Unsubscribed while the request was out: the new subscription goes too.
+                        _ = try? await call(.unsubscribe(SubscriberReference(subscriberId: result.subscriberId)))
+                        return
+                    }
+                    state.withLock { $0.subscribers[result.subscriberId] = subscriber }
+                    subscriber.resubscribed(to: binding, result: result, expectsAudio: expectsAudio)
+                    start(binding.endpoint.value, downlink: settings.downlinkImpairment, uplink: settings.uplinkImpairment)
+                    return
+                } catch {
+                    // The server said no (the stream ended, the role changed): asking again will not help.
+                    if case .refused = error { break }
+                }
+            }
+            try? await Task.sleep(for: pause)
+            pause = min(pause * 2, .milliseconds(500))
+        }
+        subscriber.ended()
     }
 
     /// Sends a signal to one connection, or to every connection when `to` is nil. While the session
@@ -412,6 +461,11 @@ public final class Session: Sendable {
         state.withLock { _ = $0.subscribers.removeValue(forKey: subscriberId) }
     }
 
+    /// Whether the server holds the subscription `subscriberId` as far as this client knows.
+    func knows(subscriber subscriberId: String) -> Bool {
+        state.withLock { $0.subscribers[subscriberId] != nil }
+    }
+
     // MARK: Events
 
     private func handle(_ event: SessionEvent, sequence: UInt64?) {
@@ -480,7 +534,15 @@ public final class Session: Sendable {
         case .signal(let delivery):
             eventSink.yield(.signalReceived(type: delivery.type, data: delivery.data, from: delivery.from))
         case .subscriberDestroyed(let ended):
-            if let subscriber = state.withLock({ $0.subscribers.removeValue(forKey: ended.subscriberId) }) { subscriber.ended() }
+            let (subscriber, streamGoesOn) = state.withLock {
+                ($0.subscribers.removeValue(forKey: ended.subscriberId), $0.streams[ended.streamId] != nil)
+            }
+            guard let subscriber else { break }
+            if ended.reason == .mediaFailed, streamGoesOn, options.reconnects {
+                Task { await self.resubscribe(subscriber) }
+            } else {
+                subscriber.ended()
+            }
         case .sessionDisconnected(let goodbye):
             state.withLock { $0.serverDisconnectReason = goodbye.reason }
         }

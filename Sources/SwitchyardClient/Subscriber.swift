@@ -2,53 +2,71 @@ import SignalingProtocol
 import Synchronization
 
 /// One subscription: its media endpoint receives, reports and (optionally) decodes the stream;
-/// `events` carries the video-disable events with their reasons.
+/// `events` carries the video-disable events with their reasons. When the server ends the
+/// subscription because its media connection failed (in a cluster: the node that carried it went
+/// away) while the stream goes on, the session subscribes again and this subscriber follows.
 public final class Subscriber: Sendable {
-    public let subscriberId: String
+    /// Where the subscription is served now: replaced when the session subscribes again.
+    struct Binding: Sendable {
+        var subscriberId: String
+        var endpoint: LoopBound<MediaEndpoint>
+        var media: LoopBound<SubscriberMedia>
+        /// The router's `host:port` this subscription's media comes from.
+        var mediaServer: String
+    }
+
     public let streamId: String
     public let events: AsyncStream<SubscriberEvent>
     private let eventSink: AsyncStream<SubscriberEvent>.Continuation
     private let session: Session
-    private let endpoint: LoopBound<MediaEndpoint>
-    private let media: LoopBound<SubscriberMedia>
-    private let videoState: Mutex<(disabledFor: Set<VideoDisableReason>, subscribesToVideo: Bool, audioExpected: Bool)>
+    private let binding: Mutex<Binding>
+    /// What the subscription was made with, as changed since: what subscribing again asks for.
+    private let requested: Mutex<SubscriberSettings>
+    private let videoState: Mutex<(disabledFor: Set<VideoDisableReason>, audioExpected: Bool)>
+    private let isPathDown = Atomic<Bool>(false)
     private let hasEnded = Atomic<Bool>(false)
+
+    init(session: Session, streamId: String, settings: SubscriberSettings, binding: Binding, result: SubscribeResult, expectsAudio: Bool) {
+        self.session = session
+        self.streamId = streamId
+        self.binding = Mutex(binding)
+        requested = Mutex(settings)
+        videoState = Mutex((Self.disableReasons(result), expectsAudio && result.audio != nil))
+        (events, eventSink) = AsyncStream.makeStream(of: SubscriberEvent.self, bufferingPolicy: .bufferingNewest(1024))
+    }
+
+    /// The server's id of the subscription now.
+    public var subscriberId: String { binding.withLock { $0.subscriberId } }
     /// The local UDP port this subscriber's media uses.
-    public let mediaPort: UInt16
+    public var mediaPort: UInt16 { endpoint.value.port }
     /// Where this subscriber's media comes from (the router's `host:port`); in a cluster that
     /// cascades, possibly another node than the session's.
-    public let mediaServer: String
+    public var mediaServer: String { binding.withLock { $0.mediaServer } }
+    /// The settings to subscribe again with.
+    var settings: SubscriberSettings { requested.withLock { $0 } }
+    var hasEndedAlready: Bool { hasEnded.load(ordering: .acquiring) }
+    private var endpoint: LoopBound<MediaEndpoint> { binding.withLock { $0.endpoint } }
+    private var media: LoopBound<SubscriberMedia> { binding.withLock { $0.media } }
 
-    init(
-        session: Session, result: SubscribeResult, subscribesToVideo: Bool, expectsAudio: Bool, endpoint: LoopBound<MediaEndpoint>,
-        media: LoopBound<SubscriberMedia>
-    ) {
-        self.session = session
-        subscriberId = result.subscriberId
-        streamId = result.streamId
-        self.endpoint = endpoint
-        mediaPort = endpoint.value.port
-        mediaServer = result.transport.map { "\($0.local.host):\($0.local.port)" } ?? ""
-        self.media = media
-        var disabled: Set<VideoDisableReason> = []
-        if !result.videoEnabled, let reason = result.videoDisableReason { disabled.insert(reason) }
-        videoState = Mutex((disabled, subscribesToVideo, expectsAudio && result.audio != nil))
-        (events, eventSink) = AsyncStream.makeStream(of: SubscriberEvent.self, bufferingPolicy: .bufferingNewest(1024))
+    private static func disableReasons(_ result: SubscribeResult) -> Set<VideoDisableReason> {
+        guard !result.videoEnabled, let reason = result.videoDisableReason else { return [] }
+        return [reason]
     }
 
     /// Whether video should be arriving: no reason to disable it holds and this subscriber wants it.
     public var isVideoExpected: Bool {
-        videoState.withLock { $0.disabledFor.isEmpty && $0.subscribesToVideo }
+        videoState.withLock { $0.disabledFor.isEmpty } && requested.withLock { $0.subscribeToVideo }
     }
 
     public func setSubscribeToVideo(_ enabled: Bool) async throws(SessionError) {
         _ = try await session.call(.updateSubscriber(SubscriberUpdate(subscriberId: subscriberId, subscribeToVideo: enabled)))
-        videoState.withLock { $0.subscribesToVideo = enabled }
+        requested.withLock { $0.subscribeToVideo = enabled }
         updateExpectation()
     }
 
     public func setSubscribeToAudio(_ enabled: Bool) async throws(SessionError) {
         _ = try await session.call(.updateSubscriber(SubscriberUpdate(subscriberId: subscriberId, subscribeToAudio: enabled)))
+        requested.withLock { $0.subscribeToAudio = enabled }
         streamAudio(isExpected: enabled)
     }
 
@@ -57,12 +75,14 @@ public final class Subscriber: Sendable {
     public func setPreferredResolution(_ resolution: VideoDimensions?) async throws(SessionError) {
         let update = SubscriberUpdate(subscriberId: subscriberId, preferredResolution: resolution.map { .set($0) } ?? .clear)
         _ = try await session.call(.updateSubscriber(update))
+        requested.withLock { $0.preferredResolution = resolution }
     }
 
     /// Of a scalable-video stream, the highest frame rate wanted (`preferredFrameRate`); nil for all.
     public func setPreferredFrameRate(_ frameRate: Double?) async throws(SessionError) {
         let update = SubscriberUpdate(subscriberId: subscriberId, preferredFrameRate: frameRate.map { .set($0) } ?? .clear)
         _ = try await session.call(.updateSubscriber(update))
+        requested.withLock { $0.preferredFrameRate = frameRate }
     }
 
     /// Whether audio should arrive: this subscriber wants it and the publisher sends it.
@@ -71,9 +91,32 @@ public final class Subscriber: Sendable {
         updateExpectation()
     }
 
-    /// The media path broke (no media while some should arrive) or mended.
+    /// The media path broke (no media while some should arrive) or mended; each change is told once,
+    /// whether the path's watch or the server's end of the subscription saw it first.
     func mediaPath(isUp: Bool) {
+        guard isPathDown.exchange(!isUp, ordering: .acquiringAndReleasing) == isUp else { return }
         eventSink.yield(isUp ? .subscriberDidReconnectToStream : .subscriberDidDisconnectFromStream)
+    }
+
+    /// The server ended the subscription while its stream goes on: its media stops here until the
+    /// session has subscribed again.
+    func mediaConnectionLost() {
+        session.stop(endpoint)
+        mediaPath(isUp: false)
+    }
+
+    /// The session subscribed again: media comes to `newBinding`'s endpoint, whose first packet tells
+    /// `subscriberDidReconnectToStream`; video is on or off as the new subscription says.
+    func resubscribed(to newBinding: Binding, result: SubscribeResult, expectsAudio: Bool) {
+        binding.withLock { $0 = newBinding }
+        let reasons = Self.disableReasons(result)
+        let before = videoState.withLock { state in
+            defer { state = (reasons, expectsAudio && result.audio != nil) }
+            return state.disabledFor
+        }
+        for reason in before.subtracting(reasons) { eventSink.yield(.subscriberVideoEnabled(reason: reason)) }
+        for reason in reasons.subtracting(before) { eventSink.yield(.subscriberVideoDisabled(reason: reason)) }
+        updateExpectation()
     }
 
     /// The network as this client measured it: packets, loss, jitter, frames, freezes.
@@ -135,8 +178,12 @@ public final class Subscriber: Sendable {
     }
 
     public func unsubscribe() async throws(SessionError) {
-        _ = try await session.call(.unsubscribe(SubscriberReference(subscriberId: subscriberId)))
-        session.forget(subscriber: subscriberId)
+        let id = subscriberId
+        // Between a failed subscription and the next, the server holds none to end.
+        if session.knows(subscriber: id) {
+            _ = try await session.call(.unsubscribe(SubscriberReference(subscriberId: id)))
+            session.forget(subscriber: id)
+        }
         ended()
     }
 
@@ -151,7 +198,7 @@ public final class Subscriber: Sendable {
     }
 
     private func updateExpectation() {
-        let (video, audio) = videoState.withLock { ($0.disabledFor.isEmpty && $0.subscribesToVideo, $0.audioExpected) }
+        let (video, audio) = (isVideoExpected, videoState.withLock { $0.audioExpected })
         let media = self.media
         session.options.mediaLoop.perform {
             media.value.isVideoExpected = video

@@ -95,7 +95,7 @@ extension ClusterTests {
         await cluster.stop()
     }
 
-    @Test func aCascadedSubscribersDownlinkIsJudgedWhereItIsServedAndItEndsWhenThatNodeGoes() async throws {
+    @Test func aCascadedSubscribersDownlinkIsJudgedWhereItIsServedAndItComesBackWhenThatNodeGoes() async throws {
         let cluster = try await ClusterFixture.start(nodes: 2) { configuration in
             configuration.cluster?.subscribersBeforeCascading = 1
             configuration.media.faultInjection = true
@@ -134,10 +134,18 @@ extension ClusterTests {
         #expect(quality?.audioFallbackState == "videoOff" && (quality?.lossFraction ?? 0) > 0.2, "\(String(describing: quality))")
         #expect(near.isVideoExpected, "the near subscriber's downlink is clean")
 
-        // The edge goes away: the far subscription ends with it; the near one goes on.
+        // The edge goes away: the far subscription's media connection goes with it, and the client
+        // subscribes again by itself, served by the session's node now (no other is left); the near
+        // one goes on.
+        let (farId, farServer) = (far.subscriberId, far.mediaServer)
         try await edge.stop()
-        #expect(await next(far.events, timeout: .seconds(10)) { if case .subscriberDidEnd = $0 { true } else { false } } != nil)
-        #expect(await eventually { await origin.daemon.mediaStatistics().transports == 2 }, "publisher and near subscriber; the leg is closed")
+        #expect(await next(far.events, timeout: .seconds(10)) { $0 == .subscriberDidDisconnectFromStream } != nil)
+        #expect(await next(far.events, timeout: .seconds(10)) { $0 == .subscriberDidReconnectToStream } != nil)
+        #expect(far.subscriberId != farId && far.mediaServer != farServer, "\(far.mediaServer)")
+        #expect(far.isVideoExpected, "the new subscription starts with video on")
+        let farReceived = await far.statistics().video.packetsReceived
+        #expect(await eventually(.seconds(5)) { await far.statistics().video.packetsReceived > farReceived + 10 })
+        #expect(await eventually { await origin.daemon.mediaStatistics().transports == 3 }, "publisher, near and far subscriber; the leg is closed")
         let received = await near.statistics().video.packetsReceived
         #expect(await eventually(.seconds(5)) { await near.statistics().video.packetsReceived > received + 10 })
         await alice.disconnect()

@@ -7,8 +7,9 @@ struct MediaPathWatch {
     private var lastProgressAt: UInt64?
     private(set) var isBroken = false
 
-    init(silence: UInt64) {
+    init(silence: UInt64, isBroken: Bool = false) {
         self.silence = silence
+        self.isBroken = isBroken
     }
 
     /// Something got through. Returns true when this mends a broken path.

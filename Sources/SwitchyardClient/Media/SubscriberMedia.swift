@@ -33,7 +33,7 @@ final class SubscriberMedia: MediaHandler {
     private var receivingSince: UInt64?
     private var latency = LatencyHistogram()
     private var statistics = SubscriberMediaStatistics()
-    private var path = MediaPathWatch(silence: 2_000_000_000)
+    private var path: MediaPathWatch
     private var transportFeedback: TransportFeedbackRecorder?
     /// Whether any media should be arriving (audio, or video that is on); silence is a broken path
     /// only then.
@@ -54,9 +54,13 @@ final class SubscriberMedia: MediaHandler {
         }
     }
 
+    /// `pathBroken`: the subscription replaces one whose media connection failed, so its first media
+    /// mends the path.
     init(
-        audioSSRC: UInt32?, videoSSRC: UInt32?, reporterSSRC: UInt32, decodes: Bool, feedback: BandwidthFeedback = .receiverEstimate
+        audioSSRC: UInt32?, videoSSRC: UInt32?, reporterSSRC: UInt32, decodes: Bool, feedback: BandwidthFeedback = .receiverEstimate,
+        pathBroken: Bool = false
     ) throws(CodecError) {
+        path = MediaPathWatch(silence: 2_000_000_000, isBroken: pathBroken)
         self.audioSSRC = audioSSRC
         self.videoSSRC = videoSSRC
         self.reporterSSRC = reporterSSRC
