@@ -8,7 +8,7 @@ public enum CascadeReply: Codable, Sendable {
     case ice(ICEParameters)
     case consumer(ConsumerParameters)
     case statistics(RouterStatistics?)
-    case leg(TransportID, consumers: [ConsumerParameters])
+    case leg(TransportID, tracks: [RelayedTrack])
     /// The media plane refused the request.
     case refused(MediaControlError)
 }

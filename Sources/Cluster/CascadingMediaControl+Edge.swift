@@ -138,13 +138,13 @@ extension CascadingMediaControl {
                         router: key.router, producers: missing, edge: cluster.nodeId, ingress: route.ingress.localAddress, legKey: route.legKey,
                         edgeKey: route.ingress.routerSRTP, leg: route.leg),
                     on: origin)
-                guard case .leg(let leg, let consumers) = reply else { throw Self.unexpected(reply, from: origin) }
+                guard case .leg(let leg, let tracks) = reply, tracks.allSatisfy({ !$0.consumers.isEmpty }) else {
+                    throw Self.unexpected(reply, from: origin)
+                }
                 routes[key]?.leg = leg
-                for consumer in consumers {
-                    let copy = try await local.produce(
-                        transport: route.ingress.transportID,
-                        options: ProducerOptions(codec: consumer.codec, ssrc: consumer.ssrc, rtxSSRC: consumer.rtxSSRC))
-                    routes[key]?.relayed[consumer.producerID] = copy
+                for track in tracks {
+                    let copy = try await local.produce(transport: route.ingress.transportID, options: track.copyOptions)
+                    routes[key]?.relayed[track.producerID] = copy
                 }
             } catch {
                 await closeRouteIfUnused(key)
@@ -156,7 +156,8 @@ extension CascadingMediaControl {
 
     /// The origin's side: a plain transport on `router` toward the edge's ingress (or the one it
     /// already has), consuming `producers` with nothing held back. The leg is no subscriber: no
-    /// audio fallback judges it, and it forwards every layer the producer's top layer choice gives.
+    /// audio fallback judges it and no budget limits it; a simulcast track crosses as one consumer
+    /// per layer, each pinned to its layer with every temporal layer.
     private func openLeg(
         on router: RouterID, consuming producers: [ProducerID], toward edge: String, ingress: TransportAddress, legKey: SRTPParameters,
         edgeKey: SRTPParameters, existing: TransportID?
@@ -170,10 +171,17 @@ extension CascadingMediaControl {
             leg = try await local.createPlainTransport(router: router, options: options, toConsume: producers).transportID
             legs[leg] = (router, edge)
         }
-        var consumers: [ConsumerParameters] = []
+        var tracks: [RelayedTrack] = []
         do throws(MediaControlError) {
             for producer in producers {
-                consumers.append(try await local.consume(transport: leg, producer: producer, pauseReasons: []))
+                let layers = producerLayers[producer] ?? []
+                var consumers: [ConsumerParameters] = []
+                for layer in layers.isEmpty ? [nil] : layers.indices.map(Optional.some) {
+                    let preference = layer.map { VideoLayerPreference(pinnedLayer: $0) } ?? .unconstrained
+                    consumers.append(
+                        try await local.consume(transport: leg, producer: producer, pauseReasons: [], preference: preference, payloadTypes: nil))
+                }
+                tracks.append(RelayedTrack(producerID: producer, consumers: consumers, layers: layers))
             }
         } catch {
             if existing == nil {
@@ -182,7 +190,7 @@ extension CascadingMediaControl {
             }
             throw error
         }
-        return .leg(leg, consumers: consumers)
+        return .leg(leg, tracks: tracks)
     }
 
     /// Runs `work` after every earlier setup of the route has ended.

@@ -55,6 +55,9 @@ public actor CascadingMediaControl: MediaControl, Service {
     private var subscriberTransportsUnderWay: [RouterID: Int] = [:]
     /// Relay legs from this node's routers: the router and the edge each one feeds.
     var legs: [TransportID: (router: RouterID, edge: String)] = [:]
+    /// The simulcast layers of this node's producers (as published, then as the router learned
+    /// them), which a relay leg carries one by one.
+    var producerLayers: [ProducerID: [VideoLayer]] = [:]
 
     // MARK: Edge: what this node serves for other nodes' sessions.
 
@@ -176,10 +179,13 @@ public actor CascadingMediaControl: MediaControl, Service {
     }
 
     public func produce(transport: TransportID, options: ProducerOptions) async throws(MediaControlError) -> ProducerID {
-        try await local.produce(transport: transport, options: options)
+        let producer = try await local.produce(transport: transport, options: options)
+        if !options.layers.isEmpty { producerLayers[producer] = options.layers }
+        return producer
     }
 
     public func closeProducer(_ producer: ProducerID) async throws(MediaControlError) {
+        producerLayers[producer] = nil
         try await local.closeProducer(producer)
     }
 
@@ -398,6 +404,7 @@ public actor CascadingMediaControl: MediaControl, Service {
             if let key = routeOfConsumer[consumer]?.key { return send(event, to: key) }
         case .producerIdle(let producer), .producerActive(let producer), .keyFrameNeeded(let producer), .producerLayersChanged(let producer, _):
             if routes.values.contains(where: { $0.relayed.values.contains(producer) }) { return }
+            if case .producerLayersChanged(_, let layers) = event, producerLayers[producer] != nil { producerLayers[producer] = layers }
         }
         continuation.yield(event)
     }

@@ -39,10 +39,19 @@ public struct VideoLayerPreference: Equatable, Sendable, Codable {
     /// The highest frame rate wanted: the router drops the temporal layers above it.
     public var maximumFrameRate: Double?
 
+    /// Forward exactly this layer (index, lowest first) with every temporal layer, whatever the budget:
+    /// what a relay leg to another node carries, one consumer per layer. The sizes and frame rate are
+    /// then ignored.
+    public var pinnedLayer: Int?
+
     public init(maximumWidth: Int? = nil, maximumHeight: Int? = nil, maximumFrameRate: Double? = nil) {
         self.maximumWidth = maximumWidth
         self.maximumHeight = maximumHeight
         self.maximumFrameRate = maximumFrameRate
+    }
+
+    public init(pinnedLayer: Int) {
+        self.pinnedLayer = pinnedLayer
     }
 
     public static let unconstrained = VideoLayerPreference()

@@ -36,11 +36,11 @@ extension Consumer {
     /// What this consumer asks of its transport's budget, or nil when it asks nothing now (no layer
     /// arrives, or a person's choice has it off).
     func layerDemand(now: UInt64) -> (demand: LayerBudget.Demand, preferred: Int, highestActive: Int)? {
-        guard layerSelector != nil, !isPausedByChoice, let preferred = preferredLayer(now: now),
+        guard let selector = layerSelector, !selector.isPinned, !isPausedByChoice, let preferred = preferredLayer(now: now),
             let highestActive = producer.encodings.last(where: { $0.isActive(now: now) })?.index
         else { return nil }
         let bitrates = producer.encodings[0...preferred].map(\.budgetedBitrate)
-        return (LayerBudget.Demand(layerBitrates: bitrates, currentLayer: layerSelector!.target), preferred, highestActive)
+        return (LayerBudget.Demand(layerBitrates: bitrates, currentLayer: selector.target), preferred, highestActive)
     }
 
     /// Moves the target to what the preference and the budget allow, asks for the target's key

@@ -82,7 +82,9 @@ final class Consumer {
         }
         if producer.isLayered {
             // Start low: the lowest layer costs least to get going, and the budget moves it up.
-            layerSelector = SimulcastLayerSelector(initialLayer: 0)
+            layerSelector =
+                preference.pinnedLayer.map { SimulcastLayerSelector(pinnedLayer: min(max($0, 0), producer.encodings.count - 1)) }
+                ?? SimulcastLayerSelector(initialLayer: 0)
         }
         // A WebRTC consumer can forward nothing before its transport's DTLS keys exist; it asks when
         // they do (Transport+WebRTC), so the key frame is not spent before it could be sent.

@@ -110,7 +110,7 @@ extension Transport {
     /// answer, and the warning is withdrawn unannounced. Returns whether it was.
     func absorbWarningByLayers(now: UInt64) -> Bool {
         let canStepDown = consumersBySSRC.values.contains { consumer in
-            guard let selector = consumer.layerSelector, consumer.isForwarding else { return false }
+            guard let selector = consumer.layerSelector, !selector.isPinned, consumer.isForwarding else { return false }
             return selector.target > 0 || (selector.current ?? 0) > 0
         }
         guard canStepDown else { return false }

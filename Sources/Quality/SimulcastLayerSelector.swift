@@ -10,7 +10,8 @@
 /// ```
 ///
 /// The selector only decides; the caller asks the publisher for key frames and forwards the layer
-/// `current` names. Every method takes `now` (monotonic nanoseconds).
+/// `current` names. Every method takes `now` (monotonic nanoseconds). A selector pinned to one layer
+/// (a relay leg to another node carries each layer on a consumer of its own) never moves.
 public struct SimulcastLayerSelector: Equatable, Sendable {
     /// Why the target is the layer it is.
     public enum Reason: String, Equatable, Sendable {
@@ -34,6 +35,8 @@ public struct SimulcastLayerSelector: Equatable, Sendable {
     /// The layer being forwarded, nil until the first key frame.
     public private(set) var current: Int?
     public private(set) var reason: Reason = .preference
+    /// Forwards `target` and no other layer, whatever the budget or the preference says.
+    public let isPinned: Bool
     private var higherAllowedSince: UInt64?
     private var lastDownSwitchAt: UInt64?
 
@@ -41,6 +44,15 @@ public struct SimulcastLayerSelector: Equatable, Sendable {
         target = initialLayer
         self.upHold = upHold.wholeNanoseconds
         self.downBackoff = downBackoff.wholeNanoseconds
+        isPinned = false
+    }
+
+    /// A selector that forwards `layer` only: it starts on that layer's key frame and stays.
+    public init(pinnedLayer layer: Int) {
+        target = layer
+        upHold = 0
+        downBackoff = 0
+        isPinned = true
     }
 
     /// Takes the layers allowed now and returns the new target when it changed (the caller asks for a
@@ -51,6 +63,7 @@ public struct SimulcastLayerSelector: Equatable, Sendable {
     ///   - highestActive: The highest layer the publisher sends now.
     ///   - heldLowest: The audio-fallback policy holds the stream on layer 0.
     public mutating func update(preferred: Int, affordable: Int, highestActive: Int, heldLowest: Bool = false, now: UInt64) -> Int? {
+        guard !isPinned else { return nil }
         let allowed = heldLowest ? 0 : max(0, min(preferred, affordable, highestActive))
         let newReason: Reason =
             heldLowest && min(preferred, affordable, highestActive) > 0 ? .fallback
@@ -86,7 +99,7 @@ public struct SimulcastLayerSelector: Equatable, Sendable {
     /// later); once something flows, only the target's key frame moves it.
     public mutating func keyFrameArrived(layer: Int) -> Bool {
         guard let flowing = current else {
-            guard layer <= target else { return false }
+            guard isPinned ? layer == target : layer <= target else { return false }
             current = layer
             return true
         }

@@ -106,6 +106,19 @@ struct SimulcastLayerSelectionTests {
         #expect(selector.current == nil)
     }
 
+    @Test func aPinnedSelectorStartsOnlyOnItsLayerAndNeverMoves() {
+        var selector = SimulcastLayerSelector(pinnedLayer: 1)
+        var moved = selector.keyFrameArrived(layer: 0)
+        #expect(!moved, "a lower layer's key frame does not start a pinned selector")
+        moved = selector.keyFrameArrived(layer: 1)
+        #expect(moved)
+        #expect(selector.update(preferred: 0, affordable: 0, highestActive: 2, heldLowest: true, now: 0) == nil)
+        #expect(selector.update(preferred: 2, affordable: 2, highestActive: 2, now: 10 * Self.second) == nil)
+        moved = selector.keyFrameArrived(layer: 2)
+        #expect(!moved)
+        #expect(selector.target == 1 && selector.current == 1 && selector.reason == .preference)
+    }
+
     @Test func holdingTheLowestLayerForFallbackNamesTheReason() {
         var selector = SimulcastLayerSelector(initialLayer: 2)
         #expect(selector.update(preferred: 2, affordable: 2, highestActive: 2, heldLowest: true, now: 0) == 0)

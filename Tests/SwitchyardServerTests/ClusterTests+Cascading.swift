@@ -152,6 +152,55 @@ extension ClusterTests {
         await cluster.stop()
     }
 
+    /// A simulcast stream crosses the leg layer by layer, so subscribers on the edge each decode the
+    /// layer their preference allows and move between layers there, as on the session's node.
+    @Test func cascadedSubscribersChooseAmongEverySimulcastLayer() async throws {
+        let cluster = try await ClusterFixture.start(nodes: 2) { $0.cluster?.subscribersBeforeCascading = 2 }
+        let origin = cluster.nodes[0]
+        let loop = try MediaLoop()
+        func join(_ role: Role) async throws -> Session {
+            try await Session.connect(
+                url: origin.webSocketURL, sessionId: "layered", token: try await origin.token(session: "layered", role: role),
+                options: SessionOptions(mediaLoop: loop))
+        }
+        func decoded(_ subscriber: Subscriber, width: Int, timeout: Duration = .seconds(8)) async -> SubscriberMediaStatistics {
+            _ = await eventually(timeout) { await subscriber.statistics().decodedWidth == width }
+            return await subscriber.statistics()
+        }
+        let alice = try await join(.publisher)
+        let publisher = try await alice.publish(PublisherSettings(name: "camera", media: SimulcastEndToEndTests.media))
+        let viewers = try await join(.subscriber)
+        #expect(await eventually(.seconds(5)) { viewers.streams.contains { $0.streamId == publisher.streamId } })
+        // The session's node serves two; the edge the next two.
+        let near = try await viewers.subscribe(to: publisher.streamId)
+        _ = try await viewers.subscribe(to: publisher.streamId)
+        let best = try await viewers.subscribe(to: publisher.streamId, settings: SubscriberSettings(decodes: true))
+        let small = try await viewers.subscribe(
+            to: publisher.streamId, settings: SubscriberSettings(decodes: true, preferredResolution: VideoDimensions(width: 320, height: 240)))
+        let edgePorts = cluster.nodes[1].configuration.media.portRange
+        func port(_ subscriber: Subscriber) -> UInt16? { subscriber.mediaServer.split(separator: ":").last.flatMap { UInt16($0) } }
+        #expect(port(near).map { !edgePorts.contains($0) } == true)
+        #expect([best, small].allSatisfy { port($0).map(edgePorts.contains) == true }, "both served by the other node")
+
+        #expect(await decoded(best, width: 768).decodedWidth == 768)
+        #expect(await decoded(small, width: 256).decodedWidth == 256)
+        // One copy of the video on the edge, with every layer: its two subscribers take different ones.
+        #expect(await cluster.nodes[1].daemon.mediaStatistics().producers == 2, "audio and one layered video copy")
+        #expect(try await small.serverStatistics().video?.layer == VideoLayerInfo(width: 256, height: 144, frameRate: 30))
+
+        try await small.setPreferredResolution(VideoDimensions(width: 640, height: 360))
+        #expect(await decoded(small, width: 512, timeout: .seconds(15)).decodedWidth == 512)
+        try await Task.sleep(for: .seconds(1))
+        for (subscriber, label) in [(best, "best"), (small, "small")] {
+            let statistics = await subscriber.statistics()
+            #expect(statistics.decodeErrors == 0 && statistics.pictureIDGaps == 0 && statistics.freezeCount == 0, "\(label): \(statistics)")
+        }
+        await viewers.disconnect()
+        await alice.disconnect()
+        await loop.stop()
+        await cluster.stop()
+    }
+
     @Test func subscribersArrivingAtOnceSpreadAsIfTheyCameInTurn() async throws {
         let cluster = try await ClusterFixture.start(nodes: 2) { $0.cluster?.subscribersBeforeCascading = 4 }
         let (origin, edge) = (cluster.nodes[0], cluster.nodes[1])
