@@ -291,7 +291,7 @@ public final class Session: Sendable {
         endpoint.handler = handler
         try accept(result.transport, on: endpoint)
         let binding = Subscriber.Binding(
-            subscriberId: result.subscriberId, endpoint: LoopBound(value: endpoint), media: LoopBound(value: handler),
+            subscriberId: result.subscriberId, endpoint: LoopBound(value: endpoint), media: LoopBound(value: handler), mediaPort: endpoint.port,
             mediaServer: result.transport.map { "\($0.local.host):\($0.local.port)" } ?? "")
         return (binding, result, expectsAudio)
     }

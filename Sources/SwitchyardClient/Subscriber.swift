@@ -11,6 +11,7 @@ public final class Subscriber: Sendable {
         var subscriberId: String
         var endpoint: LoopBound<MediaEndpoint>
         var media: LoopBound<SubscriberMedia>
+        var mediaPort: UInt16
         /// The router's `host:port` this subscription's media comes from.
         var mediaServer: String
     }
@@ -38,7 +39,7 @@ public final class Subscriber: Sendable {
     /// The server's id of the subscription now.
     public var subscriberId: String { binding.withLock { $0.subscriberId } }
     /// The local UDP port this subscriber's media uses.
-    public var mediaPort: UInt16 { endpoint.value.port }
+    public var mediaPort: UInt16 { binding.withLock { $0.mediaPort } }
     /// Where this subscriber's media comes from (the router's `host:port`); in a cluster that
     /// cascades, possibly another node than the session's.
     public var mediaServer: String { binding.withLock { $0.mediaServer } }
