@@ -6,6 +6,7 @@ extension CascadingMediaControl {
     func answer(_ request: CascadeRequest) async throws(MediaControlError) -> CascadeReply {
         switch request {
         case .openTransport(let origin, let router, let producers, let plain):
+            guard !isShuttingDown else { throw .shuttingDown(node: cluster.nodeId) }
             return try await openTransport(for: origin, router: router, producers: producers, plain: plain)
         case .connectWebRTCTransport(let transport, let remote):
             try owned(transport)

@@ -66,6 +66,8 @@ public actor CascadingMediaControl: MediaControl, Service {
     var routeOfConsumer: [ConsumerID: (key: CascadeRoute.Key, transport: TransportID)] = [:]
     /// The relay-fault test aid's share, applied to every relay leg into this node.
     var relayDropShare: Double?
+    /// Set at graceful shutdown: no new subscriber transport is made here for another node.
+    var isShuttingDown = false
     /// Route setups run one after another per route, so two subscribers arriving at once share one leg.
     var setupTails: [CascadeRoute.Key: Task<Void, Never>] = [:]
     private var outgoingEvents: [String: (origin: ClusterNodeAddress, events: [MediaEvent])] = [:]
@@ -101,6 +103,9 @@ public actor CascadingMediaControl: MediaControl, Service {
             try? await cancelWhenGracefulShutdown { [cluster] in try await Task.sleep(for: cluster.configuration.nodeTimeout) }
             if !Task.isShuttingDownGracefully { await forgetDeadNodes() }
         }
+        // Draining first, so that the origins, whose subscribers come back at once, pass this node by.
+        isShuttingDown = true
+        await cluster.beginDrain()
         await failEverythingServedForOthers(reason: "node \(cluster.nodeId), which carried this subscriber's media, is shutting down")
         routing.cancel()
     }

@@ -24,6 +24,8 @@ public actor ClusterNode: SessionPlacement, Service {
     private var lastSample: (sample: NodeLoadSample, at: ContinuousClock.Instant)?
     /// When the database last took this node's heartbeat.
     private var lastHeartbeat: ContinuousClock.Instant?
+    /// Set once the node has begun to drain (its shutdown and its cascading both ask).
+    private var isDraining = false
     /// After this node could not reach the database for a while, the others' heartbeats in it are
     /// stale until their next beat, most likely because the database was away for them too: until
     /// `until`, a node that beat after `floor` (the database's clock, epoch seconds: a node timeout
@@ -188,6 +190,8 @@ public actor ClusterNode: SessionPlacement, Service {
     /// Marks this node draining (placement passes it by) and gives up its placements, so clients that
     /// connect again land on another node. Called before its clients are told to go.
     public func beginDrain() async {
+        guard !isDraining else { return }
+        isDraining = true
         let c = configuration
         do {
             try await Self.bounded(c.databaseTimeout) { [client, instance, logger] in

@@ -17,4 +17,6 @@ public enum MediaControlError: Error, Equatable, Sendable, Codable {
     case invalidParameters(reason: String)
     /// A system call failed; `call` names it and `errno` is the system's code.
     case system(call: String, errno: Int32)
+    /// In a cluster: `node` is shutting down and takes no new work for other nodes.
+    case shuttingDown(node: String)
 }

@@ -182,7 +182,7 @@ extension ClusterTests {
         #expect(port(near).map { !edgePorts.contains($0) } == true)
         #expect([best, small].allSatisfy { port($0).map(edgePorts.contains) == true }, "both served by the other node")
 
-        #expect(await decoded(best, width: 768).decodedWidth == 768)
+        #expect(await decoded(best, width: 768, timeout: .seconds(15)).decodedWidth == 768)
         #expect(await decoded(small, width: 256).decodedWidth == 256)
         // One copy of the video on the edge, with every layer: its two subscribers take different ones.
         #expect(await cluster.nodes[1].daemon.mediaStatistics().producers == 2, "audio and one layered video copy")
