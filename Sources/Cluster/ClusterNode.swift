@@ -224,13 +224,13 @@ public actor ClusterNode: SessionPlacement, Service {
     // MARK: - SessionPlacement
 
     public func place(sessionId: String) async throws(SignalingError) -> SessionLocation {
-        // A node placing the same session at once wins the row: the next round reads it. Three
-        // rounds cover a winner that drained or died in between.
         // Once the database has been away, every node's liveness in it is stale until its next beat:
         // this node beats first, so it is a candidate the moment the database is back.
         if lastHeartbeat.map({ $0.duration(to: .now) > configuration.nodeTimeout / 2 }) ?? true, await !heartbeat() {
             throw SignalingError(.unavailable, "the cluster's database did not answer this node's heartbeat; try again shortly")
         }
+        // A node placing the same session at once wins the row: the next round reads it. Three
+        // rounds cover a winner that drained or died in between.
         for _ in 0..<3 {
             if let location = try await locate(sessionId: sessionId) { return location }
             guard let target = try await leastLoadedNode() else {
