@@ -152,6 +152,50 @@ extension ClusterTests {
         await cluster.stop()
     }
 
+    /// An edge killed outright (no drain, no goodbye): the session's node finds it dead within the
+    /// node timeout, fails its cascaded subscriber and closes the leg; the client subscribes again by
+    /// itself and gets its media from the session's node.
+    @Test func aKilledEdgesSubscriberComesBackThroughTheSessionsNode() async throws {
+        let cluster = try await ClusterFixture.start(nodes: 1) { $0.cluster?.subscribersBeforeCascading = 1 }
+        let origin = cluster.nodes[0]
+        let edge = try KillableNode(nodeId: "node-e", host: "127.0.0.10", mediaPorts: 47740...47779, database: cluster.database)
+        defer { edge.stop() }
+        #expect(await eventually(.seconds(20)) { (try? await cluster.overview())?.nodes.contains { $0.nodeId == "node-e" && $0.live } == true })
+        let loop = try MediaLoop()
+        func join(_ role: Role) async throws -> Session {
+            try await Session.connect(
+                url: origin.webSocketURL, sessionId: "outlived", token: try await origin.token(session: "outlived", role: role),
+                options: SessionOptions(mediaLoop: loop))
+        }
+        func port(_ subscriber: Subscriber) -> UInt16? { subscriber.mediaServer.split(separator: ":").last.flatMap { UInt16($0) } }
+        let alice = try await join(.publisher)
+        #expect(try cluster.holder(of: "outlived") == "node-a")
+        let publisher = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))
+        var subscribers: [Subscriber] = []
+        for _ in 0..<2 {
+            let session = try await join(.subscriber)
+            #expect(await eventually(.seconds(5)) { session.streams.contains { $0.streamId == publisher.streamId } })
+            let subscriber = try await session.subscribe(to: publisher.streamId)
+            #expect(await eventually(.seconds(5)) { await subscriber.statistics().video.packetsReceived > 10 })
+            subscribers.append(subscriber)
+        }
+        let far = subscribers[1]
+        #expect(port(far).map(edge.mediaPorts.contains) == true, "the second subscriber is served by the other node")
+
+        let killedAt = ContinuousClock.now
+        edge.kill()
+        #expect(await next(far.events, timeout: .seconds(15)) { $0 == .subscriberDidReconnectToStream } != nil)
+        let back = ContinuousClock.now - killedAt
+        #expect(port(far).map { !edge.mediaPorts.contains($0) } == true, "\(far.mediaServer)")
+        let received = await far.statistics().video.packetsReceived
+        #expect(await eventually(.seconds(5)) { await far.statistics().video.packetsReceived > received + 10 })
+        #expect(await eventually { await origin.daemon.mediaStatistics().transports == 3 }, "publisher and two subscribers; the leg is closed")
+        print("cascade failover: kill -9 of the edge to its subscriber's media from the session's node \(back) (node timeout 3 s)")
+        await alice.disconnect()
+        await loop.stop()
+        await cluster.stop()
+    }
+
     /// A simulcast stream crosses the leg layer by layer, so subscribers on the edge each decode the
     /// layer their preference allows and move between layers there, as on the session's node.
     @Test func cascadedSubscribersChooseAmongEverySimulcastLayer() async throws {

@@ -218,38 +218,17 @@ import Testing
         let cluster = try await ClusterFixture.start(nodes: 2)
         let loop = try MediaLoop()
         let a = cluster.nodes[0]
-        let host = "127.0.0.9"
-        let port = freeTCPPort(host: host)
-        let configurationPath = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-node-k-\(UUID().uuidString).json").path
-        let logPath = configurationPath + ".log"
-        defer {
-            try? FileManager.default.removeItem(atPath: configurationPath)
-            try? FileManager.default.removeItem(atPath: logPath)
-        }
-        try """
-        {"server": {"host": "\(host)", "port": \(port)}, "media": {"workers": 1, "portRange": {"first": 47700, "last": 47739}},
-         "shutdown": {"drainSeconds": 5},
-         "cluster": {"databaseURL": "\(cluster.database.url)", "nodeId": "node-k", "heartbeatSeconds": 1, "nodeTimeoutSeconds": 3}}
-        """.write(toFile: configurationPath, atomically: true, encoding: .utf8)
-        let pid = try ChildProcess.spawn(DaemonProcessTests.executable.path, ["--config", configurationPath], output: logPath)
-        var killed = false
-        defer {
-            if !killed {
-                kill(pid, SIGKILL)
-                ChildProcess.wait(for: pid)
-            }
-        }
+        let k = try KillableNode(nodeId: "node-k", host: "127.0.0.9", mediaPorts: 47700...47739, database: cluster.database)
+        defer { k.stop() }
         let rest = try await a.restToken()
         #expect(await eventually(.seconds(20)) { (try? await DaemonHarness.http(
-                "POST", url: "http://\(host):\(port)/v1/sessions", token: rest, body: #"{"sessionId":"survivor"}"#, contentType: "application/json"))?.status == 201 })
+                "POST", url: k.baseURL + "/v1/sessions", token: rest, body: #"{"sessionId":"survivor"}"#, contentType: "application/json"))?.status == 201 })
         #expect(try cluster.holder(of: "survivor") == "node-k")
         let (alice, bob, publisher) = try await meeting("survivor", entry: a, loop: loop)
-        #expect(alice.serverURL == "ws://\(host):\(port)/v1/ws")
+        #expect(alice.serverURL == k.webSocketURL)
 
         let killedAt = ContinuousClock.now
-        kill(pid, SIGKILL)
-        ChildProcess.wait(for: pid)
-        killed = true
+        k.kill()
         // Until its heartbeat is stale the dead node still holds the session: a REST request for it
         // is refused as unavailable, naming the node, rather than hanging.
         let refused = try await a.http("GET", "/v1/sessions/survivor", token: rest)
