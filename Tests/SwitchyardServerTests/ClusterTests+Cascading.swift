@@ -10,6 +10,25 @@ import Testing
 /// A session past its node's share of subscribers: the next subscriber's media comes from another
 /// node, fed over one relay leg.
 extension ClusterTests {
+    /// The router port a subscriber's media comes from, which names the node serving it.
+    func mediaPort(_ subscriber: Subscriber) -> UInt16? {
+        subscriber.mediaServer.split(separator: ":").last.flatMap { UInt16($0) }
+    }
+
+    /// `count` subscribers of `publisher`, each in a session of its own from `join`, each receiving
+    /// video before the next arrives, so placement sees them in turn.
+    func receivingSubscribers(of publisher: Publisher, count: Int, joining join: () async throws -> Session) async throws -> [Subscriber] {
+        var subscribers: [Subscriber] = []
+        for _ in 0..<count {
+            let session = try await join()
+            #expect(await eventually(.seconds(5)) { session.streams.contains { $0.streamId == publisher.streamId } })
+            let subscriber = try await session.subscribe(to: publisher.streamId)
+            #expect(await eventually(.seconds(5)) { await subscriber.statistics().video.packetsReceived > 10 })
+            subscribers.append(subscriber)
+        }
+        return subscribers
+    }
+
     @Test func aSubscriberPastItsNodesShareGetsByteIdenticalMediaFromAnotherNodeWithNACKAndPLIUpstream() async throws {
         let cluster = try await ClusterFixture.start(nodes: 2) { configuration in
             configuration.cluster?.subscribersBeforeCascading = 1
@@ -102,21 +121,10 @@ extension ClusterTests {
         }
         let (origin, edge) = (cluster.nodes[0], cluster.nodes[1])
         let loop = try MediaLoop()
-        func join(_ role: Role) async throws -> Session {
-            try await Session.connect(
-                url: origin.webSocketURL, sessionId: "lecture", token: try await origin.token(session: "lecture", role: role),
-                options: SessionOptions(mediaLoop: loop))
-        }
+        func join(_ role: Role) async throws -> Session { try await self.join(origin.webSocketURL, "lecture", role, token: origin, loop: loop) }
         let alice = try await join(.publisher)
         let publisher = try await alice.publish(PublisherSettings(name: "camera", media: Self.media, subscriberAudioFallbackEnabled: true))
-        var subscribers: [Subscriber] = []
-        for _ in 0..<2 {
-            let session = try await join(.subscriber)
-            #expect(await eventually(.seconds(5)) { session.streams.contains { $0.streamId == publisher.streamId } })
-            let subscriber = try await session.subscribe(to: publisher.streamId)
-            #expect(await eventually(.seconds(5)) { await subscriber.statistics().video.packetsReceived > 10 })
-            subscribers.append(subscriber)
-        }
+        let subscribers = try await receivingSubscribers(of: publisher, count: 2) { try await join(.subscriber) }
         let (near, far) = (subscribers[0], subscribers[1])
         #expect(await edge.daemon.mediaStatistics().consumers == 2, "the second subscriber is served by the other node")
 
@@ -162,31 +170,19 @@ extension ClusterTests {
         defer { edge.stop() }
         #expect(await eventually(.seconds(20)) { (try? await cluster.overview())?.nodes.contains { $0.nodeId == "node-e" && $0.live } == true })
         let loop = try MediaLoop()
-        func join(_ role: Role) async throws -> Session {
-            try await Session.connect(
-                url: origin.webSocketURL, sessionId: "outlived", token: try await origin.token(session: "outlived", role: role),
-                options: SessionOptions(mediaLoop: loop))
-        }
-        func port(_ subscriber: Subscriber) -> UInt16? { subscriber.mediaServer.split(separator: ":").last.flatMap { UInt16($0) } }
+        func join(_ role: Role) async throws -> Session { try await self.join(origin.webSocketURL, "outlived", role, token: origin, loop: loop) }
         let alice = try await join(.publisher)
         #expect(try cluster.holder(of: "outlived") == "node-a")
         let publisher = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))
-        var subscribers: [Subscriber] = []
-        for _ in 0..<2 {
-            let session = try await join(.subscriber)
-            #expect(await eventually(.seconds(5)) { session.streams.contains { $0.streamId == publisher.streamId } })
-            let subscriber = try await session.subscribe(to: publisher.streamId)
-            #expect(await eventually(.seconds(5)) { await subscriber.statistics().video.packetsReceived > 10 })
-            subscribers.append(subscriber)
-        }
+        let subscribers = try await receivingSubscribers(of: publisher, count: 2) { try await join(.subscriber) }
         let far = subscribers[1]
-        #expect(port(far).map(edge.mediaPorts.contains) == true, "the second subscriber is served by the other node")
+        #expect(mediaPort(far).map(edge.mediaPorts.contains) == true, "the second subscriber is served by the other node")
 
         let killedAt = ContinuousClock.now
         edge.kill()
         #expect(await next(far.events, timeout: .seconds(15)) { $0 == .subscriberDidReconnectToStream } != nil)
         let back = ContinuousClock.now - killedAt
-        #expect(port(far).map { !edge.mediaPorts.contains($0) } == true, "\(far.mediaServer)")
+        #expect(mediaPort(far).map { !edge.mediaPorts.contains($0) } == true, "\(far.mediaServer)")
         let received = await far.statistics().video.packetsReceived
         #expect(await eventually(.seconds(5)) { await far.statistics().video.packetsReceived > received + 10 })
         #expect(await eventually { await origin.daemon.mediaStatistics().transports == 3 }, "publisher and two subscribers; the leg is closed")
@@ -202,11 +198,7 @@ extension ClusterTests {
         let cluster = try await ClusterFixture.start(nodes: 2) { $0.cluster?.subscribersBeforeCascading = 2 }
         let origin = cluster.nodes[0]
         let loop = try MediaLoop()
-        func join(_ role: Role) async throws -> Session {
-            try await Session.connect(
-                url: origin.webSocketURL, sessionId: "layered", token: try await origin.token(session: "layered", role: role),
-                options: SessionOptions(mediaLoop: loop))
-        }
+        func join(_ role: Role) async throws -> Session { try await self.join(origin.webSocketURL, "layered", role, token: origin, loop: loop) }
         func decoded(_ subscriber: Subscriber, width: Int, timeout: Duration = .seconds(8)) async -> SubscriberMediaStatistics {
             _ = await eventually(timeout) { await subscriber.statistics().decodedWidth == width }
             return await subscriber.statistics()
@@ -222,9 +214,8 @@ extension ClusterTests {
         let small = try await viewers.subscribe(
             to: publisher.streamId, settings: SubscriberSettings(decodes: true, preferredResolution: VideoDimensions(width: 320, height: 240)))
         let edgePorts = cluster.nodes[1].configuration.media.portRange
-        func port(_ subscriber: Subscriber) -> UInt16? { subscriber.mediaServer.split(separator: ":").last.flatMap { UInt16($0) } }
-        #expect(port(near).map { !edgePorts.contains($0) } == true)
-        #expect([best, small].allSatisfy { port($0).map(edgePorts.contains) == true }, "both served by the other node")
+        #expect(mediaPort(near).map { !edgePorts.contains($0) } == true)
+        #expect([best, small].allSatisfy { mediaPort($0).map(edgePorts.contains) == true }, "both served by the other node")
 
         #expect(await decoded(best, width: 768, timeout: .seconds(15)).decodedWidth == 768)
         #expect(await decoded(small, width: 256).decodedWidth == 256)

@@ -12,7 +12,7 @@ import Testing
     static let media: EncodedMedia = try! EncodedMedia(
         settings: MediaSettings(videoBitrate: 200_000, audioBitrate: 24_000, width: 256, height: 144, frameRate: 15, loopSeconds: 1))
 
-    private func join(_ url: String, _ sessionId: String, _ role: Role, token node: DaemonHarness, loop: MediaLoop) async throws -> Session {
+    func join(_ url: String, _ sessionId: String, _ role: Role, token node: DaemonHarness, loop: MediaLoop) async throws -> Session {
         try await Session.connect(
             url: url, sessionId: sessionId, token: try await node.token(session: sessionId, role: role),
             options: SessionOptions(mediaLoop: loop, reconnectTimeout: .seconds(3)))
