@@ -192,6 +192,34 @@ extension ClusterTests {
         await cluster.stop()
     }
 
+    /// The session's node killed outright: the edge, finding it dead within the node timeout, drops
+    /// the leg's ingress and the subscriber transports it served for it.
+    @Test func anEdgeDropsWhatItServedForAKilledSessionsNode() async throws {
+        let cluster = try await ClusterFixture.start(nodes: 1)
+        let edge = cluster.nodes[0]
+        let origin = try KillableNode(
+            nodeId: "node-o", host: "127.0.0.11", mediaPorts: 47780...47819, database: cluster.database, subscribersBeforeCascading: 1)
+        defer { origin.stop() }
+        #expect(await eventually(.seconds(20)) { (try? await cluster.overview())?.nodes.contains { $0.nodeId == "node-o" && $0.live } == true })
+        let loop = try MediaLoop()
+        func join(_ role: Role) async throws -> Session { try await self.join(origin.webSocketURL, "orphaned", role, token: edge, loop: loop) }
+        let alice = try await join(.publisher)
+        #expect(try cluster.holder(of: "orphaned") == "node-o")
+        let publisher = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))
+        let subscribers = try await receivingSubscribers(of: publisher, count: 2) { try await join(.subscriber) }
+        #expect(mediaPort(subscribers[1]).map { !origin.mediaPorts.contains($0) } == true, "the second subscriber is served by the edge")
+        #expect(await edge.daemon.mediaStatistics().transports == 2, "the leg's ingress and the far subscriber's transport")
+
+        let killedAt = ContinuousClock.now
+        origin.kill()
+        #expect(await eventually(.seconds(10)) { await edge.daemon.mediaStatistics().transports == 0 })
+        let dropped = ContinuousClock.now - killedAt
+        #expect(try await metric("switchyard_cluster_cascaded_subscribers", at: edge) == 0)
+        print("cascade: kill -9 of the session's node to its edge holding nothing for it \(dropped) (node timeout 3 s)")
+        await loop.stop()
+        await cluster.stop()
+    }
+
     /// A simulcast stream crosses the leg layer by layer, so subscribers on the edge each decode the
     /// layer their preference allows and move between layers there, as on the session's node.
     @Test func cascadedSubscribersChooseAmongEverySimulcastLayer() async throws {

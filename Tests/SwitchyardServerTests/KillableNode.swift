@@ -12,7 +12,7 @@ final class KillableNode {
     private let configurationPath: String
     private var isDead = false
 
-    init(nodeId: String, host: String, mediaPorts: ClosedRange<UInt16>, database: PostgresServer) throws {
+    init(nodeId: String, host: String, mediaPorts: ClosedRange<UInt16>, database: PostgresServer, subscribersBeforeCascading: Int? = nil) throws {
         self.nodeId = nodeId
         self.host = host
         self.mediaPorts = mediaPorts
@@ -22,7 +22,8 @@ final class KillableNode {
         {"server": {"host": "\(host)", "port": \(port)},
          "media": {"workers": 1, "portRange": {"first": \(mediaPorts.lowerBound), "last": \(mediaPorts.upperBound)}},
          "shutdown": {"drainSeconds": 5},
-         "cluster": {"databaseURL": "\(database.url)", "nodeId": "\(nodeId)", "heartbeatSeconds": 1, "nodeTimeoutSeconds": 3}}
+         "cluster": {"databaseURL": "\(database.url)", "nodeId": "\(nodeId)", "heartbeatSeconds": 1, "nodeTimeoutSeconds": 3,
+                     "subscribersBeforeCascading": \(subscribersBeforeCascading.map(String.init) ?? "null")}}
         """.write(toFile: configurationPath, atomically: true, encoding: .utf8)
         pid = try ChildProcess.spawn(DaemonProcessTests.executable.path, ["--config", configurationPath], output: configurationPath + ".log")
     }
