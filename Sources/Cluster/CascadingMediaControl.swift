@@ -128,9 +128,9 @@ public actor CascadingMediaControl: MediaControl, Service {
     public func closeRouter(_ router: RouterID) async throws(MediaControlError) {
         localSubscriberTransports[router] = nil
         legs = legs.filter { $0.value.router != router }
-        let edges = Set(remoteTransports.values.filter { $0.router == router }.map(\.node))
+        let servingEdges = edges(serving: router)
         for (tag, object) in remoteTransports where object.router == router { forget(transport: tag, of: object) }
-        for edge in edges {
+        for edge in servingEdges {
             Task { _ = try? await self.call(.closeRouter(origin: self.cluster.nodeId, router: router), on: edge) }
         }
         try await local.closeRouter(router)
@@ -260,8 +260,7 @@ public actor CascadingMediaControl: MediaControl, Service {
     /// that does not answer leaves its subscribers out rather than failing the request.
     public func statistics(router: RouterID) async throws(MediaControlError) -> RouterStatistics {
         var statistics = try await local.statistics(router: router)
-        let edges = Set(remoteTransports.values.filter { $0.router == router }.map(\.node))
-        for edge in edges.sorted(by: { $0.nodeId < $1.nodeId }) {
+        for edge in edges(serving: router).sorted(by: { $0.nodeId < $1.nodeId }) {
             guard case .statistics(let remote?)? = try? await call(.statistics(origin: cluster.nodeId, router: router), on: edge) else { continue }
             statistics = statistics.merged(with: retagged(remote, from: edge.nodeId))
         }
@@ -273,6 +272,11 @@ public actor CascadingMediaControl: MediaControl, Service {
     }
 
     // MARK: - Origin
+
+    /// The edges serving subscribers of this node's `router`.
+    private func edges(serving router: RouterID) -> Set<ClusterNodeAddress> {
+        Set(remoteTransports.values.filter { $0.router == router }.map(\.node))
+    }
 
     /// The edge a new subscriber of `router` goes to, or nil to serve it here: below
     /// `subscribersBeforeCascading` it stays; past it, an edge already relaying this router's tracks

@@ -81,7 +81,8 @@ final class Consumer {
             rewriter.keepHistory()
         }
         if producer.isLayered {
-            // Start low: the lowest layer costs least to get going, and the budget moves it up.
+            // Start low: the lowest layer costs least to get going, and the budget moves it up. A
+            // relay leg's consumer carries its one layer from the start.
             layerSelector =
                 preference.pinnedLayer.map { SimulcastLayerSelector(pinnedLayer: min(max($0, 0), producer.encodings.count - 1)) }
                 ?? SimulcastLayerSelector(initialLayer: 0)
