@@ -87,9 +87,10 @@ final class Consumer {
                 preference.pinnedLayer.map { SimulcastLayerSelector(pinnedLayer: min(max($0, 0), producer.encodings.count - 1)) }
                 ?? SimulcastLayerSelector(initialLayer: 0)
         }
-        // A WebRTC consumer can forward nothing before its transport's DTLS keys exist; it asks when
-        // they do (Transport+WebRTC), so the key frame is not spent before it could be sent.
-        if pauseReasons.isEmpty, waitingForKeyFrame, transport.outbound != nil {
+        // A consumer can forward nothing before its transport can send (a WebRTC transport's DTLS keys,
+        // a plain transport's client address learned from its first packet); it asks when it can
+        // (`Transport.startConsumersFromKeyFrames`), so the key frame is not spent before it could be sent.
+        if pauseReasons.isEmpty, waitingForKeyFrame, transport.isConnected {
             producer.requestKeyFrame(encoding: targetEncoding, now: now, forNewReceiver: true)
         }
     }
@@ -105,14 +106,19 @@ final class Consumer {
     /// Forwards one producer packet: copy into a worker send slot, rewrite, protect, queue.
     @inline(__always)
     func forward(_ packet: RTPPacket, frame: VideoFrameInfo, now: UInt64) {
-        guard pauseReasons.isEmpty else { return }
+        // Nothing starts while nothing can be sent: a key frame passing before the transport can
+        // send would count as the start, and the subscriber would get only the delta frames after it.
+        guard pauseReasons.isEmpty, transport.isConnected else { return }
         if layerSelector != nil {
             guard admitsLayered(packet, frame: frame, now: now) else { return }
         } else if waitingForKeyFrame {
             guard frame.isKeyFrame else { return }
             waitingForKeyFrame = false
         }
-        guard let mapped = rewriter.rewrite(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, now: now)
+        guard
+            let mapped = rewriter.rewrite(
+                sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, encoding: UInt8(truncatingIfNeeded: frame.encoding),
+                now: now)
         else { return }
         if rewriter.keepsHistory, mapped.sequenceNumber == rewriter.lastSequenceNumber { isAtFrameBoundary = packet.marker }
         if send(packet, sequenceNumber: mapped.sequenceNumber, timestamp: mapped.timestamp, descriptor: frame.descriptor, now: now) {
@@ -150,13 +156,15 @@ final class Consumer {
         return true
     }
 
-    /// Resends a packet a subscriber NACKed, from the producer's retransmission ring: as an RFC 4588
-    /// packet on the retransmission stream when the consumer has one, and only as far as the
+    /// Resends a packet a subscriber NACKed, from the ring of the producer encoding that sent it
+    /// (a simulcast layer forwarded before a switch included), as it went out the first time: as an
+    /// RFC 4588 packet on the retransmission stream when the consumer has one, and only as far as the
     /// transport's resend budget allows.
     func retransmit(consumerSequenceNumber: UInt16, now: UInt64) {
-        guard pauseReasons.isEmpty, let buffer = producer.encodings[currentEncoding].retransmissions,
-            let producerSequenceNumber = rewriter.producerSequenceNumber(forConsumer: consumerSequenceNumber),
-            let stored = buffer.packet(sequenceNumber: producerSequenceNumber, now: now)
+        guard pauseReasons.isEmpty, let forwarded = rewriter.forwardedPacket(forConsumer: consumerSequenceNumber),
+            producer.encodings.indices.contains(Int(forwarded.encoding)),
+            let buffer = producer.encodings[Int(forwarded.encoding)].retransmissions,
+            let stored = buffer.packet(sequenceNumber: forwarded.producerSequenceNumber, now: now)
         else { return }
         guard transport.retransmissionBudget.spend(stored.count, now: now) else {
             retransmissionsOverBudget &+= 1
@@ -172,10 +180,10 @@ final class Consumer {
             transport.worker.releaseLastSendSlot(slot.index)
             return
         }
-        let timestamp = rewriter.consumerTimestamp(forProducer: copy.timestamp)
-        rewrite(copy, sequenceNumber: consumerSequenceNumber, timestamp: timestamp, now: now)
-        if layerSelector != nil, let descriptor = try? VP8PayloadDescriptor(parsing: copy.payload) {
-            pictureRewriter.rewrite(descriptor, in: copy.payload)
+        rewrite(copy, sequenceNumber: consumerSequenceNumber, timestamp: copy.timestamp &+ forwarded.timestampOffset, now: now)
+        if let pictureID = forwarded.pictureID, var descriptor = try? VP8PayloadDescriptor(parsing: copy.payload) {
+            try? descriptor.rewrite(pictureID: pictureID, in: copy.payload)
+            if let tl0 = forwarded.tl0PictureIndex { try? descriptor.rewrite(tl0PictureIndex: tl0, in: copy.payload) }
         }
         if let stream = retransmissionStream {
             do throws(RTPPacketError) {
@@ -204,7 +212,9 @@ final class Consumer {
             return false
         }
         rewrite(copy, sequenceNumber: sequenceNumber, timestamp: timestamp, now: now)
-        if layerSelector != nil, let descriptor { pictureRewriter.rewrite(descriptor, in: copy.payload) }
+        if layerSelector != nil, let descriptor, let picture = pictureRewriter.rewrite(descriptor, in: copy.payload) {
+            rewriter.recordPicture(sequenceNumber: sequenceNumber, pictureID: picture.pictureID, tl0PictureIndex: picture.tl0PictureIndex)
+        }
         transport.stampTransportSequence(&copy, now: now)
         guard transport.sendRTP(slot: slot, length: copy.length) else { return false }
         bytesSent &+= UInt64(copy.length)
@@ -240,11 +250,11 @@ final class Consumer {
 
     /// Starts a new run after a gap in what reached this consumer: from a key frame for video.
     ///
-    /// A WebRTC consumer resumed before its transport's DTLS keys exist asks for nothing: the key
-    /// frame would arrive before it could be sent, and the request would hold back the one made
-    /// when the keys appear (Transport+WebRTC), which is the one that counts.
-    /// - Parameter asNewReceiver: The consumer has just become able to send (its keys now exist)
-    ///   and has had no key frame; its request passes the throttle's long interval.
+    /// A consumer resumed before its transport can send (no DTLS keys, no client address yet) asks
+    /// for nothing: the key frame would arrive before it could be sent, and the request would hold
+    /// back the one made when the transport connects, which is the one that counts.
+    /// - Parameter asNewReceiver: The consumer has just become able to send (its transport just
+    ///   connected) and has had no key frame; its request passes the throttle's long interval.
     func restartFromKeyFrame(now: UInt64, asNewReceiver: Bool = false) {
         rewriter.resync()
         if kind == .video {
@@ -253,7 +263,7 @@ final class Consumer {
                 layerSelector!.stopForwarding()
                 announceLayerState()
             }
-            guard transport.outbound != nil else { return }
+            guard transport.isConnected else { return }
             producer.requestKeyFrame(encoding: targetEncoding, now: now, forNewReceiver: asNewReceiver)
         }
     }

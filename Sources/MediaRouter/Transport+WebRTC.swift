@@ -138,10 +138,7 @@ extension Transport {
             }
             if remote == nil { remote = link.ice.selected ?? link.dtlsPeer }
             if let remote { worker.events.yield(.transportConnected(id, remote: remote.transportAddress)) }
-            // Consumers that started before the keys existed sent nothing the client could read.
-            for consumer in consumersBySSRC.values where consumer.kind == .video && consumer.isForwarding {
-                consumer.restartFromKeyFrame(now: now, asNewReceiver: true)
-            }
+            startConsumersFromKeyFrames(now: now)
         case .failed(let error):
             failWebRTC(link, reason: "DTLS: \(error)")
         case .closed:

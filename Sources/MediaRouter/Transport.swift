@@ -198,8 +198,10 @@ final class Transport {
             return
         }
         if learnsRemote, remote == nil || !remote!.matches(slot), let source = IPv4Address(slot: slot.pointee) {
+            let isFirstAddress = remote == nil
             remote = source
             worker.events.yield(.transportConnected(id, remote: source.transportAddress))
+            if isFirstAddress { startConsumersFromKeyFrames(now: now) }
         }
         if isRTCP {
             router.handleRTCP(UnsafeRawBufferPointer(rebasing: buffer[0..<plainLength]), from: self, now: now)
@@ -249,6 +251,14 @@ final class Transport {
             worker.releaseLastSendSlot(slot.index)
             router?.drops.sendFailed += 1
             return false
+        }
+    }
+
+    /// The transport has just become able to send: its video consumers, which forwarded nothing so
+    /// far, start from a key frame asked for as a new receiver's (the throttle's short interval).
+    func startConsumersFromKeyFrames(now: UInt64) {
+        for consumer in consumersBySSRC.values where consumer.kind == .video && consumer.isForwarding {
+            consumer.restartFromKeyFrame(now: now, asNewReceiver: true)
         }
     }
 

@@ -101,6 +101,43 @@ import Testing
         #expect(clean.receiveRTP(count: 30).count == 30)
     }
 
+    /// A plain subscriber that leaves out its address is sent nothing until its first packet gives
+    /// the router its address. A key frame that passed in that moment was never sent, so it does not
+    /// count as the start: the consumer waits for a key frame it really sends, and asks for one the
+    /// moment it can send.
+    @Test func aSubscriberWhoseAddressIsLearnedStartsOnAKeyFrameItReallyReceived() async throws {
+        let session = try await RoutedSession.make(subscriberCount: 0, portBase: 43_200, keyFrameInterval: .seconds(2))
+        defer { session.plane.shutdown() }
+        let subscriber = try TestPeer()
+        let parameters = try await session.plane.createPlainTransport(
+            router: session.router, options: PlainTransportOptions(clientSRTP: subscriber.srtpParameters), toConsume: [session.producer])
+        try subscriber.connect(to: parameters)
+        let consumer = try await session.plane.consume(transport: parameters.transportID, producer: session.producer, pauseReasons: [])
+
+        // A key frame and its deltas pass through the router before the subscriber's address is known.
+        try session.publish(from: 0, count: 5, keyFrameAt: [0])
+        try await waitUntil("the router received the key frame") {
+            try await session.plane.statistics(router: session.router).producers.first?.packetsReceived == 5
+        }
+        _ = session.publisher.receiveRTCP(for: 100)
+        // The subscriber's first RTCP right after it gives the router its address.
+        try subscriber.sendRTCP { writer throws(RTCPError) in
+            try RTCPReceiverReport.write(senderSSRC: 0x5151, reportBlocks: EmptyCollection(), into: &writer)
+        }
+        try await waitUntil("the router learned the subscriber's address") {
+            try await session.plane.statistics(router: session.router).transports
+                .first { $0.transportID == parameters.transportID }?.remoteAddress != nil
+        }
+        // It asked the publisher for a key frame at once, and forwards no delta frame before it.
+        #expect(pictureLossIndications(in: session.publisher.receiveRTCP(for: 300)) == 1)
+        try session.publish(from: 5, count: 10, keyFrameAt: [10])
+        let received = subscriber.receiveRTP(count: 5)
+        #expect(received.count == 5)
+        #expect(received.first.map { Array($0.payload.prefix(3)) } == Array(VP8TestPayload.make(index: 10, keyFrame: true).prefix(3)))
+        let statistics = try await session.plane.statistics(router: session.router)
+        #expect(statistics.consumers.first { $0.consumerID == consumer.consumerID }?.packetsSent == 5)
+    }
+
     @Test func aLostPacketIsRecoveredThroughNack() async throws {
         let session = try await RoutedSession.make(subscriberCount: 1, portBase: 41_200)
         defer { session.plane.shutdown() }
