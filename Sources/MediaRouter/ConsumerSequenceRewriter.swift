@@ -45,12 +45,15 @@ struct ConsumerSequenceRewriter: Sendable {
     private var producerSequence = SequenceNumberUnwrapper()
     /// The unwrapped producer sequence number that started the current run.
     private var runStart: Int64 = 0
-    /// The outgoing sequence number that started the current run.
-    private var runFirstOutgoing: UInt16 = 0
-    /// The producer sequence number of each recent outgoing one, by outgoing number modulo its size;
-    /// kept once packets are dropped within a run (`drop`), when the offset alone no longer maps a
-    /// subscriber's NACK back. Preallocated by `keepHistory()`, so the packet path does not allocate.
-    private var history: [UInt32] = []
+    /// What each recent outgoing number carried, by outgoing number modulo its size; kept once
+    /// packets are dropped within a run (`drop`) or runs switch between layers, when the offset alone
+    /// no longer maps a subscriber's NACK back. Nil for a number that carried no producer packet
+    /// (inserted padding). Preallocated by `keepHistory()`, so the packet path does not allocate.
+    private var history: [ForwardedPacket?] = []
+    /// Whether `keepHistory()` was called.
+    private(set) var keepsHistory = false
+    /// The producer encoding the current run forwards, recorded in the history.
+    private var encoding: UInt8 = 0
 
     /// Creates a rewriter whose first outgoing packet has `initialSequenceNumber` and whose
     /// timestamps are the producer's plus `timestampOffset` until the first resync.
@@ -86,25 +89,22 @@ struct ConsumerSequenceRewriter: Sendable {
     /// Outgoing numbers remembered for NACKs once packets are dropped within runs.
     static let historySize = 1024
 
-    /// Whether outgoing numbers map back through a history (`keepHistory`), so padding can be inserted.
-    var keepsHistory: Bool { !history.isEmpty }
-
-    /// Makes room for the NACK history `drop` needs; call once, before forwarding.
+    /// Makes room for the NACK history `drop`, padding and layer switches need; call once, before
+    /// forwarding. Outgoing numbers then map back through it, across runs.
     mutating func keepHistory() {
-        if history.isEmpty { history = Array(repeating: Self.noPacket, count: Self.historySize) }
+        guard !keepsHistory else { return }
+        keepsHistory = true
+        history = Array(repeating: nil, count: Self.historySize)
     }
-
-    /// A history entry for an outgoing number that stands for no producer packet (inserted padding).
-    private static let noPacket: UInt32 = 1 << 16
 
     /// A padding-only packet slipped in after the newest forwarded one (a bandwidth probe while media
     /// flows): the next number and the newest timestamp; the packets after it move up one number.
     /// Nil when there is no run, or no history to keep a NACK for it from mapping to a packet.
     mutating func insertPadding() -> (sequenceNumber: UInt16, timestamp: UInt32)? {
-        guard !isAwaitingResync, !history.isEmpty, producerSequence.lastUnwrapped != nil else { return nil }
+        guard !isAwaitingResync, keepsHistory, producerSequence.lastUnwrapped != nil else { return nil }
         lastSequenceNumber &+= 1
         sequenceNumberOffset &+= 1
-        history[Int(lastSequenceNumber) % Self.historySize] = Self.noPacket
+        history[Int(lastSequenceNumber) % Self.historySize] = nil
         return (lastSequenceNumber, lastTimestamp)
     }
 
@@ -114,7 +114,7 @@ struct ConsumerSequenceRewriter: Sendable {
     /// Returns false when the packet could not be left out seamlessly.
     @discardableResult
     mutating func drop(sequenceNumber: UInt16) -> Bool {
-        guard !isAwaitingResync, !history.isEmpty else { return false }
+        guard !isAwaitingResync, keepsHistory else { return false }
         let unwrapped = producerSequence.peek(sequenceNumber)
         guard let newest = producerSequence.lastUnwrapped, unwrapped > newest else { return false }
         skippedCount &+= UInt64(unwrapped - newest - 1)
@@ -138,8 +138,12 @@ struct ConsumerSequenceRewriter: Sendable {
 
     /// The consumer's sequence number and timestamp for a producer packet being forwarded to it, or
     /// nil when the packet predates the current run and must be dropped.
-    mutating func rewrite(sequenceNumber: UInt16, timestamp: UInt32, now: UInt64) -> (sequenceNumber: UInt16, timestamp: UInt32)? {
+    /// - Parameter encoding: The producer encoding the packet belongs to; a run forwards one.
+    mutating func rewrite(
+        sequenceNumber: UInt16, timestamp: UInt32, encoding: UInt8 = 0, now: UInt64
+    ) -> (sequenceNumber: UInt16, timestamp: UInt32)? {
         if isAwaitingResync {
+            self.encoding = encoding
             return startRun(sequenceNumber: sequenceNumber, timestamp: timestamp, now: now)
         }
         let unwrapped = producerSequence.peek(sequenceNumber)
@@ -164,30 +168,32 @@ struct ConsumerSequenceRewriter: Sendable {
         return outgoing
     }
 
-    /// The producer's sequence number for a sequence number a subscriber NACKed, or nil when the
-    /// subscriber asks for a packet outside the current run (before it, or never forwarded).
-    func producerSequenceNumber(forConsumer sequenceNumber: UInt16) -> UInt16? {
+    /// What went out under a sequence number a subscriber NACKed, or nil when nothing the router
+    /// still knows did. With a history, any recent number maps back, whichever run (and layer) sent
+    /// it; without one, only numbers of the current run do (the offset is all there is).
+    func forwardedPacket(forConsumer sequenceNumber: UInt16) -> ForwardedPacket? {
+        if keepsHistory {
+            guard lastSequenceNumber &- sequenceNumber < Self.historySize,
+                let entry = history[Int(sequenceNumber) % Self.historySize], entry.sequenceNumber == sequenceNumber
+            else { return nil }
+            return entry
+        }
         // Until a new run starts, the previous run's mapping is still the one the subscriber saw.
         guard let newest = producerSequence.lastUnwrapped else { return nil }
-        let producer: UInt16
-        if history.isEmpty {
-            producer = sequenceNumber &- sequenceNumberOffset
-        } else {
-            // Only numbers of the current run, and recent enough to be in the history, map back.
-            let age = lastSequenceNumber &- sequenceNumber
-            let entry = history[Int(sequenceNumber) % Self.historySize]
-            guard age < Self.historySize, age <= lastSequenceNumber &- runFirstOutgoing, entry != Self.noPacket else { return nil }
-            producer = UInt16(entry)
-        }
+        let producer = sequenceNumber &- sequenceNumberOffset
         let unwrapped = producerSequence.peek(producer)
         guard unwrapped >= runStart, unwrapped <= newest else { return nil }
-        return producer
+        return ForwardedPacket(
+            sequenceNumber: sequenceNumber, producerSequenceNumber: producer, encoding: encoding, timestampOffset: timestampOffset)
     }
 
-    /// The consumer's timestamp for a producer timestamp under the current run's offset, for a
-    /// retransmission whose sequence number `producerSequenceNumber(forConsumer:)` found in the run.
-    func consumerTimestamp(forProducer timestamp: UInt32) -> UInt32 {
-        timestamp &+ timestampOffset
+    /// Records the VP8 picture numbers the packet sent as `sequenceNumber` went out with, so a
+    /// resend carries the same ones.
+    mutating func recordPicture(sequenceNumber: UInt16, pictureID: UInt16, tl0PictureIndex: UInt8?) {
+        let slot = Int(sequenceNumber) % Self.historySize
+        guard keepsHistory, history[slot]?.sequenceNumber == sequenceNumber else { return }
+        history[slot]!.pictureID = pictureID
+        history[slot]!.tl0PictureIndex = tl0PictureIndex
     }
 
     /// The outgoing RTP timestamp that corresponds to `now`, extrapolated from the newest forwarded
@@ -213,7 +219,6 @@ struct ConsumerSequenceRewriter: Sendable {
         }
         sequenceNumberOffset = outgoingSequenceNumber &- sequenceNumber
         remember(outgoingSequenceNumber, producer: sequenceNumber)
-        runFirstOutgoing = outgoingSequenceNumber
         producerSequence = SequenceNumberUnwrapper()
         runStart = producerSequence.unwrap(sequenceNumber)
         isAwaitingResync = false
@@ -225,8 +230,9 @@ struct ConsumerSequenceRewriter: Sendable {
 
     @inline(__always)
     private mutating func remember(_ outgoing: UInt16, producer: UInt16) {
-        guard !history.isEmpty else { return }
-        history[Int(outgoing) % Self.historySize] = UInt32(producer)
+        guard keepsHistory else { return }
+        history[Int(outgoing) % Self.historySize] = ForwardedPacket(
+            sequenceNumber: outgoing, producerSequenceNumber: producer, encoding: encoding, timestampOffset: timestampOffset)
     }
 
     /// Clock-rate ticks in the wall time from `start` to `end`, rounded to the nearest tick and

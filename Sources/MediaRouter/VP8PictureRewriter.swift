@@ -32,9 +32,13 @@ struct VP8PictureRewriter: Sendable {
         for index in recent.indices { recent[index] = .max }
     }
 
-    /// Rewrites the packet's PictureID and TL0PICIDX in place; packets without them pass unchanged.
-    mutating func rewrite(_ descriptor: VP8PayloadDescriptor, in payload: UnsafeMutableRawBufferPointer) {
-        guard let incoming = descriptor.pictureID else { return }
+    /// Rewrites the packet's PictureID and TL0PICIDX in place and returns what it wrote; packets
+    /// without a PictureID pass unchanged (nil).
+    @discardableResult
+    mutating func rewrite(
+        _ descriptor: VP8PayloadDescriptor, in payload: UnsafeMutableRawBufferPointer
+    ) -> (pictureID: UInt16, tl0PictureIndex: UInt8?)? {
+        guard let incoming = descriptor.pictureID else { return nil }
         if isAwaitingRun {
             isAwaitingRun = false
             pictureIDOffset = (lastPictureID &+ 1 &- incoming) % Self.pictureIDModulus
@@ -53,15 +57,17 @@ struct VP8PictureRewriter: Sendable {
         }
         var descriptor = descriptor
         try? descriptor.rewrite(pictureID: outgoing, in: payload)
+        var outgoingTL0: UInt8?
         if let tl0 = descriptor.tl0PictureIndex {
-            let outgoingTL0 = tl0 &+ tl0Offset
-            try? descriptor.rewrite(tl0PictureIndex: outgoingTL0, in: payload)
-            if newest { lastTL0PictureIndex = outgoingTL0 }
+            outgoingTL0 = tl0 &+ tl0Offset
+            try? descriptor.rewrite(tl0PictureIndex: outgoingTL0!, in: payload)
+            if newest { lastTL0PictureIndex = outgoingTL0! }
         }
         if newest {
             newestIncoming = incoming
             lastPictureID = outgoing
         }
+        return (outgoing, outgoingTL0)
     }
 
     /// A picture the consumer does not forward (a temporal layer above its target): the pictures

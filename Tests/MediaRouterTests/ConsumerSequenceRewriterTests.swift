@@ -111,7 +111,7 @@ extension ConsumerSequenceRewriter {
         for step in 0..<12 {
             let mapped = try rewriter.forward(producer, UInt32(step) * 3_000, at: UInt64(step) * 33 * millisecond)
             #expect(mapped.sequenceNumber == expected)
-            #expect(rewriter.producerSequenceNumber(forConsumer: expected) == producer)
+            #expect(rewriter.forwardedPacket(forConsumer: expected)?.producerSequenceNumber == producer)
             expected &+= 1
             producer &+= 1
         }
@@ -121,7 +121,7 @@ extension ConsumerSequenceRewriter {
         #expect(resumed.sequenceNumber == expected)
         let after = try rewriter.forward(0, 3_000, at: second + 33 * millisecond)
         #expect(after.sequenceNumber == expected &+ 1)
-        #expect(rewriter.producerSequenceNumber(forConsumer: expected &+ 1) == 0)
+        #expect(rewriter.forwardedPacket(forConsumer: expected &+ 1)?.producerSequenceNumber == 0)
     }
 
     @Test func reorderedPacketsInARunMapConsistently() throws {
@@ -155,27 +155,27 @@ extension ConsumerSequenceRewriter {
 
     @Test func nackedSequenceNumbersTranslateBackWithinTheRunOnly() throws {
         var rewriter = ConsumerSequenceRewriter(clockRate: 90_000, initialSequenceNumber: 40_000, timestampOffset: 0)
-        #expect(rewriter.producerSequenceNumber(forConsumer: 40_000) == nil)
+        #expect(rewriter.forwardedPacket(forConsumer: 40_000)?.producerSequenceNumber == nil)
         for sequenceNumber in UInt16(100)...104 {
             _ = try rewriter.forward(sequenceNumber, 0, at: 0)
         }
-        #expect(rewriter.producerSequenceNumber(forConsumer: 40_002) == 102)
+        #expect(rewriter.forwardedPacket(forConsumer: 40_002)?.producerSequenceNumber == 102)
         // Not yet forwarded.
-        #expect(rewriter.producerSequenceNumber(forConsumer: 40_005) == nil)
+        #expect(rewriter.forwardedPacket(forConsumer: 40_005)?.producerSequenceNumber == nil)
         // Before the first packet.
-        #expect(rewriter.producerSequenceNumber(forConsumer: 39_999) == nil)
+        #expect(rewriter.forwardedPacket(forConsumer: 39_999)?.producerSequenceNumber == nil)
 
         // Resync requested but the new run has not started: the old mapping still holds.
         rewriter.resync()
-        #expect(rewriter.producerSequenceNumber(forConsumer: 40_004) == 104)
+        #expect(rewriter.forwardedPacket(forConsumer: 40_004)?.producerSequenceNumber == 104)
 
         _ = try rewriter.forward(2_000, 0, at: second)  // consumer 40 005
         _ = try rewriter.forward(2_001, 0, at: second)  // consumer 40 006
-        #expect(rewriter.producerSequenceNumber(forConsumer: 40_005) == 2_000)
-        #expect(rewriter.producerSequenceNumber(forConsumer: 40_006) == 2_001)
+        #expect(rewriter.forwardedPacket(forConsumer: 40_005)?.producerSequenceNumber == 2_000)
+        #expect(rewriter.forwardedPacket(forConsumer: 40_006)?.producerSequenceNumber == 2_001)
         // Predates the current run.
-        #expect(rewriter.producerSequenceNumber(forConsumer: 40_004) == nil)
-        #expect(rewriter.producerSequenceNumber(forConsumer: 40_000) == nil)
+        #expect(rewriter.forwardedPacket(forConsumer: 40_004)?.producerSequenceNumber == nil)
+        #expect(rewriter.forwardedPacket(forConsumer: 40_000)?.producerSequenceNumber == nil)
     }
 
     @Test func retransmissionTimestampsUseTheRunOffset() throws {
@@ -184,7 +184,8 @@ extension ConsumerSequenceRewriter {
         rewriter.resync()
         let resumed = try rewriter.forward(50, 200_000, at: second)
         #expect(resumed.timestamp == 3_000 + 90_000)
-        #expect(rewriter.consumerTimestamp(forProducer: 203_000) == 3_000 + 90_000 + 3_000)
+        let offset = try #require(rewriter.forwardedPacket(forConsumer: resumed.sequenceNumber)).timestampOffset
+        #expect(203_000 &+ offset == 3_000 + 90_000 + 3_000)
     }
 
     @Test func senderReportTimestampsExtrapolateFromTheLastPacket() throws {
@@ -254,7 +255,7 @@ struct ConsumerSequenceRewriterDropTests {
         #expect(first == 1000)
         #expect(dropped == [true, true])
         #expect(next == [1001, 1002])
-        let mapped = (1000...1003).map { rewriter.producerSequenceNumber(forConsumer: UInt16($0)) }
+        let mapped = (1000...1003).map { rewriter.forwardedPacket(forConsumer: UInt16($0))?.producerSequenceNumber }
         #expect(mapped == [50, 53, 54, nil])
         // Nothing the router dropped on purpose counts as upstream loss.
         #expect(rewriter.skippedCount == 0)
@@ -263,15 +264,27 @@ struct ConsumerSequenceRewriterDropTests {
         #expect(!late)
     }
 
-    @Test func aNewRunDoesNotMapNACKsIntoThePreviousOne() throws {
+    /// A layer switch starts a new run on another encoding: a NACK for a number the previous run
+    /// sent still maps to that run's packet, encoding and timestamp offset, and the VP8 picture
+    /// numbers it went out with.
+    @Test func aNewRunStillMapsNACKsIntoThePreviousOneWithItsEncoding() throws {
         var rewriter = ConsumerSequenceRewriter(clockRate: 90_000, initialSequenceNumber: 1000, timestampOffset: 0)
         rewriter.keepHistory()
-        _ = rewriter.rewrite(sequenceNumber: 50, timestamp: 0, now: 0)
-        _ = rewriter.rewrite(sequenceNumber: 51, timestamp: 0, now: 0)
+        _ = rewriter.rewrite(sequenceNumber: 50, timestamp: 0, encoding: 0, now: 0)
+        _ = rewriter.rewrite(sequenceNumber: 51, timestamp: 0, encoding: 0, now: 0)
+        rewriter.recordPicture(sequenceNumber: 1001, pictureID: 300, tl0PictureIndex: 7)
         rewriter.resync()
-        let switched = rewriter.rewrite(sequenceNumber: 9000, timestamp: 0, now: 1)?.sequenceNumber
-        #expect(switched == 1002)
-        #expect(rewriter.producerSequenceNumber(forConsumer: 1002) == 9000)
-        #expect(rewriter.producerSequenceNumber(forConsumer: 1001) == nil)
+        let switched = rewriter.rewrite(sequenceNumber: 9000, timestamp: 500_000, encoding: 2, now: 1)
+        #expect(switched?.sequenceNumber == 1002)
+        let current = try #require(rewriter.forwardedPacket(forConsumer: 1002))
+        #expect(current.producerSequenceNumber == 9000)
+        #expect(current.encoding == 2)
+        #expect(500_000 &+ current.timestampOffset == switched?.timestamp)
+        let previous = try #require(rewriter.forwardedPacket(forConsumer: 1001))
+        #expect(previous == ForwardedPacket(
+            sequenceNumber: 1001, producerSequenceNumber: 51, encoding: 0, timestampOffset: 0, pictureID: 300, tl0PictureIndex: 7))
+        // Never sent, or too long ago for the history.
+        #expect(rewriter.forwardedPacket(forConsumer: 1003) == nil)
+        #expect(rewriter.forwardedPacket(forConsumer: 1002 &- UInt16(ConsumerSequenceRewriter.historySize)) == nil)
     }
 }
