@@ -16,9 +16,19 @@ extension Consumer {
     /// The highest active layer the preference allows: the highest whose picture is within the
     /// preferred size in both dimensions, else the lowest active one. Nil while no layer arrives.
     func preferredLayer(now: UInt64) -> Int? {
+        preferredLayer(among: producer.encodings.lazy.filter { $0.isActive(now: now) })
+    }
+
+    /// The layer the preference alone would allow had the publisher not stopped any layer it sent:
+    /// above `preferredLayer(now:)` when a stopped layer holds the subscriber back.
+    func preferredLayerIfNoneStopped() -> Int? {
+        preferredLayer(among: producer.encodings.lazy.filter(\.hasArrived))
+    }
+
+    private func preferredLayer(among encodings: some Sequence<ProducerEncoding>) -> Int? {
         var lowest: Int?
         var fitting: Int?
-        for encoding in producer.encodings where encoding.isActive(now: now) {
+        for encoding in encodings {
             lowest = lowest ?? encoding.index
             // A layer whose picture is not known yet (no key frame seen, none declared) is taken to
             // fit until its first key frame says otherwise.
@@ -48,9 +58,13 @@ extension Consumer {
     func applyLayers(preferred: Int, affordable: Int, highestActive: Int, heldLowest: Bool, now: UInt64) {
         guard layerSelector != nil else { return }
         _ = layerSelector!.update(
-            preferred: preferred, affordable: affordable, highestActive: highestActive, heldLowest: heldLowest, now: now)
+            preferred: preferred, affordable: affordable, highestActive: highestActive, heldLowest: heldLowest,
+            preferredIfNoneStopped: preferredLayerIfNoneStopped() ?? preferred, now: now)
         if isForwarding, layerSelector!.current != layerSelector!.target {
-            producer.requestKeyFrame(encoding: layerSelector!.target, now: now)
+            // A subscriber whose layer stopped sees a frozen picture: its request is as urgent as a
+            // new receiver's.
+            let isStarved = layerSelector!.current.map { !producer.encodings[$0].isActive(now: now) } ?? false
+            producer.requestKeyFrame(encoding: layerSelector!.target, now: now, forNewReceiver: isStarved)
         }
         let encoding = producer.encodings[currentEncoding]
         targetTemporalLayer =

@@ -44,9 +44,14 @@ final class ProducerEncoding {
     private var rateWindowStart: UInt64?
     private var bytesAtRateWindowStart: UInt64 = 0
 
-    /// How long a rate window lasts, and how long after its last packet an encoding counts as stopped.
+    /// How long a rate window lasts.
     static let rateWindow: UInt64 = 500_000_000
-    static let inactiveAfter: UInt64 = 1_500_000_000
+    /// An encoding counts as stopped once this many of its frame intervals pass without a packet,
+    /// within the bounds below: a layer the publisher stops is noticed in a quarter second at 30 fps
+    /// (its subscribers' pictures freeze meanwhile), while a frame or two held up by jitter or loss
+    /// is not taken for a stop, and a layer of a few frames a second is given the time it needs.
+    static let stoppedAfterFrameIntervals = 5.0
+    static let stoppedAfterBounds: ClosedRange<UInt64> = 250_000_000...1_500_000_000
 
     init(index: Int, ssrc: UInt32?, rtxSSRC: UInt32?, layer: VideoLayer?, options: ProducerOptions, configuration: MediaRouterConfiguration) {
         self.index = index
@@ -126,10 +131,22 @@ final class ProducerEncoding {
         return measuredFrameRate ?? 0
     }
 
-    /// Whether the publisher sends this encoding now.
+    /// Whether the publisher sends this encoding now: a packet arrived within `stoppedAfter`.
     func isActive(now: UInt64) -> Bool {
         guard let lastPacketAt else { return false }
-        return now &- lastPacketAt < Self.inactiveAfter
+        return now &- lastPacketAt < stoppedAfter
+    }
+
+    /// Whether the publisher has sent this encoding at all.
+    var hasArrived: Bool { lastPacketAt != nil }
+
+    /// How long after its last packet the encoding counts as stopped, from its own frame rate
+    /// (the longest bound while that is unknown).
+    var stoppedAfter: UInt64 {
+        let rate = frameRate
+        guard rate > 0 else { return Self.stoppedAfterBounds.upperBound }
+        let nanoseconds = UInt64(min(Self.stoppedAfterFrameIntervals / rate * 1e9, Double(Self.stoppedAfterBounds.upperBound)))
+        return max(nanoseconds, Self.stoppedAfterBounds.lowerBound)
     }
 
     /// The bits per second the layer selection counts this encoding at: what it measured, else what

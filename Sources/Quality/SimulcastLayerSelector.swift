@@ -62,12 +62,19 @@ public struct SimulcastLayerSelector: Equatable, Sendable {
     ///   - affordable: The highest layer the downlink budget allows (`LayerBudget`).
     ///   - highestActive: The highest layer the publisher sends now.
     ///   - heldLowest: The audio-fallback policy holds the stream on layer 0.
-    public mutating func update(preferred: Int, affordable: Int, highestActive: Int, heldLowest: Bool = false, now: UInt64) -> Int? {
+    ///   - preferredIfNoneStopped: The layer the preference would allow had the publisher not
+    ///     stopped any layer it sent (`preferred` when none stopped): the reason is `unavailable`
+    ///     when a stopped layer is what holds the target below the preference.
+    public mutating func update(
+        preferred: Int, affordable: Int, highestActive: Int, heldLowest: Bool = false, preferredIfNoneStopped: Int? = nil,
+        now: UInt64
+    ) -> Int? {
         guard !isPinned else { return nil }
         let allowed = heldLowest ? 0 : max(0, min(preferred, affordable, highestActive))
+        let stoppedAbove = (preferredIfNoneStopped ?? preferred) > preferred
         let newReason: Reason =
             heldLowest && min(preferred, affordable, highestActive) > 0 ? .fallback
-            : allowed == preferred ? .preference
+            : allowed == preferred ? (stoppedAbove ? .unavailable : .preference)
             : allowed == highestActive ? .unavailable : .bandwidth
         if allowed < target {
             if newReason == .bandwidth || newReason == .fallback { lastDownSwitchAt = now }
@@ -85,7 +92,8 @@ public struct SimulcastLayerSelector: Equatable, Sendable {
         higherAllowedSince = since
         let backoffOver = lastDownSwitchAt.map { now - $0 >= downBackoff } ?? true
         guard now - since >= upHold || (reason == .preference && backoffOver), backoffOver else {
-            reason = .bandwidth
+            // A layer back from a stop is held like any other, and is still why the target is low.
+            if reason != .unavailable { reason = .bandwidth }
             return nil
         }
         higherAllowedSince = nil

@@ -128,6 +128,28 @@ struct SimulcastLayerSelectionTests {
         #expect(selector.reason == .unavailable)
     }
 
+    /// The publisher stops the layer a subscriber receives: the target moves down at once, and the
+    /// reason is that the layer is unavailable, not the subscriber's preference; when the layer comes
+    /// back the target returns after the up-switch hold, unavailable until then.
+    @Test func aStoppedLayerMovesTheTargetDownAtOnceAsUnavailable() {
+        var selector = SimulcastLayerSelector(initialLayer: 2)
+        #expect(selector.update(preferred: 2, affordable: 2, highestActive: 2, preferredIfNoneStopped: 2, now: 0) == nil)
+        #expect(selector.reason == .preference)
+        #expect(selector.update(preferred: 1, affordable: 2, highestActive: 1, preferredIfNoneStopped: 2, now: Self.second / 10) == 1)
+        #expect(selector.reason == .unavailable)
+        #expect(selector.update(preferred: 2, affordable: 2, highestActive: 2, preferredIfNoneStopped: 2, now: Self.second / 5) == nil)
+        #expect(selector.reason == .unavailable)
+        #expect(selector.update(preferred: 2, affordable: 2, highestActive: 2, preferredIfNoneStopped: 2, now: 2 * Self.second) == 2)
+        #expect(selector.reason == .preference)
+    }
+
+    /// A layer the preference rules out stopping changes nothing: the reason stays the preference.
+    @Test func aStoppedLayerAboveThePreferenceLeavesThePreferenceAsTheReason() {
+        var selector = SimulcastLayerSelector(initialLayer: 0)
+        #expect(selector.update(preferred: 0, affordable: 2, highestActive: 1, preferredIfNoneStopped: 0, now: 0) == nil)
+        #expect(selector.reason == .preference)
+    }
+
     @Test func temporalLayersFollowThePreferredFrameRate() {
         #expect(SimulcastLayerSelector.temporalLayer(preferredFrameRate: nil, frameRate: 30, temporalLayerCount: 3) == 2)
         #expect(SimulcastLayerSelector.temporalLayer(preferredFrameRate: 30, frameRate: 30, temporalLayerCount: 3) == 2)
