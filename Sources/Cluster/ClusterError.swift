@@ -13,7 +13,7 @@ public enum ClusterError: Error, Equatable, CustomStringConvertible {
         case .invalidDatabaseURL(let problem): "cluster.databaseURL \(problem)"
         case .databaseUnreachable(let address, let reason): "the cluster's database \(address) is unreachable: \(reason)"
         case .schemaTooNew(let found, let known):
-            "the cluster's database has schema version \(found), newer than this build's \(known): upgrade this node"
+            "the cluster's database schema version \(found) is newer than this build's \(known): upgrade this node"
         case .nodeIdInUse(let id):
             "cluster.nodeId \"\(id)\" belongs to a live node (its heartbeat is within cluster.nodeTimeoutSeconds); give every node its own id"
         }

@@ -414,6 +414,11 @@ public actor ClusterNode: SessionPlacement, Service {
     static func describe(_ error: any Error) -> String {
         if let timeout = error as? NoAnswerInTime { return "no answer within \(timeout.limit)" }
         if let error = error as? ClusterError { return error.description }
+        // What went wrong inside a transaction, not the wrapper's Swift dump.
+        if let error = error as? PostgresTransactionError {
+            return [error.beginError, error.closureError, error.commitError, error.rollbackError].compactMap { $0 }.first.map(describe)
+                ?? "a transaction failed"
+        }
         if let error = error as? PSQLError {
             return [error.serverInfo?[.message], error.underlying.map { "\($0)" }].compactMap { $0 }.first ?? "\(error.code)"
         }

@@ -39,8 +39,18 @@ enum ClusterSchema {
 
     static var currentVersion: Int { migrations.count }
 
-    /// Brings the database to `currentVersion`; refuses a database a newer build migrated.
+    /// Brings the database to `currentVersion`; refuses a database a newer build migrated with
+    /// `ClusterError.schemaTooNew` itself, not wrapped in the transaction's error.
     static func migrate(_ client: PostgresClient, logger: Logger) async throws {
+        do {
+            try await migrateInTransaction(client, logger: logger)
+        } catch let error as PostgresTransactionError {
+            if let refusal = error.closureError as? ClusterError { throw refusal }
+            throw error
+        }
+    }
+
+    private static func migrateInTransaction(_ client: PostgresClient, logger: Logger) async throws {
         try await client.withTransaction(logger: logger) { connection in
             // One node migrates at a time; the others wait here and then find nothing to do.
             try await connection.query("SELECT pg_advisory_xact_lock(7880001)", logger: logger)
