@@ -7,6 +7,7 @@ public struct ClusterMetrics: Equatable, Sendable {
     /// REST requests answered by the node that holds their session.
     public var forwardedRequests: UInt64 = 0
     public var forwardingFailures: UInt64 = 0
-    /// Placement requests refused because the database did not answer in time.
+    /// Requests refused with `unavailable` because the database did not answer in time, a placement
+    /// whose heartbeat it did not take included (that heartbeat also counts in `heartbeatFailures`).
     public var databaseFailures: UInt64 = 0
 }

@@ -227,6 +227,7 @@ public actor ClusterNode: SessionPlacement, Service {
         // Once the database has been away, every node's liveness in it is stale until its next beat:
         // this node beats first, so it is a candidate the moment the database is back.
         if lastHeartbeat.map({ $0.duration(to: .now) > configuration.nodeTimeout / 2 }) ?? true, await !heartbeat() {
+            metrics.databaseFailures += 1
             throw SignalingError(.unavailable, "the cluster's database did not answer this node's heartbeat; try again shortly")
         }
         // A node placing the same session at once wins the row: the next round reads it. Three

@@ -30,4 +30,28 @@ extension ClusterTests {
         await a.leave()
         await b.leave()
     }
+
+    /// A placement refused because the database did not take this node's heartbeat is a request
+    /// refused with `unavailable` for want of the database: it counts in
+    /// `switchyard_cluster_database_failures_total`, as well as the heartbeat in its own counter.
+    @Test func aPlacementRefusedForAnUnansweredHeartbeatCountsAsADatabaseFailure() async throws {
+        let database = try PostgresServer.start()
+        defer { database.stop() }
+        let configuration = ClusterConfiguration(
+            database: try DatabaseAddress(url: database.url), nodeId: "node-a", signalingURL: "ws://127.0.0.1:9/v1/ws",
+            internalURL: "http://127.0.0.1:9", maxSessions: 10, nodeTimeout: .seconds(1), databaseTimeout: .seconds(1))
+        let node = try await ClusterNode(configuration: configuration, logger: Logger(label: "switchyard-test"))
+        try database.pause()
+        do {
+            _ = try await node.place(sessionId: "unplaced")
+            Issue.record("a session was placed without the database")
+        } catch {
+            #expect(error.code == .unavailable)
+            #expect(error.message.contains("did not answer this node's heartbeat"), "\(error.message)")
+        }
+        let counters = await node.counters
+        #expect(counters.heartbeatFailures == 1)
+        #expect(counters.databaseFailures == 1)
+        await node.leave()
+    }
 }
