@@ -110,7 +110,8 @@ struct RESTRoutes: Sendable {
         try await respond(to: request, status: .noContent, session: .existing(sessionId)) { body throws(SignalingError) in
             let signal = try RESTBody.decode(RESTBody.Signal.self, from: body)
             try await directory.signal(
-                sessionId: sessionId, from: .application, parameters: SignalParameters(to: connectionId, type: signal.type, data: signal.data))
+                sessionId: sessionId, from: .application,
+                parameters: SignalParameters(to: connectionId, type: signal.type, data: signal.data, signalId: signal.signalId))
             return nil as EmptyResult?
         }
     }

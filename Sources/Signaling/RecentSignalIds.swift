@@ -1,7 +1,9 @@
 import NIOCore
 
-/// The signal ids one connection used lately, so a signal resent after a reconnection (its reply
-/// was lost with the socket) is delivered once. Bounded in count and in age.
+/// The signal ids one sender used lately (a connection, or the app's backend through REST in one
+/// session), so a signal resent after a reconnection or a timeout (its reply was lost) is delivered
+/// once. Bounded in count and in age; an id's age counts from its first send, so resending it does
+/// not keep it longer.
 struct RecentSignalIds {
     private var seenAt: [String: Int64] = [:]
     private var order = CircularBuffer<(id: String, milliseconds: Int64)>()

@@ -35,10 +35,8 @@ extension SessionDirectory {
             }
             return connection
         }
-        if let sender, let signalId = parameters.signalId,
-            sessions[sessionId]?.connections[sender]?.recentSignalIds.isFirstSighting(of: signalId, nowMilliseconds: nowMilliseconds) == false
-        {
-            logger.debug("signal resent after a reconnection; delivered before", metadata: ["connection": "\(sender)", "signalId": "\(signalId)"])
+        if let signalId = parameters.signalId, !isFirstSighting(of: signalId, from: sender, in: sessionId) {
+            logger.debug("signal resent; delivered before", metadata: ["sender": "\(sender ?? "application")", "signalId": "\(signalId)"])
             return
         }
         if let target {
@@ -46,6 +44,16 @@ extension SessionDirectory {
         } else {
             session.broadcast(delivery)
         }
+    }
+
+    /// Records a signal id under its sender (a connection, or the app's backend when `sender` is nil)
+    /// and says whether it is new; a connection and the backend each have their own ids.
+    private func isFirstSighting(of signalId: String, from sender: String?, in sessionId: String) -> Bool {
+        let now = nowMilliseconds
+        if let sender {
+            return sessions[sessionId]?.connections[sender]?.recentSignalIds.isFirstSighting(of: signalId, nowMilliseconds: now) ?? true
+        }
+        return sessions[sessionId]?.applicationSignalIds.isFirstSighting(of: signalId, nowMilliseconds: now) ?? true
     }
 
     /// Removes a connection from the session; it is told why, the others see `forceDisconnected`.

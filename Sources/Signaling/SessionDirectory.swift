@@ -40,6 +40,11 @@ public actor SessionDirectory {
 
     var nowMilliseconds: Int64 { Int64(wallClock().timeIntervalSince1970 * 1000) }
 
+    /// The memory of one sender's signal ids: a connection's, or the app backend's in one session.
+    private func recentSignalIds() -> RecentSignalIds {
+        RecentSignalIds(capacity: reconnection.rememberedSignalIds, window: reconnection.grace)
+    }
+
     // MARK: - Sessions
 
     /// Creates an empty session, with the id asked for or a new one.
@@ -50,7 +55,7 @@ public actor SessionDirectory {
             guard sessions.count < limits.sessions else {
                 throw SignalingError(.limitReached, "this server already holds \(limits.sessions) sessions")
             }
-            sessions[id] = SessionState(id: id, createdThroughREST: true)
+            sessions[id] = SessionState(id: id, createdThroughREST: true, applicationSignalIds: recentSignalIds())
         }
         return id
     }
@@ -90,7 +95,7 @@ public actor SessionDirectory {
             guard sessions.count < limits.sessions else {
                 throw SignalingError(.limitReached, "this server already holds \(limits.sessions) sessions")
             }
-            sessions[grant.sessionId] = SessionState(id: grant.sessionId, createdThroughREST: false)
+            sessions[grant.sessionId] = SessionState(id: grant.sessionId, createdThroughREST: false, applicationSignalIds: recentSignalIds())
         }
         guard sessions[grant.sessionId]!.connections.count < limits.connectionsPerSession else {
             throw SignalingError(.limitReached, "session \(grant.sessionId) already has \(limits.connectionsPerSession) connections")
@@ -101,7 +106,7 @@ public actor SessionDirectory {
         let secret = Self.makeReconnectSecret()
         sessions[grant.sessionId]!.connections[info.connectionId] = ConnectionState(
             info: info, role: grant.role, events: ConnectionEvents(limits: reconnection, outbox: outbox), reconnectSecret: secret,
-            recentSignalIds: RecentSignalIds(capacity: reconnection.rememberedSignalIds, window: reconnection.grace))
+            recentSignalIds: recentSignalIds())
         logger.info("connection created", metadata: ["session": "\(grant.sessionId)", "connection": "\(info.connectionId)", "role": "\(grant.role.rawValue)"])
         return ConnectResult(
             connection: info, role: grant.role, session: sessions[grant.sessionId]!.snapshot, reconnection: reconnectionGrant(secret: secret),

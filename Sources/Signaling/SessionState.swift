@@ -85,6 +85,9 @@ struct SubscriberWebRTCState {
 struct SessionState {
     var id: String
     var createdThroughREST: Bool
+    /// The ids of the signals the app's backend sent this session through REST, so one it retries
+    /// after a timeout is delivered once.
+    var applicationSignalIds: RecentSignalIds
     var connections: [String: ConnectionState] = [:]
     var streams: [String: StreamState] = [:]
     var subscribers: [String: SubscriberState] = [:]

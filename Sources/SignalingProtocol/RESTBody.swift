@@ -12,14 +12,17 @@ public enum RESTBody {
         }
     }
 
-    /// `POST /v1/sessions/{sessionId}/signal` and its per-connection form.
+    /// `POST /v1/sessions/{sessionId}/signal` and its per-connection form; `signalId` makes a resent
+    /// body (a retry after a timeout) be delivered once.
     public struct Signal: Codable, Equatable, Sendable {
         public var type: String
         public var data: String
+        public var signalId: String?
 
-        public init(type: String, data: String) {
+        public init(type: String, data: String, signalId: String? = nil) {
             self.type = type
             self.data = data
+            self.signalId = signalId
         }
     }
 

@@ -227,9 +227,10 @@ public struct SignalParameters: Codable, Equatable, Sendable {
     /// Whether the client may send this signal again after a reconnection; the server treats it
     /// like any other, the client uses it to queue the signal while it is away.
     public var retryAfterReconnect: Bool?
-    /// A client-chosen id (at most 64 characters of A-Z a-z 0-9 - _ ~): the server delivers a signal
-    /// with an id it has seen from this connection within the grace period only once, so a client
-    /// that resends one whose reply was lost in a drop does not deliver it twice.
+    /// A sender-chosen id (at most 64 characters of A-Z a-z 0-9 - _ ~): the server delivers a signal
+    /// with an id it has seen from the same sender (this connection, or the app's backend through
+    /// REST for this session) within the grace period after its first send only once, so a sender
+    /// that resends one whose reply was lost does not deliver it twice.
     public var signalId: String?
 
     public init(to: String? = nil, type: String, data: String, retryAfterReconnect: Bool? = nil, signalId: String? = nil) {

@@ -145,6 +145,35 @@ import Testing
         await cluster.stop()
     }
 
+    /// An app backend retrying a REST signal under its `signalId` through whichever node it reaches:
+    /// twice through one node and once through another, each answered 204, delivered once, since
+    /// the session's node, where every copy lands, remembers the id.
+    @Test func aRESTSignalResentThroughAnyNodeIsDeliveredOnce() async throws {
+        let cluster = try await ClusterFixture.start(nodes: 3) { $0.signaling.reconnection.grace = .seconds(30) }
+        defer { cluster.database.stop() }
+        let loop = try MediaLoop()
+        let (a, b, c) = (cluster.nodes[0], cluster.nodes[1], cluster.nodes[2])
+        let erin = try await join(a.webSocketURL, "retried", .publisher, token: a, loop: loop)
+        #expect(try cluster.holder(of: "retried") == "node-a")
+        let rest = try await b.restToken()
+        let body = #"{"type":"notice","data":"once","signalId":"rest-sig-1"}"#
+        for node in [b, b, c] {
+            #expect(try await node.http("POST", "/v1/sessions/retried/signal", token: rest, body: body).status == 204)
+        }
+        let after = #"{"type":"notice","data":"after","signalId":"rest-sig-2"}"#
+        #expect(try await a.http("POST", "/v1/sessions/retried/signal", token: rest, body: after).status == 204)
+        // Signals reach a connection in order: what follows "once" shows whether it came again.
+        var received: [String] = []
+        for _ in 0..<2 {
+            let signal = await next(erin.events) { if case .signalReceived = $0 { true } else { false } }
+            guard case .signalReceived(_, let data, _) = signal else { break }
+            received.append(data)
+        }
+        #expect(received == ["once", "after"])
+        await erin.disconnect()
+        await cluster.stop()
+    }
+
     @Test func twoNodesPlacingOneSessionAtOnceAgree() async throws {
         let cluster = try await ClusterFixture.start(nodes: 2)
         let nodeA = try #require(cluster.nodes[0].daemon.cluster)

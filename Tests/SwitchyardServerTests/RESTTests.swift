@@ -81,6 +81,30 @@ import Testing
         try await harness.stop()
     }
 
+    /// An app backend that resends a signal (its answer timed out) under the same `signalId` has it
+    /// delivered once, both answered 204; the ids are the backend's own, apart from the clients'.
+    @Test func aRESTSignalResentUnderItsSignalIdIsDeliveredOnce() async throws {
+        let harness = try await DaemonHarness.start { $0.signaling.reconnection.grace = .seconds(30) }
+        let rest = try await harness.restToken()
+        let (alice, _) = try await harness.connect(session: "retried", role: .publisher)
+        let body = #"{"type":"notice","data":"once","signalId":"rest-sig-1"}"#
+        #expect(try await call(harness, "POST", "/v1/sessions/retried/signal", token: rest, body: body).status == 204)
+        #expect(try await call(harness, "POST", "/v1/sessions/retried/signal", token: rest, body: body).status == 204)
+        // A client may use the same id for a signal of its own.
+        #expect(try await alice.call(.signal(SignalParameters(type: "notice", data: "mine", signalId: "rest-sig-1"))) == .empty(.signal))
+        // Signals reach a connection in order: whatever comes after "once" shows whether it came twice.
+        var received: [String] = []
+        for _ in 0..<2 {
+            guard case .signal(let delivery) = try await alice.event(.signal) else { return }
+            received.append(delivery.data)
+        }
+        #expect(received == ["once", "mine"])
+        let badId = try await call(harness, "POST", "/v1/sessions/retried/signal", token: rest, body: #"{"type":"a","data":"b","signalId":"no spaces"}"#)
+        #expect(badId.status == 400)
+        #expect(errorMessage(badId.body)?.hasPrefix("body.signalId: contains") == true, "\(errorMessage(badId.body) ?? "")")
+        try await harness.stop()
+    }
+
     @Test func requestsWithoutAValidRESTTokenAreRefused() async throws {
         let harness = try await DaemonHarness.start()
         let missing = try await call(harness, "GET", "/v1/sessions/x", token: nil)
