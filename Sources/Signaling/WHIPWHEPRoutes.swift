@@ -89,7 +89,7 @@ struct WHIPWHEPRoutes: Sendable {
         let contentType = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         guard contentType == Self.sdpContentType else {
             throw WHIPWHEPFailure(
-                SignalingError(.invalidParams, "Content-Type is \(contentType.map { "\"\($0)\"" } ?? "missing"); an offer is \(Self.sdpContentType)"),
+                .invalidParams("Content-Type", contentType.map { "must be \(Self.sdpContentType), not \"\($0)\"" } ?? "must be \(Self.sdpContentType); the request has none"),
                 status: .unsupportedMediaType)
         }
         let offer: String

@@ -25,9 +25,10 @@ public enum SignalingErrorCode: String, Codable, Equatable, Sendable {
     case notOwner
     /// Too many messages; keep it up and the connection is closed.
     case rateLimited
-    /// The media plane refused (no free port, bad SRTP key, SSRC in use, ...).
+    /// The media plane failed (it could not create the session's router, a system call failed, the
+    /// media connection failed before the request completed). No free media port is `limitReached`.
     case mediaError
-    /// A server limit (sessions, connections per session, streams) is reached.
+    /// A server limit (sessions, connections per session, streams, free media ports) is reached.
     case limitReached
     /// `reconnect` cannot resume the connection (the events it missed are no longer kept, or too
     /// many wrong secrets on this socket); connect afresh.

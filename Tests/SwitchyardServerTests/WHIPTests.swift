@@ -83,6 +83,26 @@ import Testing
         try await daemon.stop()
     }
 
+    /// A media port range used up is a capacity limit, refused alike over WHIP (429) and `publish`
+    /// (`limitReached`), with the same message.
+    @Test func usedUpMediaPortsAreALimitOverWHIPAsOverPublish() async throws {
+        let daemon = try await DaemonHarness.start { $0.media.portRange = $0.media.portRange.lowerBound...$0.media.portRange.lowerBound }
+        let port = daemon.configuration.media.portRange.lowerBound
+        #expect(try await daemon.http("POST", "/v1/sessions", token: try await daemon.restToken(), body: #"{"sessionId":"ports"}"#).status == 201)
+        let token = try await daemon.token(session: "ports", role: .publisher)
+        let taken = try await daemon.http("POST", "/v1/whip/ports", token: token, body: WebRTCSignalingTests.publisherOffer(), contentType: "application/sdp")
+        #expect(taken.status == 201, "\(errorMessage(taken.body))")
+        let refused = try await daemon.http("POST", "/v1/whip/ports", token: token, body: WebRTCSignalingTests.publisherOffer(), contentType: "application/sdp")
+        #expect(refused.status == 429)
+        #expect((try? JSONSerialization.jsonObject(with: refused.body) as? [String: Any])?["code"] as? String == "limitReached")
+        #expect(errorMessage(refused.body) == "no free media port in \(port)-\(port)")
+        let (client, _) = try await daemon.connect(session: "ports", role: .publisher)
+        let overWebSocket = try await client.refusal(.publish(PublishParameters(sdpOffer: WebRTCSignalingTests.publisherOffer())))
+        #expect(overWebSocket == SignalingError(.limitReached, "no free media port in \(port)-\(port)"))
+        await client.close()
+        try await daemon.stop()
+    }
+
     @Test func everyRefusalHasItsStatusAndNamesWhatWasWrong() async throws {
         let daemon = try await DaemonHarness.start { $0.signaling.limits.connectionsPerSession = 2 }
         #expect(try await daemon.http("POST", "/v1/sessions", token: try await daemon.restToken(), body: #"{"sessionId":"refusals"}"#).status == 201)
@@ -110,7 +130,7 @@ import Testing
         #expect(errorMessage(unknown.body) == "no session nowhere")
         let json = try await post(token: publisher, type: "application/json")
         #expect(json.status == 415)
-        #expect(errorMessage(json.body).contains("Content-Type is \"application/json\""))
+        #expect(errorMessage(json.body) == "Content-Type: must be application/sdp, not \"application/json\"")
         let garbage = try await post(token: publisher, body: "v=0\r\nhello\r\n")
         #expect(garbage.status == 400)
         #expect(errorMessage(garbage.body).hasPrefix("body: line 2"), "\(errorMessage(garbage.body))")
