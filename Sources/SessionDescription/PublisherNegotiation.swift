@@ -126,9 +126,13 @@ public enum PublisherNegotiation {
     }
 
     /// The first `opus/48000/2` of an audio m-section; of a video one, the first of `videoCodecs`
-    /// offered (`VP8/90000`, or `H264/90000` in packetization mode 1, the one whose profile matches
-    /// `h264Profile` first), with the RTX format whose `apt` points at it.
-    static func chooseCodec(in section: MediaDescription, videoCodecs: [VideoCodecChoice] = [.vp8, .h264], h264Profile: String? = nil) -> ChosenCodec? {
+    /// offered (`VP8/90000`, or `H264/90000` in packetization mode 1 with a profile-level-id of a profile
+    /// WebRTC negotiates), with the RTX format whose `apt` points at it. Sending a stream of
+    /// `sendingH264` (a receiver's offer), the H.264 format is the first of the stream's profile, else the
+    /// first whose decoders play it (`H264ProfileLevelID.Profile.plays`).
+    static func chooseCodec(
+        in section: MediaDescription, videoCodecs: [VideoCodecChoice] = [.vp8, .h264], sendingH264: H264ProfileLevelID? = nil
+    ) -> ChosenCodec? {
         let rtpmaps = section.rtpmaps
         let fmtp = section.fmtp
         let offeredMaps = section.formats.compactMap { UInt8($0).flatMap { rtpmaps[$0] } }
@@ -140,14 +144,11 @@ public enum PublisherNegotiation {
                 switch choice {
                 case .vp8: return offeredMaps.first { $0.matches("VP8", clockRate: 90000) }
                 case .h264:
-                    let modeOne = offeredMaps.filter { map in
-                        map.matches("H264", clockRate: 90000)
-                            && fmtp[map.payloadType].flatMap { SDPAttributeValue.formatParameter(named: "packetization-mode", in: $0) } == "1"
+                    let formats = h264FormatsInModeOne(in: section).compactMap { format in
+                        (try? format.parameters.get()).map { (map: format.map, profile: $0.profileLevelID.profile) }
                     }
-                    let profile = { (map: RTPMap) in
-                        fmtp[map.payloadType].flatMap { SDPAttributeValue.formatParameter(named: "profile-level-id", in: $0) }?.prefix(2).lowercased()
-                    }
-                    return modeOne.first { h264Profile != nil && profile($0) == h264Profile?.prefix(2).lowercased() } ?? modeOne.first
+                    guard let stream = sendingH264?.profile else { return formats.first?.map }
+                    return (formats.first { $0.profile == stream } ?? formats.first { $0.profile.plays(stream) })?.map
                 }
             }.first
         default: chosen = nil
@@ -169,9 +170,30 @@ public enum PublisherNegotiation {
         }
     }
 
+    /// The `H264/90000` formats of `section` in packetization mode 1, in the offer's order, with their
+    /// parameters or why they do not parse.
+    static func h264FormatsInModeOne(in section: MediaDescription) -> [(map: RTPMap, parameters: Result<H264FormatParameters, SDPError>)] {
+        let rtpmaps = section.rtpmaps
+        let fmtp = section.fmtp
+        return section.formats.compactMap { format in
+            guard let map = UInt8(format).flatMap({ rtpmaps[$0] }), map.matches("H264", clockRate: 90000),
+                fmtp[map.payloadType].flatMap({ SDPAttributeValue.formatParameter(named: "packetization-mode", in: $0) }) == "1"
+            else { return nil }
+            return (map, Result { () throws(SDPError) in try H264FormatParameters(parsing: fmtp[map.payloadType]) })
+        }
+    }
+
     /// The offered codec names, for the error that says none of them will do.
     static func offeredCodecNames(in section: MediaDescription) -> String {
         let rtpmaps = section.rtpmaps
+        let h264 = h264FormatsInModeOne(in: section)
+        // H.264 in packetization mode 1 that is refused for its profile-level-id alone: say why.
+        let h264Refusal = h264.contains { (try? $0.parameters.get()) != nil }
+            ? nil
+            : h264.lazy.compactMap { format -> String? in
+                guard case .failure(let error) = format.parameters else { return nil }
+                return error.reason
+            }.first
         var names: [String] = []
         for format in section.formats {
             let map = UInt8(format).flatMap { rtpmaps[$0] }
@@ -182,6 +204,7 @@ public enum PublisherNegotiation {
             if let map, map.matches("opus", clockRate: 48000), map.channels != 2 {
                 name += "/48000\(map.channels.map { "/\($0)" } ?? "") (Opus is opus/48000/2, RFC 7587)"
             }
+            if let map, map.matches("H264", clockRate: 90000), let h264Refusal { name += " (\(h264Refusal))" }
             names.append(name)
         }
         return names.isEmpty ? "none" : names.joined(separator: ", ")

@@ -18,7 +18,8 @@ public enum ReceiverNegotiation {
         public var payloadType: UInt8
         public var rtxPayloadType: UInt8?
         public var rtcpFeedback: [String]
-        /// The receiver's `a=fmtp` parameters for that payload type (H.264's), answered as offered.
+        /// The `a=fmtp` parameters to answer that payload type with: the receiver's own (H.264's), with
+        /// the profile-level-id RFC 6184 section 8.2.2 answers (`H264FormatParameters.answerProfileLevelID`).
         public var formatParameters: String?
     }
 
@@ -33,13 +34,21 @@ public enum ReceiverNegotiation {
     }
 
     /// Reads a receiver's offer: the first audio m-section with Opus and the first video one with
-    /// `videoCodec` (the stream's; for H.264, packetization mode 1, the offered format whose profile
-    /// matches `h264Profile` first) that can receive (`recvonly` or `sendrecv`). Throws, naming the line, when the offer is not
-    /// BUNDLEd, is not DTLS-SRTP, wants the router to be the DTLS client, lacks ICE credentials, a
-    /// fingerprint, `a=mid` or `a=rtcp-mux`, or has no m-section the router can send in.
+    /// `videoCodec` (the stream's) that can receive (`recvonly` or `sendrecv`). For H.264, of the formats
+    /// in packetization mode 1, the first of the stream's profile (read from `streamH264Parameters`, the
+    /// publisher's `a=fmtp`), else the first whose decoders play it. Throws, naming the line, when the
+    /// offer is not BUNDLEd, is not DTLS-SRTP, wants the router to be the DTLS client, lacks ICE
+    /// credentials, a fingerprint, `a=mid` or `a=rtcp-mux`, has no m-section the router can send in, or
+    /// offers H.264 only in profiles that cannot play the stream's.
     public static func read(
-        _ offer: SessionDescription, videoCodec: VideoCodecChoice = .vp8, h264Profile: String? = nil
+        _ offer: SessionDescription, videoCodec: VideoCodecChoice = .vp8, streamH264Parameters: String? = nil
     ) throws(SDPError) -> Reading {
+        let stream: H264FormatParameters?
+        do throws(SDPError) {
+            stream = videoCodec == .h264 ? try H264FormatParameters(parsing: streamH264Parameters) : nil
+        } catch {
+            throw SDPError(reason: "the stream's \(error.reason)")
+        }
         if offer.media.count > 1, offer.bundleGroup == nil {
             throw SDPError(reason: "offer has \(offer.media.count) media sections but no a=group:BUNDLE; Switchyard sends over one transport")
         }
@@ -57,7 +66,19 @@ public enum ReceiverNegotiation {
             guard PublisherNegotiation.acceptedTransportProtocols.contains(offered.transportProtocol.uppercased()) else {
                 throw SDPError("transport protocol \(offered.transportProtocol) is not DTLS-SRTP over UDP (UDP/TLS/RTP/SAVPF)", at: offered)
             }
-            guard let codec = PublisherNegotiation.chooseCodec(in: offered, videoCodecs: [videoCodec], h264Profile: h264Profile) else {
+            guard let codec = PublisherNegotiation.chooseCodec(in: offered, videoCodecs: [videoCodec], sendingH264: stream?.profileLevelID) else {
+                let offeredH264 = PublisherNegotiation.h264FormatsInModeOne(in: offered)
+                if offered.kind == "video", let stream, !offeredH264.isEmpty {
+                    let profiles = offeredH264.map { format in
+                        switch format.parameters {
+                        case .success(let parameters): parameters.profileLevelID.spelledOut
+                        case .failure(let error): error.reason
+                        }
+                    }
+                    throw SDPError(
+                        "no H.264 profile offered plays the stream's \(stream.profileLevelID.spelledOut); offered: \(profiles.joined(separator: ", "))",
+                        at: offered)
+                }
                 let wanted = offered.kind == "audio" ? "Opus" : videoCodec == .vp8 ? "VP8" : "H.264 in packetization mode 1"
                 throw SDPError(
                     "no codec this stream can be sent in (\(wanted)); offered: \(PublisherNegotiation.offeredCodecNames(in: offered))",
@@ -67,7 +88,7 @@ public enum ReceiverNegotiation {
             guard offered.rtcpMux else { throw SDPError("no a=rtcp-mux; Switchyard sends RTP and RTCP on one port", at: offered) }
             let section = Section(
                 mid: mid, kind: offered.kind, payloadType: codec.rtpmap.payloadType, rtxPayloadType: codec.rtxPayloadType,
-                rtcpFeedback: codec.rtcpFeedback, formatParameters: codec.fmtp)
+                rtcpFeedback: codec.rtcpFeedback, formatParameters: answeredParameters(of: codec, sending: stream))
             if transportWide == nil, codec.rtcpFeedback.contains("transport-cc") {
                 transportWide = offered.extmaps.first { $0.uri == HeaderExtensionURI.transportWideSequenceNumber }?.id
             }
@@ -81,6 +102,15 @@ public enum ReceiverNegotiation {
             of: transportSection, in: offer, acceptedSetups: [.actpass, .active],
             setupRefusal: "Switchyard can only be the DTLS server (passive), so the offer must say actpass or active")
         return Reading(audio: audio, video: video, remote: remote, transportWideSequenceID: transportWide)
+    }
+
+    /// The chosen format's parameters for the answer; an H.264 one with the profile-level-id answered
+    /// for the stream's level.
+    private static func answeredParameters(of codec: PublisherNegotiation.ChosenCodec, sending stream: H264FormatParameters?) -> String? {
+        guard let stream, codec.rtpmap.matches("H264", clockRate: 90000), let offered = try? H264FormatParameters(parsing: codec.fmtp) else {
+            return codec.fmtp
+        }
+        return H264FormatParameters.setting(stream.answerProfileLevelID(to: offered), in: codec.fmtp ?? "")
     }
 
     /// The answer: each track in the m-section `read` chose for it, every other m-section rejected.

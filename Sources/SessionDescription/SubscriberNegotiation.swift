@@ -115,6 +115,35 @@ public enum SubscriberNegotiation {
             kind: track.kind, port: local.defaultPort, transportProtocol: "UDP/TLS/RTP/SAVPF", formats: formats, lines: lines)
     }
 
+    /// An answer may give an H.264 format another level, never another packetization mode or profile
+    /// (RFC 6184 section 8.2.2): the router sends the stream as it comes. An answer without `a=fmtp`
+    /// for the payload type takes the offer's.
+    private static func checkH264(_ answered: MediaDescription, payloadType: UInt8, offered: String?) throws(SDPError) {
+        guard let ours = try? H264FormatParameters(parsing: offered),
+            let line = answered.attributes(named: "fmtp").first(where: {
+                (try? SDPAttributeValue.formatParameters($0.attributeValue ?? ""))?.payloadType == payloadType
+            }),
+            let parameters = try? SDPAttributeValue.formatParameters(line.attributeValue ?? "").parameters
+        else { return }
+        let theirs: H264FormatParameters
+        do throws(SDPError) {
+            theirs = try H264FormatParameters(parsing: parameters)
+        } catch {
+            throw SDPError(error.reason, at: line)
+        }
+        guard theirs.packetizationMode == ours.packetizationMode else {
+            throw SDPError(
+                "payload type \(payloadType) is H.264 in packetization mode \(ours.packetizationMode) in the offer, not \(theirs.packetizationMode)",
+                at: line)
+        }
+        guard theirs.profileLevelID.profile == ours.profileLevelID.profile else {
+            throw SDPError(
+                "payload type \(payloadType) is H.264 \(ours.profileLevelID.spelledOut), the stream's profile, in the offer, "
+                    + "not \(theirs.profileLevelID.spelledOut)",
+                at: line)
+        }
+    }
+
     private static func check(
         _ answered: MediaDescription, against offered: MediaDescription, in answer: SessionDescription
     ) throws(SDPError) {
@@ -143,6 +172,9 @@ public enum SubscriberNegotiation {
                     throw SDPError("payload type \(sent) is \(codec) in the offer", at: line)
                 }
                 break
+            }
+            if ours.matches("H264", clockRate: 90000) {
+                try checkH264(answered, payloadType: sent, offered: offered.fmtp[sent])
             }
         }
         let direction = answer.direction(for: answered)

@@ -11,9 +11,4 @@ public enum VideoCodecChoice: Sendable, Equatable {
         case .h264: "H264"
         }
     }
-
-    /// H.264's `profile-level-id` in `a=fmtp` parameters, such as `42e01f`.
-    public static func h264ProfileLevelID(in formatParameters: String) -> String? {
-        SDPAttributeValue.formatParameter(named: "profile-level-id", in: formatParameters)
-    }
 }

@@ -28,7 +28,7 @@ extension SessionDirectory {
             let isH264 = stream.video?.description.codec == .h264
             reading = try ReceiverNegotiation.read(
                 offer, videoCodec: isH264 ? .h264 : .vp8,
-                h264Profile: isH264 ? VideoCodecChoice.h264ProfileLevelID(in: Self.h264FormatParameters(of: stream)) : nil)
+                streamH264Parameters: isH264 ? Self.h264FormatParameters(of: stream) : nil)
         } catch {
             throw .invalidParams("params.sdpOffer", "\(error)")
         }

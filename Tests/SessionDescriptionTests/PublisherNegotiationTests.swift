@@ -380,6 +380,20 @@ private let routerCandidateLines = [
                     reason: "no codec Switchyard forwards (Opus for audio, VP8 or H.264 in packetization mode 1 for video); offered: VP9, AV1, H264"))
     }
 
+    @Test func anH264FormatWhoseProfileLevelIDNamesNoProfileIsPassedOverAndNamedWhenNoneIsLeft() throws {
+        let firstUnknown = editing(Self.chromeOfferWithoutVP8) { lines in
+            lines = lines.map { $0.hasPrefix("a=fmtp:102 ") ? $0.replacingOccurrences(of: "42001f", with: "6e001f") : $0 }
+        }
+        #expect(try answer(firstUnknown).tracks.first { $0.kind == "video" }?.payloadType == 104)
+        let noneKnown = editing(firstUnknown) { lines in
+            lines = lines.map { $0.hasPrefix("a=fmtp:104 ") ? $0.replacingOccurrences(of: "42e01f", with: "42e0") : $0 }
+        }
+        #expect(
+            try refusal(of: noneKnown)?.reason
+                == "no codec Switchyard forwards (Opus for audio, VP8 or H.264 in packetization mode 1 for video); offered: VP9, AV1, "
+                + "H264 (profile-level-id 6e001f names no profile WebRTC negotiates: Constrained Baseline, Baseline, Main, Constrained High, High, High 4:4:4 Predictive)")
+    }
+
     @Test func refusesAudioWithoutOpusListingWhatWasOffered() throws {
         let text = editing(SDPFixtures.aiortcOffer) { lines in
             lines.removeAll { $0 == "a=rtpmap:96 opus/48000/2" }

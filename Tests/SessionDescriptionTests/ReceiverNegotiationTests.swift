@@ -84,4 +84,61 @@ import Testing
         #expect(h264?.description.contains("offered: H264") == true, "\(String(describing: h264))")
         #expect(refusal(Self.playerOffer) == nil)
     }
+
+    /// `playerOffer` receiving H.264 in packetization mode 1 instead of VP8: payload types 102, 104, …
+    /// with the profile-level-ids given, in that order, each with `parameters`.
+    static func h264PlayerOffer(_ profileLevelIDs: [String], parameters: String = "level-asymmetry-allowed=1;packetization-mode=1") -> String {
+        let payloadTypes = profileLevelIDs.indices.map { 102 + 2 * $0 }
+        let formats = zip(payloadTypes, profileLevelIDs).map { "a=rtpmap:\($0) H264/90000\r\na=fmtp:\($0) \(parameters);profile-level-id=\($1)" }
+        return playerOffer
+            .replacingOccurrences(of: "m=video 9 UDP/TLS/RTP/SAVPF 120 121", with: "m=video 9 UDP/TLS/RTP/SAVPF " + payloadTypes.map(String.init).joined(separator: " "))
+            .replacingOccurrences(of: "a=rtpmap:120 VP8/90000\r\na=rtpmap:121 rtx/90000\r\na=fmtp:121 apt=120", with: formats.joined(separator: "\r\n"))
+    }
+
+    /// The payload type and answered parameters `read` takes from `profileLevelIDs` for a stream of `streamProfileLevelID`.
+    private func h264Choice(_ profileLevelIDs: [String], stream streamProfileLevelID: String) throws -> ReceiverNegotiation.Section? {
+        try ReceiverNegotiation.read(
+            SessionDescription(parsing: Self.h264PlayerOffer(profileLevelIDs)), videoCodec: .h264,
+            streamH264Parameters: "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=\(streamProfileLevelID)"
+        ).video
+    }
+
+    @Test func anH264PlayerGetsItsFormatOfTheStreamsProfileWhereverItStandsInTheOffer() throws {
+        let forConstrainedBaseline = try h264Choice(["42001f", "42e01f"], stream: "42e01f")
+        #expect(forConstrainedBaseline?.payloadType == 104)
+        #expect(forConstrainedBaseline?.formatParameters == "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f")
+        let forBaseline = try h264Choice(["42e01f", "42001f"], stream: "42001f")
+        #expect(forBaseline?.payloadType == 104)
+        #expect(forBaseline?.formatParameters == "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42001f")
+        #expect(try h264Choice(["640c1f", "4d001f", "64001f"], stream: "64001f")?.payloadType == 106)
+        #expect(try h264Choice(["42e01f", "42c01f"], stream: "42c01f")?.payloadType == 102, "both are Constrained Baseline")
+    }
+
+    @Test func withoutItsProfileThePlayerGetsTheFirstWhoseDecodersPlayTheStream() throws {
+        #expect(try h264Choice(["42001f", "4d001f"], stream: "42e01f")?.payloadType == 102)
+        #expect(try h264Choice(["42e01f", "640c1f", "64001f"], stream: "4d001f")?.payloadType == 106)
+        // The answer keeps the player's profile; the level is the stream's, both allowing asymmetry.
+        let main = try h264Choice(["4d0034", "640c1f"], stream: "42e01f")
+        #expect(main?.payloadType == 102)
+        #expect(main?.formatParameters == "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=4d001f")
+    }
+
+    @Test func aPlayerWhoseProfilesCannotPlayTheStreamIsRefusedNamingThem() throws {
+        let offer = Self.h264PlayerOffer(["42e01f", "4d001f", "nonsense"])
+        let error = #expect(throws: SDPError.self) {
+            try ReceiverNegotiation.read(
+                SessionDescription(parsing: offer), videoCodec: .h264, streamH264Parameters: "packetization-mode=1;profile-level-id=42001f")
+        }
+        #expect(error?.line == 20, "the m=video line")
+        #expect(
+            error?.reason
+                == "no H.264 profile offered plays the stream's Baseline (42001f); offered: Constrained Baseline (42e01f), Main (4d001f), "
+                + "profile-level-id nonsense is not three bytes in hex")
+        let modeZero = #expect(throws: SDPError.self) {
+            try ReceiverNegotiation.read(
+                SessionDescription(parsing: Self.h264PlayerOffer(["42001f"], parameters: "packetization-mode=0")), videoCodec: .h264,
+                streamH264Parameters: "packetization-mode=1;profile-level-id=42001f")
+        }
+        #expect(modeZero?.reason == "no codec this stream can be sent in (H.264 in packetization mode 1); offered: H264")
+    }
 }

@@ -244,4 +244,40 @@ private func refusal(of text: String, sourceLocation: SourceLocation = #_sourceL
         #expect(error.line == lineNumber(of: "m=video", in: swapped))
         #expect(error.reason == "answers video mid x where the offer has video mid 1")
     }
+
+    @Test func anH264AnswerMayChangeTheLevelButNotTheProfileOrPacketizationMode() throws {
+        var h264Camera = camera
+        h264Camera.codecName = "H264"
+        h264Camera.payloadType = 102
+        h264Camera.fmtp = "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f"
+        let offer = SubscriberNegotiation.offer(tracks: [microphone, h264Camera], local: routerTransport, sessionID: 77, sessionVersion: 3)
+        func answer(_ fmtp: String?) -> String {
+            editing(chromeAnswer) { lines in
+                lines = lines.map { $0.replacingOccurrences(of: " 96", with: " 102").replacingOccurrences(of: ":96 ", with: ":102 ") }
+                lines = lines.map { $0 == "a=rtpmap:102 VP8/90000" ? "a=rtpmap:102 H264/90000" : $0 }
+                if let fmtp { lines.insert("a=fmtp:102 \(fmtp)", at: lines.firstIndex(of: "a=rtpmap:102 H264/90000")! + 1) }
+            }
+        }
+        func refusal(_ text: String) throws -> SDPError? {
+            let answer = try SessionDescription(parsing: text)
+            return #expect(throws: SDPError.self) { try SubscriberNegotiation.acceptAnswer(answer, to: offer) }
+        }
+        for accepted in [
+            "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e034", "packetization-mode=1;profile-level-id=42c01f", nil,
+        ] {
+            #expect(throws: Never.self, "\(accepted ?? "no a=fmtp")") {
+                try SubscriberNegotiation.acceptAnswer(SessionDescription(parsing: answer(accepted)), to: offer)
+            }
+        }
+        let main = answer("level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=4d001f")
+        let otherProfile = try refusal(main)
+        #expect(otherProfile?.line == lineNumber(of: "a=fmtp:102", in: main))
+        #expect(
+            otherProfile?.reason
+                == "payload type 102 is H.264 Constrained Baseline (42e01f), the stream's profile, in the offer, not Main (4d001f)")
+        #expect(
+            try refusal(answer("profile-level-id=42e01f"))?.reason
+                == "payload type 102 is H.264 in packetization mode 1 in the offer, not 0")
+        #expect(try refusal(answer("packetization-mode=1;profile-level-id=42e0zz"))?.reason == "profile-level-id 42e0zz is not three bytes in hex")
+    }
 }

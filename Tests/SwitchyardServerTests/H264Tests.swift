@@ -27,6 +27,7 @@ struct H264Tests {
         }
         #expect(subscribed.video?.codec == .h264)
         let subscriberOffer = try #require(subscribed.sdpOffer)
+        let payloadType = try #require(subscribed.video).payloadType
         #expect(subscriberOffer.contains(" H264/90000\r\n") && subscriberOffer.contains(Self.obsParameters), "\(subscriberOffer)")
         #expect(!subscriberOffer.contains("VP8"))
 
@@ -48,6 +49,64 @@ struct H264Tests {
             body: WHEPTests.playerOffer(videoCodec: "H264", videoFormatParameters: "packetization-mode=0;profile-level-id=42e01f"),
             contentType: "application/sdp")
         #expect(modeZero.status == 422, "single NAL units only cannot carry what encoders fragment")
+        await publisher.close()
+        await viewer.close()
+        try await daemon.stop()
+    }
+
+    /// A WHEP player's offer of H.264 in packetization mode 1, one format per profile-level-id, in that
+    /// order: payload type 120, then 122, 123, …
+    static func playerOffer(h264Profiles profiles: [String]) -> String {
+        let parameters = { (profile: String) in "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=\(profile)" }
+        let more = profiles.dropFirst().enumerated().map { (payloadType: 122 + $0.offset, profile: $0.element) }
+        return WHEPTests.playerOffer(videoCodec: "H264", videoFormatParameters: parameters(profiles[0]))
+            .replacingOccurrences(
+                of: "m=video 9 UDP/TLS/RTP/SAVPF 120 121",
+                with: "m=video 9 UDP/TLS/RTP/SAVPF 120 121" + more.map { " \($0.payloadType)" }.joined())
+            + more.map { "a=rtpmap:\($0.payloadType) H264/90000\r\na=fmtp:\($0.payloadType) \(parameters($0.profile))\r\n" }.joined()
+    }
+
+    @Test func playersGetTheFormatOfThePublishersProfileAndAreRefusedWhenNoneOfTheirsPlaysIt() async throws {
+        let daemon = try await DaemonHarness.start()
+        let (publisher, _) = try await daemon.connect(session: "profiles", role: .publisher)
+        let high = "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=64001f"
+        let offer = WebRTCSignalingTests.publisherOffer(videoCodecs: [(102, "H264")], videoFormatParameters: [102: high])
+        guard case .publish(let published) = try await publisher.call(.publish(PublishParameters(name: "high", sdpOffer: offer))) else {
+            throw WebSocketTestClient.Failure.timedOut("publish reply")
+        }
+        let path = "/v1/whep/profiles/\(published.stream.streamId)"
+        let token = try await daemon.token(session: "profiles", role: .subscriber)
+        func message(_ body: Data) -> String {
+            ((try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["message"] as? String) ?? String(decoding: body, as: UTF8.self)
+        }
+
+        let baselines = try await daemon.http(
+            "POST", path, token: token, body: Self.playerOffer(h264Profiles: ["42e01f", "42001f"]), contentType: "application/sdp")
+        #expect(baselines.status == 422)
+        #expect(
+            message(baselines.body).hasSuffix(
+                "no H.264 profile offered plays the stream's High (64001f); offered: Constrained Baseline (42e01f), Baseline (42001f)"),
+            "\(message(baselines.body))")
+        let highAmongOthers = try await daemon.http(
+            "POST", path, token: token, body: Self.playerOffer(h264Profiles: ["42e01f", "640c1f", "64001f"]), contentType: "application/sdp")
+        let answer = String(decoding: highAmongOthers.body, as: UTF8.self)
+        #expect(highAmongOthers.status == 201, "\(answer)")
+        #expect(answer.contains("a=rtpmap:123 H264/90000\r\n") && answer.contains("a=fmtp:123 \(high)\r\n"), "\(answer)")
+
+        // A WebSocket subscriber is offered the publisher's profile, and may not answer another.
+        let (viewer, _) = try await daemon.connect(session: "profiles", role: .subscriber)
+        guard case .subscribe(let subscribed) = try await viewer.call(.subscribe(SubscribeParameters(streamId: published.stream.streamId, webrtc: true)))
+        else { throw WebSocketTestClient.Failure.timedOut("subscribe reply") }
+        let subscriberOffer = try #require(subscribed.sdpOffer)
+        let payloadType = try #require(subscribed.video).payloadType
+        let mainAnswer = subscriberOffer.replacingOccurrences(of: "a=setup:actpass", with: "a=setup:active")
+            .replacingOccurrences(of: "a=sendonly", with: "a=recvonly").replacingOccurrences(of: "profile-level-id=64001f", with: "profile-level-id=4d001f")
+        let refused = try await viewer.refusal(.answerSubscriber(SubscriberAnswer(subscriberId: subscribed.subscriberId, sdpAnswer: mainAnswer)))
+        #expect(refused?.code == .invalidParams)
+        #expect(
+            refused?.message.hasPrefix("params.sdpAnswer: line ") == true
+                && refused?.message.hasSuffix("payload type \(payloadType) is H.264 High (64001f), the stream's profile, in the offer, not Main (4d001f)") == true,
+            "\(refused?.message ?? "")")
         await publisher.close()
         await viewer.close()
         try await daemon.stop()
@@ -81,7 +140,7 @@ struct H264Tests {
             try publisherPeer.sendRTP(
                 payloadType: 102, sequenceNumber: UInt16(index), timestamp: UInt32(index / 2 * 3000), ssrc: TestPeer.videoSSRC, payload: payload)
         }
-        let received = viewerPeer.receiveRTP(count: 4)
+        let received = try await onOwnThread { viewerPeer.receiveRTP(count: 4) }
         #expect(received.map(\.payload) == Array(sent[2...]), "from the parameter sets ahead of the IDR on, byte for byte")
         #expect(received.map(\.sequenceNumber) == received.indices.map { UInt16(truncatingIfNeeded: Int(received[0].sequenceNumber) + $0) })
         await publisher.close()
