@@ -52,7 +52,7 @@ public struct ClientSessionHandler: Sendable {
             },
             abort: { channel.abort() })
         guard let socketID = sockets.add(outbox) else {
-            outbox.close(.serverShutdown, message: "the server is shutting down")
+            // Opened during a shutdown: the outbox holds the shutdown's word, and the close after it.
             await Self.write(outbox, to: outbound)
             return
         }

@@ -63,14 +63,24 @@ public struct SignalingServer: Sendable {
 
     /// Graceful shutdown: refuses new sockets, tells every client why, closes their sessions and
     /// routers, and waits up to `drainTime` for the sockets to finish closing. A draining node of a
-    /// cluster says so, and its clients connect again to continue on another node.
+    /// cluster says so, and its clients connect again to continue on another node; it takes new
+    /// sockets while its clients leave (a `connect` is sent to the session's new node), then closes
+    /// and refuses them with the same word, so none is left for the HTTP server's stop to close
+    /// with a bare 1000.
     public func shutdown(drainTime: Duration, reason: SessionDisconnectedReason = .serverShutdown) async {
         let message =
             reason == .nodeDraining
             ? "this node is draining; connect again to continue the session on another node" : "the server is shutting down"
+        let start = ContinuousClock.now
         sockets.closeAll(reason, message: message, refusingNew: reason != .nodeDraining)
         await directory.closeAll(reason: reason, message: message)
-        let deadline = ContinuousClock.now + drainTime
+        // The last tenth of the time is for the sockets that opened during a drain to hear why.
+        await waitForSocketsToClose(until: start + drainTime * 0.9)
+        sockets.closeAll(reason, message: message, refusingNew: true)
+        await waitForSocketsToClose(until: start + drainTime)
+    }
+
+    private func waitForSocketsToClose(until deadline: ContinuousClock.Instant) async {
         while sockets.count > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }

@@ -243,6 +243,35 @@ import Testing
         await cluster.stop()
     }
 
+    /// A draining node answers the sockets that open during its drain until its last moment: a
+    /// `connect` with `sessionOnOtherNode`, and a socket still open when the drain ends with
+    /// `sessionDisconnected` `nodeDraining` and 1001, never the bare 1000 of the HTTP server's stop.
+    @Test func aDrainingNodeAnswersSocketsOpenedDuringItsDrainUntilItStops() async throws {
+        let cluster = try await ClusterFixture.start(nodes: 2)
+        defer { cluster.database.stop() }
+        let (a, b) = (cluster.nodes[0], cluster.nodes[1])
+        let token = try await a.token(session: "last-moment", role: .publisher)
+        let (member, _) = try await WebSocketTestClient.connected(port: a.port, host: a.configuration.host, sessionId: "last-moment", token: token)
+        #expect(try cluster.holder(of: "last-moment") == "node-a")
+        let stopping = Task { try await a.stop() }
+        guard case .sessionDisconnected(let told) = try await member.event(.sessionDisconnected) else { return }
+        #expect(told.reason == .nodeDraining)
+        // Node A has marked itself draining: the session goes to node B.
+        let mover = try await WebSocketTestClient.open(port: a.port, host: a.configuration.host)
+        let refusal = try await mover.refusal(.connect(ConnectParameters(sessionId: "last-moment", token: token)))
+        #expect(refusal?.code == .sessionOnOtherNode && refusal?.location == b.webSocketURL, "\(String(describing: refusal))")
+        // Neither socket is closed by its client: both are open when the drain ends.
+        let idle = try await WebSocketTestClient.open(port: a.port, host: a.configuration.host)
+        try await stopping.value
+        for (name, client) in [("mover", mover), ("idle", idle)] {
+            let close = try await client.closeFrame()
+            #expect(close?.closeCode == .goingAway && close?.reason == "node draining", "\(name): \(String(describing: close))")
+            let word = try? await client.event(.sessionDisconnected, timeout: .milliseconds(100))
+            #expect(word == .sessionDisconnected(told), "\(name)")
+        }
+        await cluster.stop()
+    }
+
     @Test func aKilledNodesSessionComesBackOnAnotherNodeWhenItsClientsReconnect() async throws {
         let cluster = try await ClusterFixture.start(nodes: 2)
         let loop = try MediaLoop()

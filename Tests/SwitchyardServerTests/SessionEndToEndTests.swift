@@ -214,4 +214,29 @@ import Testing
         #expect(disconnection.reason == .serverShutdown)
         #expect(try await client.closeFrame()?.closeCode == .goingAway)
     }
+
+    /// A draining node takes WebSockets while its clients leave. One that opened during the drain
+    /// and is still open at its end, and one that opens after it (before the HTTP server stops),
+    /// hear `nodeDraining` and are closed 1001, never with the bare 1000 of the HTTP server's stop.
+    @Test func socketsOpenedDuringADrainHearNodeDrainingBeforeTheServerStops() async throws {
+        let harness = try await DaemonHarness.start()
+        let (member, _) = try await harness.connect(session: "drained", role: .publisher)
+        let signaling = harness.daemon.signaling
+        let draining = Task { await signaling.shutdown(drainTime: .seconds(3), reason: .nodeDraining) }
+        guard case .sessionDisconnected(let told) = try await member.event(.sessionDisconnected) else { return }
+        #expect(told.reason == .nodeDraining)
+        let drainingWord = ServerMessage.event(.sessionDisconnected(told))
+        // The drain has begun: this socket is taken, and sends nothing, so it is still open at the end.
+        let during = try await WebSocketTestClient.open(port: harness.port)
+        await draining.value
+        let after = try await WebSocketTestClient.open(port: harness.port)
+        // Heard before the daemon's own shutdown below, which would speak of a shutdown instead.
+        #expect((try? await after.message(where: { $0 == drainingWord })) == drainingWord)
+        try await harness.stop()
+        #expect((try? await during.message(where: { $0 == drainingWord })) == drainingWord)
+        for (name, client) in [("member", member), ("during", during), ("after", after)] {
+            let close = try await client.closeFrame()
+            #expect(close?.closeCode == .goingAway && close?.reason == "node draining", "\(name): \(String(describing: close))")
+        }
+    }
 }
