@@ -134,7 +134,7 @@ let package = Package(
         .testTarget(name: "SRTPTests", dependencies: ["SRTP", "RTPWire", "TestSupport"]),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "SRTP", "MediaTestSupport"]),
         .testTarget(name: "ICETests", dependencies: ["ICE", "TestSupport"]),
-        .testTarget(name: "SessionDescriptionTests", dependencies: ["SessionDescription", "RTPWire"]),
+        .testTarget(name: "SessionDescriptionTests", dependencies: ["SessionDescription", "RTPWire", "MediaControl", "TestSupport"]),
         .testTarget(name: "QualityTests", dependencies: ["Quality", "RTPWire", "TestSupport"]),
         .testTarget(
             name: "MediaRouterTests", dependencies: ["MediaRouter", "MediaControl", "Quality", "RTPWire", "SRTP", "TestSupport", "MediaTestSupport"]),

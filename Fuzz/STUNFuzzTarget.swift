@@ -1,55 +1,9 @@
-// libFuzzer entry point for STUN and the ICE-lite agent: the first parser a stranger's datagram on a
-// shared WebRTC port reaches, before MESSAGE-INTEGRITY is checked.
-//
-// Fuzz/run.sh compiles this file INTO the ICE module (with OpenSSL for HMAC-SHA1):
-//
-//     swiftc -parse-as-library -sanitize=fuzzer,address -O -assert-config Debug -module-name ICE \
-//         -I Sources/COpenSSL Sources/ICE/*.swift Fuzz/STUNFuzzTarget.swift -lcrypto -o .build-fuzz/stun-fuzzer
-//
-// so internal API is in reach. Every input is parsed from an exactly sized copy; what parses is read
-// in full and must describe its bytes. Then a fresh agent judges it: its state may move only with a
-// success response, and a success only for a request with a valid FINGERPRINT and a valid
-// MESSAGE-INTEGRITY under the agent's password. Broken invariants call `fatalError`, which libFuzzer
-// records as a crash with the input.
-
-private let local = ICECredentials(usernameFragment: "lite", password: "abcdefghijklmnopqrstuvwx")
-private let remote = ICECredentials(usernameFragment: "brws", password: "browser-password-unused!")
-
-private struct Endpoint: Hashable {
-    var address: UInt32
-    var port: UInt16
-}
+// libFuzzer entry point for STUN and the ICE-lite agent. Fuzz/run.sh compiles it INTO the ICE module
+// with Tests/ICETests/STUNFuzzer.swift, which holds the invariants and says what they are; `make test`
+// checks the same invariants on every seed in Fuzz/seeds/stun.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let exact = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
-    defer { exact.deallocate() }
-    if size > 0, let base = exact.baseAddress { base.copyMemory(from: data, byteCount: size) }
-    let bytes = UnsafeRawBufferPointer(exact)
-    var authentic = false
-    do throws(STUNError) {
-        let message = try STUNMessage(parsing: bytes)
-        check(Int(bytes.uint16(at: 2)) == size - STUNMessage.headerByteCount, "length field")
-        if let username = message.username {
-            check(username.count <= STUNMessage.maximumUsernameByteCount, "USERNAME length")
-            check(username.baseAddress! >= bytes.baseAddress! && username.baseAddress! + username.count <= bytes.baseAddress! + size, "USERNAME inside the message")
-        }
-        _ = (message.xorMappedIPv4, message.priority, message.iceControlling, message.iceControlled, message.errorCode)
-        _ = (message.method, message.messageClass, message.hasUseCandidate, message.unknownComprehensionRequiredAttribute)
-        authentic = message.isBindingRequest && message.hasValidFingerprint() && message.hasValidMessageIntegrity(key: Array(local.password.utf8))
-    } catch {}
-
-    var agent = ICELiteAgent<Endpoint>(local: local)
-    agent.setRemote(remote)
-    let source = Endpoint(address: 0xC0A8_0107, port: 61_234)
-    let action = agent.handle(datagram: bytes, from: source, now: 1_000)
-    let moved = agent.isVerified(source) || agent.nominated != nil
-    check(moved == (action.response != nil), "the agent's state and its action disagree")
-    check(!moved || authentic, "a request without a valid FINGERPRINT and MESSAGE-INTEGRITY changed the agent")
+    STUNFuzzer.check(UnsafeRawBufferPointer(start: data, count: size))
     return 0
-}
-
-@inline(__always)
-private func check(_ condition: Bool, _ message: @autoclosure () -> String) {
-    if !condition { fatalError("STUN fuzz invariant: \(message())") }
 }

@@ -7,9 +7,11 @@
 #   ./Fuzz/run.sh rtpwire -jobs=4          extra arguments go to libFuzzer
 #   ./Fuzz/run.sh stun .build-fuzz/stun/crashes/crash-<sha1>   replay that input once (rebuilding if stale)
 #
-# Each target is compiled with swiftc as one module with its fuzz entry point inside it, outside
-# SwiftPM and its .build folder; a module it imports (RTPWire for sdp) is compiled first, instrumented
-# the same way, as a static library beside it. The rtcp target builds the whole media plane that way,
+# Each target is compiled with swiftc as one module with its fuzz entry point and its invariants inside
+# it, outside SwiftPM and its .build folder; a module it imports (RTPWire and MediaControl for sdp) is
+# compiled first, instrumented the same way, as a static library beside it. The invariants live in the
+# module's test target (Tests/<Module>Tests/<Target>Fuzzer.swift), whose FuzzSeedTests replay every
+# seed through them in make test; FUZZ_TARGET tells them they are compiled into the module itself. The rtcp target builds the whole media plane that way,
 # on the OpenSSL libsrtp2 (scripts/build-libsrtp.sh, which make srtp runs). A target's corpus (.build-fuzz/<target>/corpus) is kept between runs
 # and topped up from Fuzz/seeds/<target>; crashes land in .build-fuzz/<target>/crashes/.
 set -euo pipefail
@@ -62,14 +64,18 @@ build_system_shims() {
 
 # Builds target $1 when a source is newer than its binary (about 20-60 s); prints the binary's path.
 build() {
-    local target="$1" module dependencies=() extra=() entry
+    local target="$1" module dependencies=() extra=() entry invariants
     case "$target" in
-        rtpwire) module=RTPWire; entry=Fuzz/RTPWireFuzzTarget.swift ;;
-        stun) module=ICE; entry=Fuzz/STUNFuzzTarget.swift; extra=(-I Sources/COpenSSL -lcrypto) ;;
-        sdp) module=SessionDescription; dependencies=(RTPWire); entry=Fuzz/SDPFuzzTarget.swift ;;
-        signaling) module=SignalingProtocol; entry=Fuzz/SignalingFuzzTarget.swift ;;
+        rtpwire) module=RTPWire; entry=Fuzz/RTPWireFuzzTarget.swift; invariants=Tests/RTPWireTests/RTPWireFuzzer.swift ;;
+        stun) module=ICE; entry=Fuzz/STUNFuzzTarget.swift; invariants=Tests/ICETests/STUNFuzzer.swift; extra=(-I Sources/COpenSSL -lcrypto) ;;
+        sdp)
+            module=SessionDescription; dependencies=(RTPWire MediaControl); entry=Fuzz/SDPFuzzTarget.swift
+            invariants=Tests/SessionDescriptionTests/SDPFuzzer.swift
+            ;;
+        signaling) module=SignalingProtocol; entry=Fuzz/SignalingFuzzTarget.swift; invariants=Tests/SignalingProtocolTests/SignalingFuzzer.swift ;;
         rtcp)
             module=MediaRouter; dependencies=(RTPWire MediaControl SRTP DTLS ICE Quality); entry=Fuzz/RTCPFuzzTarget.swift
+            invariants=Tests/MediaRouterTests/RTCPFuzzer.swift
             [ -f .build-srtp/prefix/lib/libsrtp2.a ] || scripts/build-libsrtp.sh >&2
             build_system_shims
             extra=("${c_module_flags[@]}" -L .build-srtp/prefix/lib -L .build-fuzz/modules/CSystemShims -lCSystemShims -lssl -lcrypto)
@@ -84,9 +90,9 @@ build() {
     done
     local binary=".build-fuzz/$target/$target-fuzzer"
     mkdir -p ".build-fuzz/$target/corpus" ".build-fuzz/$target/crashes"
-    if [ ! -x "$binary" ] || [ -n "$(find "${sources[@]}" "$entry" Fuzz/run.sh -newer "$binary" -print -quit)" ]; then
+    if [ ! -x "$binary" ] || [ -n "$(find "${sources[@]}" "$invariants" "$entry" Fuzz/run.sh -newer "$binary" -print -quit)" ]; then
         echo "fuzz: building $binary" >&2
-        swiftc "${flags[@]}" -module-name "$module" "${extra[@]}" "Sources/$module"/*.swift "$entry" -o "$binary" >&2
+        swiftc "${flags[@]}" -D FUZZ_TARGET -module-name "$module" "${extra[@]}" "Sources/$module"/*.swift "$invariants" "$entry" -o "$binary" >&2
     fi
     echo "$binary"
 }

@@ -5,8 +5,9 @@ public enum MediaKind: String, Sendable, Codable {
 }
 
 /// The codecs the router forwards. It never decodes them; it reads their payload descriptors to find
-/// key frames and frame boundaries.
-public enum CodecName: String, Sendable, Codable {
+/// key frames and frame boundaries. The one list of them: the SDP fuzz target, its seed replay in
+/// `make test` and the randomized SDP test hold every track negotiation accepts to it.
+public enum CodecName: String, Sendable, Codable, CaseIterable {
     case opus
     case vp8
     /// RFC 6184 packetization mode 1 (single NAL units, STAP-A, FU-A): what OBS, ffmpeg and
@@ -17,6 +18,16 @@ public enum CodecName: String, Sendable, Codable {
         switch self {
         case .opus: .audio
         case .vp8, .h264: .video
+        }
+    }
+
+    /// Its name in an SDP `a=rtpmap` line (RFC 7587, RFC 7741, RFC 6184), which SDP compares
+    /// without regard to case.
+    public var encodingName: String {
+        switch self {
+        case .opus: "opus"
+        case .vp8: "VP8"
+        case .h264: "H264"
         }
     }
 

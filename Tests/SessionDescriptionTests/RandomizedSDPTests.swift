@@ -1,3 +1,4 @@
+import MediaControl
 import Testing
 import TestSupport
 
@@ -57,7 +58,8 @@ import TestSupport
                 for track in result.tracks {
                     #expect(offeredMids.contains(track.mid), "track \(track.mid) is not in the offer")
                     #expect(track.payloadType < 128, "payload type \(track.payloadType)")
-                    #expect(["opus", "vp8", "h264"].contains(track.codecName.lowercased()), "\(track.codecName)")
+                    let codec = CodecName.allCases.first { $0.encodingName.lowercased() == track.codecName.lowercased() }
+                    #expect(codec?.kind.rawValue == track.kind, "a \(track.kind) track in \(track.codecName)")
                 }
                 #expect((try? SessionDescription(parsing: result.answer.description)) != nil, "the answer parses again")
             } catch {
