@@ -42,7 +42,7 @@ import Testing
         init(peer: TestPeer) { self.peer = peer }
 
         func drain(at time: Double, lossProbability: Double, audioSSRC: UInt32, videoSSRC: UInt32, now: UInt64) {
-            while let packet = peer.receive(waiting: false) {
+            while let packet = peer.receiveIfQueued() {
                 guard case .rtp(let sequenceNumber, let timestamp, let ssrc, _, let payload) = packet else { continue }
                 if Double.random(in: 0..<1, using: &generator) < lossProbability { continue }
                 var stats = statistics[ssrc] ?? ReceiverStatistics(clockRate: ssrc == audioSSRC ? 48_000 : 90_000)
@@ -253,7 +253,7 @@ import Testing
         while case let time = elapsed(), time < end {
             let sends = Double.random(in: 0..<1, using: &generator) >= uplinkLoss(time)
             let now = MediaClock.monotonicNow()
-            while let packet = publisher.receive(waiting: false) {
+            while let packet = publisher.receiveIfQueued() {
                 if case .rtcp(let bytes) = packet, pictureLossIndications(in: [bytes]) > 0 { keyFrameWanted = true }
             }
             if time >= nextAudio {

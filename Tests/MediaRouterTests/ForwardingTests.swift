@@ -19,7 +19,7 @@ import Testing
         defer { session.plane.shutdown() }
         try session.publish(from: 0, count: 60, keyFrameAt: [0])
         for (subscriber, consumer) in zip(session.subscribers, session.consumers) {
-            let packets = subscriber.receiveRTP(count: 60)
+            let packets = try await onOwnThread { subscriber.receiveRTP(count: 60) }
             #expect(packets.count == 60)
             for (index, packet) in packets.enumerated() {
                 #expect(packet.ssrc == consumer.ssrc)
@@ -61,7 +61,7 @@ import Testing
         holding.wait()
         try session.publish(from: 0, count: 40, keyFrameAt: [0])
         for subscriber in session.subscribers {
-            let packets = subscriber.receiveRTP(count: 40)
+            let packets = try await onOwnThread { subscriber.receiveRTP(count: 40) }
             #expect(packets.count == 40)
             #expect(packets.map(\.payload) == (0..<40).map { VP8TestPayload.make(index: $0, keyFrame: $0 == 0) })
         }
@@ -79,7 +79,7 @@ import Testing
         // Delta frames before any key frame reach nobody.
         try session.publish(from: 0, count: 5)
         try session.publish(from: 5, count: 10, keyFrameAt: [5])
-        let before = paused.receiveRTP(count: 10)
+        let before = try await onOwnThread { paused.receiveRTP(count: 10) }
         #expect(before.count == 10)
         #expect(before.first?.payload == VP8TestPayload.make(index: 5, keyFrame: true))
 
@@ -87,10 +87,10 @@ import Testing
         try session.publish(from: 15, count: 10)
         try await session.plane.resumeConsumer(session.consumers[0].consumerID, reason: .subscriberChoice)
         // Resuming asked the publisher for a key frame; delta frames before it are not forwarded.
-        #expect(pictureLossIndications(in: session.publisher.receiveRTCP(for: 300)) >= 1)
+        #expect(pictureLossIndications(in: try await onOwnThread { session.publisher.receiveRTCP(for: 300) }) >= 1)
         try session.publish(from: 25, count: 5)
         try session.publish(from: 30, count: 5, keyFrameAt: [30])
-        let after = paused.receiveRTP(count: 5)
+        let after = try await onOwnThread { paused.receiveRTP(count: 5) }
         #expect(after.count == 5)
         #expect(after.first?.payload == VP8TestPayload.make(index: 30, keyFrame: true))
         #expect(after.first?.sequenceNumber == before.last!.sequenceNumber &+ 1)
@@ -98,7 +98,7 @@ import Testing
         // Time went on across the pause, so the timestamp advanced.
         #expect(after.first!.timestamp &- before.last!.timestamp > 0)
         // The subscriber that never paused received everything from the first key frame on.
-        #expect(clean.receiveRTP(count: 30).count == 30)
+        #expect(try await onOwnThread { clean.receiveRTP(count: 30) }.count == 30)
     }
 
     /// A plain subscriber that leaves out its address is sent nothing until its first packet gives
@@ -119,7 +119,7 @@ import Testing
         try await waitUntil("the router received the key frame") {
             try await session.plane.statistics(router: session.router).producers.first?.packetsReceived == 5
         }
-        _ = session.publisher.receiveRTCP(for: 100)
+        _ = try await onOwnThread { session.publisher.receiveRTCP(for: 100) }
         // The subscriber's first RTCP right after it gives the router its address.
         try subscriber.sendRTCP { writer throws(RTCPError) in
             try RTCPReceiverReport.write(senderSSRC: 0x5151, reportBlocks: EmptyCollection(), into: &writer)
@@ -129,9 +129,9 @@ import Testing
                 .first { $0.transportID == parameters.transportID }?.remoteAddress != nil
         }
         // It asked the publisher for a key frame at once, and forwards no delta frame before it.
-        #expect(pictureLossIndications(in: session.publisher.receiveRTCP(for: 300)) == 1)
+        #expect(pictureLossIndications(in: try await onOwnThread { session.publisher.receiveRTCP(for: 300) }) == 1)
         try session.publish(from: 5, count: 10, keyFrameAt: [10])
-        let received = subscriber.receiveRTP(count: 5)
+        let received = try await onOwnThread { subscriber.receiveRTP(count: 5) }
         #expect(received.count == 5)
         #expect(received.first.map { Array($0.payload.prefix(3)) } == Array(VP8TestPayload.make(index: 10, keyFrame: true).prefix(3)))
         let statistics = try await session.plane.statistics(router: session.router)
@@ -144,9 +144,9 @@ import Testing
         let subscriber = session.subscribers[0]
         try session.publish(from: 0, count: 10, keyFrameAt: [0])
         // Packet 4 is lost on the way: the subscriber never unprotects it, and asks for it.
-        var received = subscriber.receiveRTP(count: 4)
-        #expect(subscriber.discardNext())
-        received += subscriber.receiveRTP(count: 5)
+        var received = try await onOwnThread { subscriber.receiveRTP(count: 4) }
+        #expect(try await onOwnThread { subscriber.discardNext() })
+        received += try await onOwnThread { subscriber.receiveRTP(count: 5) }
         #expect(received.count == 9)
         let missing = received[3].sequenceNumber &+ 1
         #expect(received[4].sequenceNumber == missing &+ 1)
@@ -156,7 +156,7 @@ import Testing
             try RTCPGenericNACK.write(
                 senderSSRC: 0x5555, mediaSSRC: consumerSSRC, lostSequenceNumbers: [missing], into: &writer)
         }
-        let retransmitted = subscriber.receiveRTP(count: 1)
+        let retransmitted = try await onOwnThread { subscriber.receiveRTP(count: 1) }
         #expect(retransmitted.count == 1)
         #expect(retransmitted.first?.sequenceNumber == missing)
         #expect(retransmitted.first?.timestamp == received[3].timestamp &+ 3000)
@@ -178,9 +178,9 @@ import Testing
         // 30 packets of 1,012 bytes each (a 12-byte header and 1,000 of payload).
         try session.publish(from: 0, count: 30, keyFrameAt: [0])
         // The first five arrive; the other 25 are lost on the way (never unprotected, so a resend is no replay).
-        let arrived = subscriber.receiveRTP(count: 5)
+        let arrived = try await onOwnThread { subscriber.receiveRTP(count: 5) }
         #expect(arrived.count == 5)
-        for _ in 0..<25 { #expect(subscriber.discardNext()) }
+        for _ in 0..<25 { #expect(try await onOwnThread { subscriber.discardNext() }) }
         let lost = (1...25).map { arrived[4].sequenceNumber &+ UInt16($0) }
         // Wait for the worker's tick to take the estimate into the budget, then NACK all 25 at once.
         try await Task.sleep(for: .milliseconds(200))
@@ -199,7 +199,7 @@ import Testing
         }
         #expect(statistics.consumers.first?.retransmittedPackets == 11)
         #expect(statistics.consumers.first?.retransmissionsOverBudget == 14)
-        let resent = subscriber.receiveRTP(count: 25)
+        let resent = try await onOwnThread { subscriber.receiveRTP(count: 25) }
         #expect(resent.map(\.sequenceNumber) == Array(lost.prefix(11)))
     }
 
@@ -207,16 +207,16 @@ import Testing
         let session = try await RoutedSession.make(subscriberCount: 20, portBase: 41_300, keyFrameInterval: .seconds(2))
         defer { session.plane.shutdown() }
         try session.publish(from: 0, count: 3, keyFrameAt: [0])
-        for subscriber in session.subscribers { _ = subscriber.receiveRTP(count: 3) }
+        for subscriber in session.subscribers { _ = try await onOwnThread { subscriber.receiveRTP(count: 3) } }
         // The consumers' own start-up requests went out before the publisher's address was known.
-        _ = session.publisher.receiveRTCP(for: 100)
+        _ = try await onOwnThread { session.publisher.receiveRTCP(for: 100) }
         for (subscriber, consumer) in zip(session.subscribers, session.consumers) {
             try subscriber.sendRTCP { writer throws(RTCPError) in
                 try RTCPReceiverReport.write(senderSSRC: 0x7777, reportBlocks: EmptyCollection(), into: &writer)
                 try RTCPPictureLossIndication.write(senderSSRC: 0x7777, mediaSSRC: consumer.ssrc, into: &writer)
             }
         }
-        #expect(pictureLossIndications(in: session.publisher.receiveRTCP(for: 500)) == 1)
+        #expect(pictureLossIndications(in: try await onOwnThread { session.publisher.receiveRTCP(for: 500) }) == 1)
         let statistics = try await session.plane.statistics(router: session.router)
         #expect(statistics.consumers.reduce(0) { $0 + $1.keyFrameRequestsReceived } == 20)
     }
@@ -225,7 +225,7 @@ import Testing
         let session = try await RoutedSession.make(subscriberCount: 1, portBase: 41_400)
         defer { session.plane.shutdown() }
         try session.publish(from: 0, count: 5, keyFrameAt: [0])
-        #expect(session.subscribers[0].receiveRTP(count: 5).count == 5)
+        #expect(try await onOwnThread { session.subscribers[0].receiveRTP(count: 5) }.count == 5)
         // A tampered tag from the real publisher.
         try session.publisher.sendRTP(
             payloadType: 96, sequenceNumber: 10, timestamp: 1, ssrc: Self.videoSSRC,
@@ -238,7 +238,7 @@ import Testing
         session.publisher.sendRaw([UInt8](repeating: 0x80, count: 1600))
         // Forwarding goes on for everyone.
         try session.publish(from: 5, count: 5)
-        #expect(session.subscribers[0].receiveRTP(count: 5).count == 5)
+        #expect(try await onOwnThread { session.subscribers[0].receiveRTP(count: 5) }.count == 5)
         let drops = try await session.plane.statistics(router: session.router).drops
         #expect(drops["authentication"] == 1)
         #expect(drops["wrongSource"] == 1)
@@ -271,7 +271,7 @@ import Testing
         let session = try await RoutedSession.make(subscriberCount: 1, portBase: 42_300, reportInterval: .milliseconds(100))
         defer { session.plane.shutdown() }
         try session.publish(from: 0, count: 3, keyFrameAt: [0])
-        #expect(session.subscribers[0].receiveRTP(count: 3).count == 3)
+        #expect(try await onOwnThread { session.subscribers[0].receiveRTP(count: 3) }.count == 3)
 
         // The same client, keys and all, now sends from another address.
         let moved = try TestPeer()
@@ -279,9 +279,9 @@ import Testing
         try moved.useKeys(local: session.publisher.keys, remote: session.publisher.keys)
         try moved.sendRTP(
             payloadType: 96, sequenceNumber: 65_503, timestamp: 9000, ssrc: Self.videoSSRC, payload: VP8TestPayload.make(index: 3, keyFrame: false))
-        #expect(session.subscribers[0].receiveRTP(count: 1).count == 1, "media from the new address is forwarded")
+        #expect(try await onOwnThread { session.subscribers[0].receiveRTP(count: 1) }.count == 1, "media from the new address is forwarded")
         // The router's receiver reports now go to the new address.
-        #expect(moved.receiveRaw() != nil)
+        #expect(try await onOwnThread { moved.receiveRaw() } != nil)
         // Someone without the keys, from a third address, moves nothing; nor does any packet to a
         // transport that was given its client's address.
         let stranger = try TestPeer()
@@ -290,7 +290,7 @@ import Testing
         stranger.sendRaw([0x80, 96, 0, 9] + [UInt8](repeating: 7, count: 40), toPort: session.subscribers[0].routerPort)
         try moved.sendRTP(
             payloadType: 96, sequenceNumber: 65_504, timestamp: 12000, ssrc: Self.videoSSRC, payload: VP8TestPayload.make(index: 4, keyFrame: false))
-        #expect(session.subscribers[0].receiveRTP(count: 1).count == 1)
+        #expect(try await onOwnThread { session.subscribers[0].receiveRTP(count: 1) }.count == 1)
         let drops = try await session.plane.statistics(router: session.router).drops
         #expect(drops["wrongSource", default: 0] == 1)
         #expect(drops["authentication", default: 0] == 1)

@@ -13,7 +13,7 @@ import Testing
         try session.publish(from: 0, count: 5, keyFrameAt: [0])
         try session.publish(from: 8, count: 5)
         var lost: [UInt16] = []
-        for compound in session.publisher.receiveRTCP(for: 400) {
+        for compound in try await onOwnThread { session.publisher.receiveRTCP(for: 400) } {
             compound.withUnsafeBytes { raw in
                 guard let packets = try? RTCPCompoundPacket(parsing: raw) else { return }
                 for case .genericNACK(let nack) in packets where nack.mediaSSRC == RoutedSession.videoSSRC {
@@ -36,7 +36,7 @@ import Testing
         try session.publish(from: 0, count: 1, keyFrameAt: [0])
         for index in 1..<40 where index % 4 != 0 { try session.publish(from: index, count: 1) }
         var nacked: Set<UInt16> = []
-        for compound in session.publisher.receiveRTCP(for: 200) {
+        for compound in try await onOwnThread { session.publisher.receiveRTCP(for: 200) } {
             compound.withUnsafeBytes { raw in
                 guard let packets = try? RTCPCompoundPacket(parsing: raw) else { return }
                 for case .genericNACK(let nack) in packets { nack.forEachLostSequenceNumber { nacked.insert($0) } }
@@ -58,10 +58,10 @@ import Testing
         defer { session.plane.shutdown() }
         let consumer = session.consumers[0]
         try session.publish(from: 0, count: 10, keyFrameAt: [0])
-        let packets = session.subscribers[0].receiveRTP(count: 10)
+        let packets = try await onOwnThread { session.subscribers[0].receiveRTP(count: 10) }
         #expect(packets.count == 10)
         var senderReport: (rtpTimestamp: UInt32, packets: UInt32)?
-        for compound in session.subscribers[0].receiveRTCP(for: 400) {
+        for compound in try await onOwnThread { session.subscribers[0].receiveRTCP(for: 400) } {
             compound.withUnsafeBytes { raw in
                 guard let parsed = try? RTCPCompoundPacket(parsing: raw) else { return }
                 for case .senderReport(let report) in parsed where report.senderSSRC == consumer.ssrc {
@@ -77,7 +77,7 @@ import Testing
         #expect(ahead < 45_000)
 
         var receiverReportBlock: RTCPReportBlock?
-        for compound in session.publisher.receiveRTCP(for: 300) {
+        for compound in try await onOwnThread { session.publisher.receiveRTCP(for: 300) } {
             compound.withUnsafeBytes { raw in
                 guard let parsed = try? RTCPCompoundPacket(parsing: raw) else { return }
                 for case .receiverReport(let report) in parsed {
@@ -103,7 +103,7 @@ import Testing
         try session.subscribers[0].sendRTCP { writer throws(RTCPError) in
             try RTCPReceiverReport.write(senderSSRC: 0x9999, reportBlocks: CollectionOfOne(block), into: &writer)
         }
-        _ = session.subscribers[0].receiveRTCP(for: 200)
+        _ = try await onOwnThread { session.subscribers[0].receiveRTCP(for: 200) }
         let statistics = try await session.plane.statistics(router: session.router)
         let reported = try #require(statistics.consumers.first { $0.consumerID == lossy.consumerID })
         #expect(reported.fractionLost == 77)

@@ -18,8 +18,8 @@ import TestSupport
         try session.publish(from: 0, count: 20, keyFrameAt: [0])
         // The first four are lost on the way, so their retransmissions can be read (a packet read
         // once fails replay protection the second time).
-        for _ in 0..<4 { #expect(subscriber.discardNext()) }
-        let delivered = subscriber.receiveRTP(count: 16)
+        for _ in 0..<4 { #expect(try await onOwnThread { subscriber.discardNext() }) }
+        let delivered = try await onOwnThread { subscriber.receiveRTP(count: 16) }
         #expect(delivered.count == 16)
         let first = try #require(delivered.first).sequenceNumber &- 4
         /// The index of the published packet the consumer's sequence number stands for.
@@ -39,7 +39,7 @@ import TestSupport
         // Everything that reaches the subscriber is a packet it was sent: the four it lost, resent,
         // and the five new ones.
         var indices: [Int] = []
-        for case .rtp(let sequenceNumber, _, _, _, let payload) in subscriber.receivePackets(for: 500) {
+        for case .rtp(let sequenceNumber, _, _, _, let payload) in try await onOwnThread { subscriber.receivePackets(for: 500) } {
             let index = published(sequenceNumber)
             #expect((0..<25).contains(index), "sequence number \(sequenceNumber) was never sent")
             #expect(payload == VP8TestPayload.make(index: index, keyFrame: index == 0), "packet \(index) differs from what was sent")
@@ -49,7 +49,7 @@ import TestSupport
         #expect(Set(indices.filter { $0 < 4 }) == Set(0..<4), "the lost packets were not resent: \(indices)")
 
         // What the publisher got is well-formed RTCP.
-        for compound in session.publisher.receiveRTCP(for: 300) {
+        for compound in try await onOwnThread { session.publisher.receiveRTCP(for: 300) } {
             #expect(compound.withUnsafeBytes { (try? RTCPCompoundPacket(parsing: $0)) != nil })
         }
         let statistics = try await session.plane.statistics(router: session.router)

@@ -45,9 +45,9 @@ import Testing
 
         // The low layer flows; its packet 104 is lost on the way to the subscriber.
         try send(layer: 0, 100...109, keyFrameAt: 100)
-        var low = subscriber.receiveRTP(count: 4)
-        #expect(subscriber.discardNext())
-        low += subscriber.receiveRTP(count: 5)
+        var low = try await onOwnThread { subscriber.receiveRTP(count: 4) }
+        #expect(try await onOwnThread { subscriber.discardNext() })
+        low += try await onOwnThread { subscriber.receiveRTP(count: 5) }
         #expect(low.map(\.payload) == [100, 101, 102, 103, 105, 106, 107, 108, 109].map { Self.payload(layer: 0, sequenceNumber: $0, keyFrame: $0 == 100) })
         let lost = low[3].sequenceNumber &+ 1
 
@@ -57,7 +57,7 @@ import Testing
             try await plane.statistics(router: router).consumers.first { $0.consumerID == consumer.consumerID }?.layer?.targetLayer == 1
         }
         try send(layer: 1, 203...206, keyFrameAt: 203)
-        let high = subscriber.receiveRTP(count: 4)
+        let high = try await onOwnThread { subscriber.receiveRTP(count: 4) }
         #expect(high.map(\.payload) == (203...206).map { Self.payload(layer: 1, sequenceNumber: $0, keyFrame: $0 == 203) })
         #expect(high.first?.sequenceNumber == low.last!.sequenceNumber &+ 1)
 
@@ -66,7 +66,7 @@ import Testing
             try RTCPReceiverReport.write(senderSSRC: 0x5555, reportBlocks: EmptyCollection(), into: &writer)
             try RTCPGenericNACK.write(senderSSRC: 0x5555, mediaSSRC: consumer.ssrc, lostSequenceNumbers: [lost], into: &writer)
         }
-        let resent = subscriber.receiveRTP(count: 1)
+        let resent = try await onOwnThread { subscriber.receiveRTP(count: 1) }
         #expect(resent.count == 1)
         #expect(resent.first?.sequenceNumber == lost)
         #expect(resent.first?.timestamp == low[3].timestamp &+ 3000)

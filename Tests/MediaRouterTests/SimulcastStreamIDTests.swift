@@ -97,7 +97,7 @@ import Testing
         #expect(statistics.drops["unknownSSRC"] == 2)
         // A new subscriber starts on the lowest layer (it moves up once the higher ones have flowed a
         // while: SimulcastEndToEndTests); what it gets is that layer's, found by the learned SSRC.
-        let received = setup.subscriber.receiveRTP(count: 2).map(\.payload)
+        let received = try await onOwnThread { setup.subscriber.receiveRTP(count: 2) }.map(\.payload)
         let expected = [(0, 100, true), (0, 101, false)].map { Self.payload(layer: $0.0, sequenceNumber: $0.1, keyFrame: $0.2) }
         #expect(received.count == 2)
         #expect(received == expected, "received \(received.map { $0.prefix(12) })")
@@ -116,7 +116,7 @@ import Testing
         try setup.publisher.sendRTP(
             payloadType: 97, sequenceNumber: 1, timestamp: 201 * 3000, ssrc: 0x5200, payload: [0x00, 201] + original,
             streamID: (Self.repairedExtension, "q", true))
-        let received = setup.subscriber.receiveRTP(count: 3)
+        let received = try await onOwnThread { setup.subscriber.receiveRTP(count: 3) }
         #expect(received.count == 3)
         #expect(received.last?.payload == original, "received \(received.map { $0.payload.prefix(12) })")
         let statistics = try await setup.plane.statistics(router: setup.router)

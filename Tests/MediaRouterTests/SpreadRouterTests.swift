@@ -40,7 +40,7 @@ import Testing
         #expect(workerIndices(session) == [home!, home!, other, other, home!, other])
         try session.publish(from: 0, count: 60, keyFrameAt: [0])
         for (subscriber, consumer) in zip(session.subscribers, session.consumers) {
-            let packets = subscriber.receiveRTP(count: 60)
+            let packets = try await onOwnThread { subscriber.receiveRTP(count: 60) }
             #expect(packets.count == 60)
             #expect(packets.map(\.payload) == (0..<60).map { VP8TestPayload.make(index: $0, keyFrame: $0 == 0) })
             #expect(packets.allSatisfy { $0.ssrc == consumer.ssrc })
@@ -72,27 +72,27 @@ import Testing
         let remote = session.subscribers[2]
         let consumer = session.consumers[2]
         try session.publish(from: 0, count: 10, keyFrameAt: [0])
-        for subscriber in session.subscribers.prefix(2) { #expect(subscriber.receiveRTP(count: 10).count == 10) }
+        for subscriber in session.subscribers.prefix(2) { #expect(try await onOwnThread { subscriber.receiveRTP(count: 10) }.count == 10) }
         // Packet 4 is lost between the router and the subscriber on the other worker; its NACK is
         // answered there, from the copy's retransmission ring.
-        var received = remote.receiveRTP(count: 4)
-        #expect(remote.discardNext())
-        received += remote.receiveRTP(count: 5)
+        var received = try await onOwnThread { remote.receiveRTP(count: 4) }
+        #expect(try await onOwnThread { remote.discardNext() })
+        received += try await onOwnThread { remote.receiveRTP(count: 5) }
         let missing = received[3].sequenceNumber &+ 1
         try remote.sendRTCP { writer throws(RTCPError) in
             try RTCPReceiverReport.write(senderSSRC: 0x5555, reportBlocks: EmptyCollection(), into: &writer)
             try RTCPGenericNACK.write(senderSSRC: 0x5555, mediaSSRC: consumer.ssrc, lostSequenceNumbers: [missing], into: &writer)
         }
-        let resent = remote.receiveRTP(count: 1)
+        let resent = try await onOwnThread { remote.receiveRTP(count: 1) }
         #expect(resent.first?.sequenceNumber == missing)
         #expect(resent.first?.payload == VP8TestPayload.make(index: 4, keyFrame: false))
         // A PLI from that subscriber reaches the publisher through its home worker.
-        _ = session.publisher.receiveRTCP(for: 700)
+        _ = try await onOwnThread { session.publisher.receiveRTCP(for: 700) }
         try remote.sendRTCP { writer throws(RTCPError) in
             try RTCPReceiverReport.write(senderSSRC: 0x5555, reportBlocks: EmptyCollection(), into: &writer)
             try RTCPPictureLossIndication.write(senderSSRC: 0x5555, mediaSSRC: consumer.ssrc, into: &writer)
         }
-        #expect(pictureLossIndications(in: session.publisher.receiveRTCP(for: 700)) == 1)
+        #expect(pictureLossIndications(in: try await onOwnThread { session.publisher.receiveRTCP(for: 700) }) == 1)
         let statistics = try await session.plane.statistics(router: session.router)
         #expect(statistics.consumers.first { $0.consumerID == consumer.consumerID }?.retransmittedPackets == 1)
         #expect(statistics.producers.first?.keyFrameRequestsSent ?? 0 >= 1)
@@ -108,7 +108,7 @@ import Testing
         }!
         let other = session.plane.workers[1 - homeIndex]
         try session.publish(from: 0, count: 1, keyFrameAt: [0])
-        #expect(session.subscribers[2].receiveRTP(count: 1).count == 1)
+        #expect(try await onOwnThread { session.subscribers[2].receiveRTP(count: 1) }.count == 1)
         // The other worker is held busy while 40 packets cross: the 16-slot ring overflows.
         let holding = DispatchSemaphoreBox()
         other.perform {
@@ -118,9 +118,9 @@ import Testing
         holding.wait()
         try session.publish(from: 1, count: 40)
         // The copy learns of the gap from the next packet that reaches it, as from any publisher.
-        usleep(300_000)
+        try await Task.sleep(for: .milliseconds(300))
         try session.publish(from: 41, count: 2)
-        let packets = session.subscribers[2].receiveRTP(count: 42)
+        let packets = try await onOwnThread { session.subscribers[2].receiveRTP(count: 42) }
         let expected = (1..<43).map { VP8TestPayload.make(index: $0, keyFrame: false) }
         let missing = expected.indices.filter { index in !packets.contains { $0.payload == expected[index] } }
         #expect(packets.count == 42)
@@ -138,17 +138,17 @@ import Testing
         // Delta frames before any key frame reach nobody, on either worker.
         try session.publish(from: 0, count: 5)
         try session.publish(from: 5, count: 10, keyFrameAt: [5])
-        let before = remote.receiveRTP(count: 10)
+        let before = try await onOwnThread { remote.receiveRTP(count: 10) }
         #expect(before.first?.payload == VP8TestPayload.make(index: 5, keyFrame: true))
         try await session.plane.pauseConsumer(consumer, reason: .subscriberChoice)
         try session.publish(from: 15, count: 10)
-        _ = session.publisher.receiveRTCP(for: 100)
+        _ = try await onOwnThread { session.publisher.receiveRTCP(for: 100) }
         try await session.plane.resumeConsumer(consumer, reason: .subscriberChoice)
         // The resume's key-frame request went home through the ring and on to the publisher.
-        #expect(pictureLossIndications(in: session.publisher.receiveRTCP(for: 1200)) >= 1)
+        #expect(pictureLossIndications(in: try await onOwnThread { session.publisher.receiveRTCP(for: 1200) }) >= 1)
         try session.publish(from: 25, count: 5)
         try session.publish(from: 30, count: 5, keyFrameAt: [30])
-        let after = remote.receiveRTP(count: 5)
+        let after = try await onOwnThread { remote.receiveRTP(count: 5) }
         #expect(after.first?.payload == VP8TestPayload.make(index: 30, keyFrame: true))
         #expect(after.map(\.sequenceNumber) == (0..<5).map { before.last!.sequenceNumber &+ 1 &+ UInt16($0) })
         let statistics = try await session.plane.statistics(router: session.router)
@@ -172,19 +172,19 @@ import Testing
             }
         }
         try session.publish(from: 0, count: 5, keyFrameAt: [0])
-        for subscriber in session.subscribers { #expect(subscriber.receiveRTP(count: 5).count == 5) }
+        for subscriber in session.subscribers { #expect(try await onOwnThread { subscriber.receiveRTP(count: 5) }.count == 5) }
         suspend(true)
         try session.publish(from: 5, count: 5)
         // Sender reports go on; media does not.
         for subscriber in session.subscribers {
-            let media = subscriber.receivePackets(for: 200).filter { if case .rtp = $0 { true } else { false } }
+            let media = try await onOwnThread { subscriber.receivePackets(for: 200) }.filter { if case .rtp = $0 { true } else { false } }
             #expect(media.isEmpty)
         }
         suspend(false)
         try session.publish(from: 10, count: 3)
         try session.publish(from: 13, count: 3, keyFrameAt: [13])
         for subscriber in session.subscribers {
-            let packets = subscriber.receiveRTP(count: 3)
+            let packets = try await onOwnThread { subscriber.receiveRTP(count: 3) }
             #expect(packets.map(\.payload) == (13..<16).map { VP8TestPayload.make(index: $0, keyFrame: $0 == 13) })
         }
     }
@@ -250,7 +250,7 @@ import Testing
         try session.publish(from: 0, count: 5, keyFrameAt: [0])
         try await session.plane.closeTransport(session.subscriberTransports[2])
         try session.publish(from: 5, count: 5)
-        for subscriber in session.subscribers.prefix(2) { #expect(subscriber.receiveRTP(count: 10).count == 10) }
+        for subscriber in session.subscribers.prefix(2) { #expect(try await onOwnThread { subscriber.receiveRTP(count: 10) }.count == 10) }
         let plane = await session.plane.planeStatistics()
         #expect(plane.workerDetails.allSatisfy { $0.producerCopies == 0 })
         // Nothing crossed after the copy went: five packets before, none after.

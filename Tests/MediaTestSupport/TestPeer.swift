@@ -63,9 +63,18 @@ public final class TestPeer {
     }
 
     /// The next datagram as it arrived (STUN, DTLS, or still protected media); nil after the timeout.
-    public func receiveRaw(waiting: Bool = true) -> [UInt8]? {
+    @available(*, noasync, message: "waits on its socket; call it inside onOwnThread so the cooperative pool keeps its threads")
+    public func receiveRaw() -> [UInt8]? {
+        receiveRaw(flags: 0)
+    }
+
+    /// The next datagram already queued, as it arrived; nil at once when there is none.
+    public func receiveRawIfQueued() -> [UInt8]? {
+        receiveRaw(flags: Int32(MSG_DONTWAIT))
+    }
+
+    private func receiveRaw(flags: Int32) -> [UInt8]? {
         var storage = [UInt8](repeating: 0, count: 2048)
-        let flags = waiting ? Int32(0) : Int32(MSG_DONTWAIT)
         let received = storage.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, flags) }
         return received > 0 ? Array(storage.prefix(received)) : nil
     }
@@ -129,7 +138,7 @@ public final class TestPeer {
         }
     }
 
-    public enum Received {
+    public enum Received: Sendable {
         case rtp(sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, payloadType: UInt8, payload: [UInt8])
         case rtcp([UInt8])
     }
@@ -138,6 +147,7 @@ public final class TestPeer {
     /// it; RTCP before it is read and dropped too (a sender report that happens to come first must
     /// not be "lost" in the media packet's place).
     @discardableResult
+    @available(*, noasync, message: "waits on its socket; call it inside onOwnThread so the cooperative pool keeps its threads")
     public func discardNext() -> Bool {
         var storage = [UInt8](repeating: 0, count: 2048)
         while true {
@@ -147,11 +157,18 @@ public final class TestPeer {
         }
     }
 
-    /// The next packet the router sent, unprotected; nil after the receive timeout, at once when
-    /// `waiting` is false and nothing is queued, or when the datagram does not unprotect or parse.
-    /// A late STUN or DTLS datagram on a WebRTC peer's socket is skipped.
-    public func receive(waiting: Bool = true) -> Received? {
-        if case .packet(let packet)? = nextDatagram(waiting: waiting) { return packet }
+    /// The next packet the router sent, unprotected; nil after the receive timeout, or when the
+    /// datagram does not unprotect or parse. A late STUN or DTLS datagram on a WebRTC peer's socket
+    /// is skipped.
+    @available(*, noasync, message: "waits on its socket; call it inside onOwnThread so the cooperative pool keeps its threads")
+    public func receive() -> Received? {
+        if case .packet(let packet)? = nextDatagram(waiting: true) { return packet }
+        return nil
+    }
+
+    /// The next packet already queued, as `receive()` reads it; nil at once when there is none.
+    public func receiveIfQueued() -> Received? {
+        if case .packet(let packet)? = nextDatagram(waiting: false) { return packet }
         return nil
     }
 
@@ -190,6 +207,7 @@ public final class TestPeer {
     }
 
     /// RTP packets until `count` arrived or two seconds pass, skipping RTCP.
+    @available(*, noasync, message: "waits on its socket; call it inside onOwnThread so the cooperative pool keeps its threads")
     public func receiveRTP(count: Int) -> [(sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, payload: [UInt8])] {
         var packets: [(sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, payload: [UInt8])] = []
         let deadline = monotonicMilliseconds() + 2000
@@ -202,6 +220,7 @@ public final class TestPeer {
     }
 
     /// RTCP compounds received within the next `milliseconds`.
+    @available(*, noasync, message: "waits on its socket; call it inside onOwnThread so the cooperative pool keeps its threads")
     public func receiveRTCP(for milliseconds: Int) -> [[UInt8]] {
         receivePackets(for: milliseconds).compactMap { packet in
             if case .rtcp(let bytes) = packet { bytes } else { nil }
@@ -210,6 +229,7 @@ public final class TestPeer {
 
     /// Every packet received within the next `milliseconds`; datagrams that do not unprotect or parse
     /// are skipped.
+    @available(*, noasync, message: "waits on its socket; call it inside onOwnThread so the cooperative pool keeps its threads")
     public func receivePackets(for milliseconds: Int) -> [Received] {
         var packets: [Received] = []
         _ = receiveFirst(within: milliseconds) { packet -> Void? in
@@ -221,6 +241,7 @@ public final class TestPeer {
 
     /// The first packet received within the next `milliseconds` that `match` turns into a value;
     /// datagrams that do not unprotect or parse are skipped.
+    @available(*, noasync, message: "waits on its socket; call it inside onOwnThread so the cooperative pool keeps its threads")
     public func receiveFirst<Value>(within milliseconds: Int, _ match: (Received) -> Value?) -> Value? {
         let deadline = monotonicMilliseconds() + milliseconds
         defer { setReceiveTimeout(milliseconds: 1000) }

@@ -34,6 +34,7 @@ public final class WebRTCTestPeer {
     }
 
     /// Sends one Binding request and waits for the answer.
+    @available(*, noasync, message: "waits on its socket; call it inside onOwnThread so the cooperative pool keeps its threads")
     public func check(
         useCandidate: Bool = true, usernameFragment: String? = nil, password: String? = nil, waitMilliseconds: Int = 500
     ) -> CheckOutcome {
@@ -67,6 +68,7 @@ public final class WebRTCTestPeer {
     /// Runs the DTLS handshake over the socket and keys SRTP; returns the negotiated profile, or nil
     /// when the handshake did not finish within `rounds` exchanges.
     @discardableResult
+    @available(*, noasync, message: "waits on its socket; call it inside onOwnThread so the cooperative pool keeps its threads")
     public func handshake(rounds: Int = 20) throws -> SRTPProfile? {
         peer.setReceiveTimeout(milliseconds: 300)
         defer { peer.setReceiveTimeout(milliseconds: 1000) }
@@ -77,7 +79,7 @@ public final class WebRTCTestPeer {
             var next = peer.receiveRaw()
             while let datagram = next {
                 if PacketClass.demultiplex(firstByte: datagram[0]) == .dtls { dtls.receive(datagram) }
-                next = peer.receiveRaw(waiting: false)
+                next = peer.receiveRawIfQueued()
             }
         }
         guard dtls.isHandshakeDone, let keys = try dtls.srtpKeys() else { return nil }

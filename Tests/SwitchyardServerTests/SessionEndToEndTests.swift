@@ -71,7 +71,7 @@ import Testing
         let videoSSRC = try #require(subscribed.video?.ssrc)
 
         try publisherPeer.sendMedia(startingAt: 0, count: 10, keyFrameFirst: true)
-        let first = subscriberPeer.receiveRTP(count: 20)
+        let first = try await onOwnThread { subscriberPeer.receiveRTP(count: 20) }
         #expect(first.filter { $0.ssrc == videoSSRC }.count == 10)
         #expect(first.filter { $0.ssrc == audioSSRC }.count == 10)
         #expect(first.first { $0.ssrc == videoSSRC }?.payload == VP8TestPayload.make(index: 0, keyFrame: true, size: 400))
@@ -82,7 +82,7 @@ import Testing
         guard case .videoDisabled(let disabled) = try await subscriber.event(.videoDisabled) else { return }
         #expect(disabled == SubscriberVideoChange(subscriberId: subscribed.subscriberId, streamId: published.stream.streamId, reason: .publisherPropertyChanged))
         try publisherPeer.sendMedia(startingAt: 10, count: 10, keyFrameFirst: false)
-        let whileOff = subscriberPeer.receiveRTP(count: 10)
+        let whileOff = try await onOwnThread { subscriberPeer.receiveRTP(count: 10) }
         #expect(whileOff.count == 10)
         #expect(whileOff.allSatisfy { $0.ssrc == audioSSRC })
 
@@ -90,7 +90,7 @@ import Testing
         guard case .videoEnabled(let enabled) = try await subscriber.event(.videoEnabled) else { return }
         #expect(enabled.reason == .publisherPropertyChanged)
         try publisherPeer.sendMedia(startingAt: 20, count: 5, keyFrameFirst: true)
-        let resumed = subscriberPeer.receiveRTP(count: 10)
+        let resumed = try await onOwnThread { subscriberPeer.receiveRTP(count: 10) }
         let resumedVideo = resumed.filter { $0.ssrc == videoSSRC }
         #expect(resumedVideo.count == 5)
         let lastVideoBeforePause = try #require(first.last { $0.ssrc == videoSSRC })
@@ -100,7 +100,7 @@ import Testing
         guard case .videoDisabled(let choice) = try await subscriber.event(.videoDisabled) else { return }
         #expect(choice.reason == .subscriberPropertyChanged)
         try publisherPeer.sendMedia(startingAt: 25, count: 5, keyFrameFirst: true)
-        #expect(subscriberPeer.receiveRTP(count: 5).allSatisfy { $0.ssrc == audioSSRC })
+        #expect(try await onOwnThread { subscriberPeer.receiveRTP(count: 5) }.allSatisfy { $0.ssrc == audioSSRC })
 
         guard case .getStats(let statistics) = try await subscriber.call(.getStats(SubscriberReference(subscriberId: subscribed.subscriberId))) else {
             return
