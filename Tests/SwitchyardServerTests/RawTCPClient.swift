@@ -9,6 +9,8 @@ final class RawTCPClient: @unchecked Sendable {
         case connect(Int32)
         case send(Int32)
         case handshake(String)
+        /// The server's end of the connection was not found among this process's descriptors.
+        case serverEnd(Int32)
     }
 
     /// How a read that waited for the server's answer ended.
@@ -67,6 +69,38 @@ final class RawTCPClient: @unchecked Sendable {
 
     func send(_ text: String) throws {
         try send(Array(text.utf8))
+    }
+
+    /// Pins the send buffer of the server's end of this connection to `bytes` (the kernel doubles it
+    /// and stops tuning it), so how much the server can write before its writes stall no longer
+    /// depends on the machine's `net.ipv4.tcp_wmem`, which lets it grow to megabytes. The daemon
+    /// under test runs in this process: its end is the descriptor whose peer is this socket.
+    func pinServerSendBuffer(_ bytes: Int32) throws {
+        let local = try Self.address(of: descriptor, peer: false)
+        let directory = opendir("/proc/self/fd")
+        defer { if let directory { closedir(directory) } }
+        while let directory, let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let candidate = Int32(name), candidate != descriptor,
+                let peer = try? Self.address(of: candidate, peer: true), peer.port == local.port, peer.host == local.host
+            else { continue }
+            var size = bytes
+            guard setsockopt(candidate, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+                throw Failure.serverEnd(errno)
+            }
+            return
+        }
+        throw Failure.serverEnd(ENOENT)
+    }
+
+    private static func address(of descriptor: Int32, peer: Bool) throws -> (host: UInt32, port: UInt16) {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let result = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { peer ? getpeername(descriptor, $0, &length) : getsockname(descriptor, $0, &length) }
+        }
+        guard result == 0, address.sin_family == sa_family_t(AF_INET) else { throw Failure.serverEnd(errno) }
+        return (address.sin_addr.s_addr, address.sin_port)
     }
 
     /// Reads everything the server sends until it closes the connection or `seconds` pass.

@@ -9,9 +9,12 @@ import Testing
     typealias Frame = WebSocketFrameBytes
 
     /// A raw WebSocket client connected to `session` that reads its connect reply and then nothing.
+    /// Both its receive buffer and the server's send buffer toward it are pinned small, so the
+    /// server's writes stall after some 100 KB whatever the kernel's buffer autotuning would allow.
     private func stuckReader(_ harness: DaemonHarness, session: String) async throws -> (RawTCPClient, String) {
         let client = try RawTCPClient(port: harness.port, receiveBuffer: 2048)
         try await client.upgradeToWebSocket()
+        try client.pinServerSendBuffer(4096)
         let token = try await harness.token(session: session, role: .publisher)
         let connect = ClientMessage(id: 1, request: .connect(ConnectParameters(sessionId: session, token: token)))
         try client.send(Frame.text(String(decoding: connect.encoded(), as: UTF8.self)))
@@ -21,13 +24,14 @@ import Testing
         return (client, String(id.dropFirst(#""connectionId":""#.count).dropLast()))
     }
 
-    /// Sends `count` 8 KB signals to `target` as fast as the socket takes them, then waits for the
-    /// server to report it gone.
+    /// Sends 8 KB signals to `target` in batches until the server reports it gone, at most `count`
+    /// of them (16 MB for 2000: far more than the pinned buffers hold), then waits for that report.
     private func flood(_ target: String, from sender: WebSocketTestClient, count: Int) async throws -> Bool {
         let signal = ClientMessage(id: 2, request: .signal(SignalParameters(to: target, type: "bulk", data: String(repeating: "s", count: 8192))))
         let text = String(decoding: signal.encoded(), as: UTF8.self)
-        for _ in 0..<count {
-            try await sender.sendText(text)
+        for _ in stride(from: 0, to: count, by: 100) {
+            for _ in 0..<100 { try await sender.sendText(text) }
+            if await sender.receives(.connectionDestroyed, within: .milliseconds(1)) { return true }
         }
         return await sender.receives(.connectionDestroyed, within: .seconds(20))
     }
@@ -67,7 +71,7 @@ import Testing
         }
         let (sender, _) = try await harness.connect(session: "stall", role: .publisher)
         let (stuck, stuckID) = try await stuckReader(harness, session: "stall")
-        // More than the socket buffers between the two hold, so the server's writes block.
+        // Far more than the pinned socket buffers between the two hold, so the server's writes block.
         #expect(try await flood(stuckID, from: sender, count: 2000), "the stuck reader was never removed")
         #expect(try await stuck.readToEnd(seconds: 10).ending == .reset)
         try await harness.stop()
