@@ -46,6 +46,17 @@ enum ChildProcess {
     static func wait(for pid: pid_t) -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return exitStatus(status)
+    }
+
+    /// The exit status of `pid` if it has ended (and is reaped now), without waiting; nil while it runs.
+    static func exitStatus(of pid: pid_t) -> Int32? {
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
+        return exitStatus(status)
+    }
+
+    private static func exitStatus(_ status: Int32) -> Int32 {
+        status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 }

@@ -3,12 +3,14 @@ import Foundation
 import SignalingProtocol
 import SwitchyardClient
 import SwitchyardServer
+import Synchronization
 
 /// A private PostgreSQL and daemons joined to it as a cluster, each on its own loopback address
 /// (127.0.0.2, .3, ...), with heartbeats every second and nodes dead after three.
 final class ClusterFixture: Sendable {
     let database: PostgresServer
     let nodes: [DaemonHarness]
+    private let isStopped = Atomic<Bool>(false)
 
     /// - Parameter adjust: changes every node's configuration after the fixture's own settings.
     static func start(
@@ -25,7 +27,9 @@ final class ClusterFixture: Sendable {
             database.stop()
             throw error
         }
-        return ClusterFixture(database: database, nodes: nodes)
+        let cluster = ClusterFixture(database: database, nodes: nodes)
+        StartedProcesses.register { await cluster.stop() }
+        return cluster
     }
 
     static func startNode(
@@ -51,7 +55,9 @@ final class ClusterFixture: Sendable {
         self.nodes = nodes
     }
 
+    /// Stops every node, then the database; later calls do nothing.
     func stop() async {
+        guard !isStopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         for node in nodes { try? await node.stop() }
         database.stop()
     }

@@ -58,8 +58,8 @@ extension ClusterTests {
 
         // Byte-identical media at both subscribers, the far one's through the relay leg.
         try publisherPeer.sendMedia(startingAt: 0, count: 10, keyFrameFirst: true)
-        let nearMedia = nearPeer.receiveRTP(count: 20)
-        let farMedia = farPeer.receiveRTP(count: 20)
+        let nearMedia = try await onOwnThread { nearPeer.receiveRTP(count: 20) }
+        let farMedia = try await onOwnThread { farPeer.receiveRTP(count: 20) }
         let farVideoSSRC = try #require(farSubscribed.video?.ssrc)
         let farAudioSSRC = try #require(farSubscribed.audio?.ssrc)
         let nearVideo = nearMedia.filter { $0.ssrc == nearSubscribed.video?.ssrc }.map(\.payload)
@@ -82,13 +82,13 @@ extension ClusterTests {
         #expect(statistics.video?.packetsSent == 10 && statistics.audio?.packetsSent == 10)
 
         // A key-frame request from the far subscriber reaches the publisher through both routers.
-        _ = publisherPeer.receiveRTCP(for: 1200)
-        #expect(pictureLossIndications(in: publisherPeer.receiveRTCP(for: 300)) == 0)
+        _ = try await onOwnThread { publisherPeer.receiveRTCP(for: 1200) }
+        #expect(pictureLossIndications(in: try await onOwnThread { publisherPeer.receiveRTCP(for: 300) }) == 0)
         try farPeer.sendRTCP { writer throws(RTCPError) in
             try RTCPReceiverReport.write(senderSSRC: 0x7777, reportBlocks: EmptyCollection(), into: &writer)
             try RTCPPictureLossIndication.write(senderSSRC: 0x7777, mediaSSRC: farVideoSSRC, into: &writer)
         }
-        #expect(pictureLossIndications(in: publisherPeer.receiveRTCP(for: 1500)) >= 1)
+        #expect(pictureLossIndications(in: try await onOwnThread { publisherPeer.receiveRTCP(for: 1500) }) >= 1)
 
         // A fifth of what the leg carries is lost: the edge NACKs the origin, and the far subscriber
         // still gets every video packet.
@@ -97,7 +97,7 @@ extension ClusterTests {
         let (faultStatus, faultReply) = try await edge.http("POST", CascadingMediaControl.path, token: rest, body: fault)
         #expect(faultStatus == 200, "\(String(decoding: faultReply, as: UTF8.self))")
         try publisherPeer.sendMedia(startingAt: 10, count: 40, keyFrameFirst: false)
-        let repaired = farPeer.receivePackets(for: 2000).compactMap { received -> [UInt8]? in
+        let repaired = try await onOwnThread { farPeer.receivePackets(for: 2000) }.compactMap { received -> [UInt8]? in
             guard case .rtp(_, _, let ssrc, _, let payload) = received, ssrc == farVideoSSRC else { return nil }
             return payload
         }
@@ -166,7 +166,7 @@ extension ClusterTests {
     @Test func aKilledEdgesSubscriberComesBackThroughTheSessionsNode() async throws {
         let cluster = try await ClusterFixture.start(nodes: 1) { $0.cluster?.subscribersBeforeCascading = 1 }
         let origin = cluster.nodes[0]
-        let edge = try KillableNode(nodeId: "node-e", host: "127.0.0.10", mediaPorts: 47740...47779, database: cluster.database)
+        let edge = try await KillableNode.start(nodeId: "node-e", host: "127.0.0.10", mediaPorts: 47740...47779, database: cluster.database)
         defer { edge.stop() }
         #expect(await eventually(.seconds(20)) { (try? await cluster.overview())?.nodes.contains { $0.nodeId == "node-e" && $0.live } == true })
         let loop = try MediaLoop()
@@ -197,7 +197,7 @@ extension ClusterTests {
     @Test func anEdgeDropsWhatItServedForAKilledSessionsNode() async throws {
         let cluster = try await ClusterFixture.start(nodes: 1)
         let edge = cluster.nodes[0]
-        let origin = try KillableNode(
+        let origin = try await KillableNode.start(
             nodeId: "node-o", host: "127.0.0.11", mediaPorts: 47780...47819, database: cluster.database, subscribersBeforeCascading: 1)
         defer { origin.stop() }
         #expect(await eventually(.seconds(20)) { (try? await cluster.overview())?.nodes.contains { $0.nodeId == "node-o" && $0.live } == true })

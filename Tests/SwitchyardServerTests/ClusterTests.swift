@@ -8,7 +8,7 @@ import Testing
 
 /// Three daemons on 127.0.0.2-4 sharing a private PostgreSQL: placement, clients and REST at any
 /// node, signals across nodes, racing placements, drain, a killed node, the database going away.
-@Suite(.serialized) struct ClusterTests {
+@Suite(.serialized, .stopsWhatItStarts) struct ClusterTests {
     static let media: EncodedMedia = try! EncodedMedia(
         settings: MediaSettings(videoBitrate: 200_000, audioBitrate: 24_000, width: 256, height: 144, frameRate: 15, loopSeconds: 1))
 
@@ -276,7 +276,7 @@ import Testing
         let cluster = try await ClusterFixture.start(nodes: 2)
         let loop = try MediaLoop()
         let a = cluster.nodes[0]
-        let k = try KillableNode(nodeId: "node-k", host: "127.0.0.9", mediaPorts: 47700...47739, database: cluster.database)
+        let k = try await KillableNode.start(nodeId: "node-k", host: "127.0.0.9", mediaPorts: 47700...47739, database: cluster.database)
         defer { k.stop() }
         let rest = try await a.restToken()
         #expect(await eventually(.seconds(20)) { (try? await DaemonHarness.http(

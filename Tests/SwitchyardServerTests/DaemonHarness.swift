@@ -17,6 +17,7 @@ final class DaemonHarness: Sendable {
     let port: Int
     let configuration: SwitchyardConfiguration
     private let running: Task<Void, any Error>
+    private let isStopped = Atomic<Bool>(false)
 
     static func start(_ adjust: (inout SwitchyardConfiguration) -> Void = { _ in }) async throws -> DaemonHarness {
         var configuration = SwitchyardConfiguration.builtIn
@@ -40,7 +41,9 @@ final class DaemonHarness: Sendable {
         let running = Task { try await daemon.run() }
         var iterator = ready.makeAsyncIterator()
         guard let port = await iterator.next() else { throw WebSocketTestClient.Failure.timedOut("the daemon to listen") }
-        return DaemonHarness(daemon: daemon, port: port, configuration: configuration, running: running)
+        let harness = DaemonHarness(daemon: daemon, port: port, configuration: configuration, running: running)
+        StartedProcesses.register { try? await harness.stop() }
+        return harness
     }
 
     private init(daemon: SwitchyardDaemon, port: Int, configuration: SwitchyardConfiguration, running: Task<Void, any Error>) {
@@ -50,9 +53,9 @@ final class DaemonHarness: Sendable {
         self.running = running
     }
 
-    /// Shuts the daemon down gracefully and waits for it to stop.
+    /// Shuts the daemon down gracefully and waits for it to stop; later calls only wait.
     func stop() async throws {
-        await daemon.shutdown()
+        if !isStopped.exchange(true, ordering: .acquiringAndReleasing) { await daemon.shutdown() }
         try await running.value
     }
 

@@ -1,18 +1,47 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// A cluster node in a daemon process of its own on `host`, so that a test can kill it with SIGKILL
-/// as a crashed machine would go. `stop()` kills it if the test did not, and removes its files.
-final class KillableNode {
+/// as a crashed machine would go. `start` returns once the node answers HTTP; `stop()` kills it if
+/// the test did not, and removes its files.
+final class KillableNode: Sendable {
+    struct NotReady: Error, CustomStringConvertible {
+        var nodeId: String
+        var problem: String
+        var log: String
+
+        var description: String { "node \(nodeId) \(problem); its log:\n\(log)" }
+    }
+
     let nodeId: String
     let host: String
     let port: Int
     let mediaPorts: ClosedRange<UInt16>
     private let pid: pid_t
     private let configurationPath: String
-    private var isDead = false
+    private let isDead = Atomic<Bool>(false)
 
-    init(nodeId: String, host: String, mediaPorts: ClosedRange<UInt16>, database: PostgresServer, subscribersBeforeCascading: Int? = nil) throws {
+    /// Starts the node and waits until its health route answers, at most `readiness`: the node joins
+    /// the cluster (and counts as live there) before its HTTP server listens, so neither its
+    /// process's start nor its liveness says a client can connect yet.
+    static func start(
+        nodeId: String, host: String, mediaPorts: ClosedRange<UInt16>, database: PostgresServer, subscribersBeforeCascading: Int? = nil,
+        readiness: Duration = .seconds(30)
+    ) async throws -> KillableNode {
+        let node = try KillableNode(
+            nodeId: nodeId, host: host, mediaPorts: mediaPorts, database: database, subscribersBeforeCascading: subscribersBeforeCascading)
+        StartedProcesses.register { node.stop() }
+        do {
+            try await node.waitUntilReady(within: readiness)
+        } catch {
+            node.stop()
+            throw error
+        }
+        return node
+    }
+
+    private init(nodeId: String, host: String, mediaPorts: ClosedRange<UInt16>, database: PostgresServer, subscribersBeforeCascading: Int?) throws {
         self.nodeId = nodeId
         self.host = host
         self.mediaPorts = mediaPorts
@@ -31,11 +60,30 @@ final class KillableNode {
     var baseURL: String { "http://\(host):\(port)" }
     var webSocketURL: String { "ws://\(host):\(port)/v1/ws" }
 
+    /// Polls the health route until it answers 200; fails at once if the process exits.
+    private func waitUntilReady(within limit: Duration) async throws {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if let status = ChildProcess.exitStatus(of: pid) {
+                isDead.store(true, ordering: .releasing)
+                throw NotReady(nodeId: nodeId, problem: "exited with \(status) before it listened", log: log)
+            }
+            if let answer = try? await DaemonHarness.http("GET", url: baseURL + "/health", token: nil, body: nil, contentType: nil),
+                answer.status == 200
+            {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw NotReady(nodeId: nodeId, problem: "did not answer \(baseURL)/health within \(limit)", log: log)
+    }
+
+    private var log: String { (try? String(contentsOfFile: configurationPath + ".log", encoding: .utf8)) ?? "" }
+
     func kill() {
-        guard !isDead else { return }
+        guard !isDead.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Glibc.kill(pid, SIGKILL)
         ChildProcess.wait(for: pid)
-        isDead = true
     }
 
     func stop() {

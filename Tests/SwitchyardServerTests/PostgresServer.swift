@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// A private PostgreSQL for one test: initdb in a temporary directory, started on a free port on
 /// 127.0.0.1 as the unprivileged `postgres` user (PostgreSQL refuses root), stopped and deleted after.
@@ -11,6 +12,7 @@ final class PostgresServer: Sendable {
     let port: Int
     let directory: String
     private let binaries: String
+    private let isStopped = Atomic<Bool>(false)
 
     /// The URL the nodes are configured with.
     var url: String { "postgres://switchyard@127.0.0.1:\(port)/postgres?sslmode=disable" }
@@ -22,6 +24,7 @@ final class PostgresServer: Sendable {
         if getuid() == 0 { try ChildProcess.run("/bin/chown", ["postgres:postgres", directory]) }
         try run(asPostgres: "\(binaries)/initdb", ["-D", "\(directory)/data", "-A", "trust", "-U", "switchyard", "--no-sync"])
         let server = PostgresServer(port: freeTCPPort(), directory: directory, binaries: binaries)
+        StartedProcesses.register { server.stop() }
         try server.resume()
         return server
     }
@@ -47,7 +50,9 @@ final class PostgresServer: Sendable {
         try Self.run(asPostgres: "\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-m", "immediate", "-w", "stop"])
     }
 
+    /// Stops the server and deletes its files; later calls do nothing.
     func stop() {
+        guard !isStopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         try? Self.run(asPostgres: "\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-m", "fast", "-w", "stop"])
         try? FileManager.default.removeItem(atPath: directory)
     }
