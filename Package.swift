@@ -81,7 +81,7 @@ let package = Package(
         .target(
             name: "SwitchyardServer",
             dependencies: [
-                "Signaling", "SignalingProtocol", "MediaControl", "MediaRouter", "Quality", "SRTP", "Cluster",
+                "Signaling", "SignalingProtocol", "MediaControl", "MediaRouter", "Quality", "SRTP", "Cluster", "CSystemShims",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

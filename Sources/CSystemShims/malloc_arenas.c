@@ -9,3 +9,7 @@ int switchyard_limit_malloc_arenas(int arenas) {
     }
     return mallopt(M_ARENA_MAX, arenas) == 1 ? 1 : 0;
 }
+
+int switchyard_return_free_memory(void) {
+    return malloc_trim(0);
+}

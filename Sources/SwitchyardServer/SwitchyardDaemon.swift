@@ -136,6 +136,9 @@ public final class SwitchyardDaemon: Sendable {
                 .init(service: shutdown),
                 cascade.map { .init(service: $0) },
                 .init(service: MediaEventRelay(media: control, directory: signaling.directory)),
+                .init(
+                    service: MemoryReturnService(
+                        load: { [directory = signaling.directory] in await admission.open + directory.counts().connections }, logger: logger)),
             ].compactMap { $0 },
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = configuration.drainTime

@@ -87,4 +87,9 @@ long long switchyard_raise_open_file_limit(void);
  * chose. Returns 1 when the cap was set, 0 when the environment chose or glibc refused. */
 int switchyard_limit_malloc_arenas(int arenas);
 
+/* Returns to the system the free memory glibc's malloc holds in every arena (malloc_trim(0)),
+ * pages in the middle of a heap included. Blocks the calling thread while it walks the heaps.
+ * Returns 1 when memory was released, 0 when there was none to release. */
+int switchyard_return_free_memory(void);
+
 #endif

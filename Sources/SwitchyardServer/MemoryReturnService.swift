@@ -1,0 +1,44 @@
+import CSystemShims
+import Dispatch
+import Logging
+import ServiceLifecycle
+
+/// Hands freed memory back to the system once a burst of clients is over, when `MemoryTrimSchedule`
+/// says so. The trim runs on a queue of its own: it blocks while it walks the heaps, and must hold up
+/// neither the cooperative pool that signaling runs on nor a media worker.
+struct MemoryReturnService: Service {
+    /// How often the load is read. With the schedule's interval, what a burst left behind goes back
+    /// at most about 7 s after the burst (or the reconnection grace of its dropped clients) ended.
+    static let checkInterval: Duration = .seconds(2)
+    private static let trimQueue = DispatchQueue(label: "switchyard.memory-return")
+
+    /// The clients the daemon holds now: open HTTP connections and session connections.
+    let load: @Sendable () async -> Int
+    let logger: Logger
+
+    func run() async throws {
+        let load = self.load
+        let logger = self.logger
+        try? await cancelWhenGracefulShutdown {
+            var schedule = MemoryTrimSchedule()
+            while true {
+                try await Task.sleep(for: Self.checkInterval)
+                let held = await load()
+                guard schedule.observe(load: held, now: .now) == .trim else { continue }
+                let (released, took) = await Self.trim()
+                logger.debug(
+                    "returned freed memory to the system", metadata: ["clients": "\(held)", "released": "\(released)", "took": "\(took)"])
+            }
+        }
+    }
+
+    private static func trim() async -> (released: Bool, took: Duration) {
+        await withCheckedContinuation { continuation in
+            trimQueue.async {
+                var released = false
+                let took = ContinuousClock().measure { released = switchyard_return_free_memory() == 1 }
+                continuation.resume(returning: (released, took))
+            }
+        }
+    }
+}
