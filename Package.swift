@@ -107,6 +107,7 @@ let package = Package(
             name: "SwitchyardBench",
             dependencies: [
                 "SwitchyardClient", "SignalingProtocol", "Signaling", "SRTP",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -62,6 +62,11 @@ public struct BenchOptions: Codable, Sendable {
     public var feedback: String
     /// Simulcast: each subscriber's preferred resolution in turn (nil: the best the network allows).
     public var preferences: [VideoDimensions?]
+    /// Soak: after the measurement, WebSockets left idle and clients churning for `floodSeconds`
+    /// (0: no flood), then the daemon's memory read for 30 s (docs/benchmark.md, "soak").
+    public var floodIdleSockets: Int
+    public var floodClients: Int
+    public var floodSeconds: Double
 
     public init(scenario: BenchScenario) {
         self.scenario = scenario
@@ -90,6 +95,9 @@ public struct BenchOptions: Codable, Sendable {
             }
         feedback = scenario == .bandwidth || scenario == .simulcast ? BandwidthFeedback.transportWide.rawValue : BandwidthFeedback.receiverEstimate.rawValue
         publisherSchedule = .clean
+        floodIdleSockets = 500
+        floodClients = 300
+        floodSeconds = scenario == .soak ? 60 : 0
         joins = 15
         joinIntervalSeconds = 1.1
         dropSeconds = [1, 5, 30]
@@ -110,6 +118,10 @@ public struct BenchOptions: Codable, Sendable {
         if scenario == .room, clients < 2 { return "--clients must be at least 2 for room" }
         if !(durationSeconds > 0) { return "--duration must be positive" }
         if scenario == .soak, durationSeconds > 3600 { return "--duration for soak is capped at 3600 s" }
+        if !(0...3600).contains(floodSeconds) { return "--flood-seconds must be within 0...3600" }
+        if scenario != .soak, floodSeconds > 0 { return "--flood-seconds is for the soak scenario" }
+        if floodIdleSockets < 0 || floodClients < 0 { return "--flood-idle and --flood-clients cannot be negative" }
+        if floodSeconds > 0, floodClients == 0 { return "--flood-clients must be at least 1 for a flood (or --flood-seconds 0)" }
         if warmupSeconds < 0 { return "--warmup cannot be negative" }
         if videoBitrate != 0, videoBitrate < 50_000 { return "--video-bitrate must be 0 or at least 50000" }
         if audioBitrate < 6_000 || audioBitrate > 510_000 { return "--audio-bitrate must be within 6000...510000" }

@@ -247,6 +247,8 @@ public struct BenchReport: Codable, Sendable {
         public var rssGrowthMB: Double = 0
         /// Requests refused or timed out, SRTP/RTP packets the clients refused, decode errors.
         public var errors: UInt64 = 0
+        /// The flood after the measurement, when there was one.
+        public var flood: Flood?
     }
 
     public struct TimelinePoint: Codable, Sendable {

@@ -200,6 +200,7 @@ public final class BenchRun: @unchecked Sendable {
         report.clients.subscribers = tracked.count
         try await Measurement(run: self, publishers: [publisher], subscribers: tracked, watchedPublisher: TrackedPublisher(publisher: publisher))
             .measure()
+        if options.scenario == .soak, options.floodSeconds > 0 { await runFlood() }
     }
 
     private func runRoom() async throws {

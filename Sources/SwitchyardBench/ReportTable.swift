@@ -122,6 +122,14 @@ public enum ReportTable {
         if let soak = report.soak {
             row("server RSS over the soak", "\(soak.rssSamplesMB.map { String(format: "%.1f", $0) }.joined(separator: " ")) MB (growth \(number(soak.rssGrowthMB, " MB", digits: 1)))")
             row("errors", "\(soak.errors)")
+            if let flood = soak.flood {
+                row(
+                    "flood", "\(flood.idleSockets) idle WebSockets, \(flood.joins) clients churned in \(number(flood.churnSeconds, " s", digits: 0)) (\(flood.failures) failed)")
+                row(
+                    "server RSS around the flood",
+                    "before \(number(flood.rssBaselineMB, " MB", digits: 1)), peak \(number(flood.rssPeakMB, " MB", digits: 1)), at its end \(number(flood.rssAtEndMB, " MB", digits: 1)), then every second: \(flood.rssSamplesMB.map { String(format: "%.0f", $0) }.joined(separator: " ")) MB")
+                row("  back within \(Int(BenchReport.Flood.settleMarginMB)) MB of before", flood.backWithinMarginAfterSeconds.map { "\(Int($0)) s after the flood" } ?? "not within \(Int(BenchReport.Flood.settleSeconds)) s")
+            }
         }
         for target in report.targets {
             row("\(target.met ? "✓" : "✗") \(target.name)", "\(target.measured) (target \(target.limit))")

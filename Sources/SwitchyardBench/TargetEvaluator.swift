@@ -15,6 +15,13 @@ enum TargetEvaluator {
             check("p99 added latency", "≤ 5 ms", report.latency.p99Ms, unit: " ms") { $0 <= 5 }
             if report.scenario == .soak {
                 check("soak errors", "0", report.soak.map { Double($0.errors) }, unit: "") { $0 == 0 }
+                if report.options.floodSeconds > 0 {
+                    let flood = report.soak?.flood
+                    check(
+                        "RSS \(Int(BenchReport.Flood.settleSeconds)) s after the flood, above the baseline", "≤ \(Int(BenchReport.Flood.settleMarginMB)) MB",
+                        flood.flatMap { flood in flood.rssSettledMB.map { $0 - flood.rssBaselineMB } }, unit: " MB"
+                    ) { $0 <= BenchReport.Flood.settleMarginMB }
+                }
             }
         case .cluster:
             // The issue sets no targets for a cluster; the report's table carries its figures.

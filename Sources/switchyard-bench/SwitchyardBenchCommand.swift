@@ -80,6 +80,12 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var feedback: String?
     @Option(help: "Simulcast: each subscriber's preferred resolution in turn, e.g. \"best,320x180,640x360\" (best: none).")
     var preferences: String?
+    @Option(help: "Soak: WebSockets opened and left idle (never sending connect) at the start of the flood.")
+    var floodIdle: Int?
+    @Option(help: "Soak: clients churning through the flood (connect, three signals, leave or drop).")
+    var floodClients: Int?
+    @Option(help: "Soak: seconds of churn after the measurement, then 30 s of reading the daemon's memory (0: no flood).")
+    var floodSeconds: Double?
     @Option(help: "Write the report as JSON to this file.")
     var json: String?
     @Option(help: "Draw the timeline as SVG to this file.")
@@ -140,6 +146,9 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         if let connectConcurrency { options.connectConcurrency = connectConcurrency }
         if let mediaThreads { options.mediaThreads = mediaThreads }
         if let feedback { options.feedback = feedback }
+        if let floodIdle { options.floodIdleSockets = floodIdle }
+        if let floodClients { options.floodClients = floodClients }
+        if let floodSeconds { options.floodSeconds = floodSeconds }
         if let preferences {
             options.preferences = try preferences.split(separator: ",").map { item throws(ValidationError) -> VideoDimensions? in
                 let text = item.trimmingCharacters(in: .whitespaces)
