@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "SRTP", dependencies: ["CSRTP", "RTPWire"]),
         .target(name: "DTLS", dependencies: ["COpenSSL", "SRTP"]),
         .target(name: "ICE", dependencies: ["COpenSSL"]),
-        .target(name: "SessionDescription", dependencies: ["RTPWire"]),
+        .target(name: "SessionDescription", dependencies: ["RTPWire", "MediaControl"]),
         .target(name: "Quality", dependencies: ["RTPWire"]),
         .target(name: "MediaControl"),
         .target(name: "MediaRouter", dependencies: ["RTPWire", "SRTP", "DTLS", "ICE", "Quality", "CSystemShims", "MediaControl"]),

@@ -5,8 +5,9 @@ public enum MediaKind: String, Sendable, Codable {
 }
 
 /// The codecs the router forwards. It never decodes them; it reads their payload descriptors to find
-/// key frames and frame boundaries. The one list of them: the SDP fuzz target, its seed replay in
-/// `make test` and the randomized SDP test hold every track negotiation accepts to it.
+/// key frames and frame boundaries. The one list of them: negotiation offers and accepts these and
+/// no others, preferring them in the order they are declared here, and the SDP fuzz target, its seed
+/// replay in `make test` and the randomized SDP test hold every track negotiation accepts to it.
 public enum CodecName: String, Sendable, Codable, CaseIterable {
     case opus
     case vp8

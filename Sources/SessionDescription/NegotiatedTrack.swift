@@ -1,11 +1,12 @@
+import MediaControl
+
 /// One m-section of a publisher's offer that the router accepted: what it will receive and how to
 /// recognise it.
 public struct NegotiatedTrack: Sendable, Equatable {
     public var mid: String
     /// `audio` or `video`.
     public var kind: String
-    /// `opus`, `vp8` or `h264`, lowercased.
-    public var codecName: String
+    public var codec: CodecName
     public var payloadType: UInt8
     /// The codec's `a=fmtp` parameters as offered (H.264's profile and packetization mode), if any.
     public var formatParameters: String?
@@ -29,14 +30,14 @@ public struct NegotiatedTrack: Sendable, Equatable {
     public var layers: [NegotiatedLayer]
 
     public init(
-        mid: String, kind: String, codecName: String, payloadType: UInt8, clockRate: UInt32, rtxPayloadType: UInt8?,
+        mid: String, kind: String, codec: CodecName, payloadType: UInt8, clockRate: UInt32, rtxPayloadType: UInt8?,
         ssrc: UInt32?, rtxSSRC: UInt32?, cname: String?, streamID: String?, trackID: String?,
         headerExtensions: [HeaderExtension], rtcpFeedback: [String], layers: [NegotiatedLayer] = [], formatParameters: String? = nil
     ) {
         self.formatParameters = formatParameters
         self.mid = mid
         self.kind = kind
-        self.codecName = codecName
+        self.codec = codec
         self.payloadType = payloadType
         self.clockRate = clockRate
         self.rtxPayloadType = rtxPayloadType

@@ -1,10 +1,12 @@
+import MediaControl
 import RTPWire
 
 /// Answers a publisher's offer.
 ///
 /// The router is ICE-lite, only ever the DTLS server (`a=setup:passive`), receives a whole publish over
-/// one BUNDLEd transport, and forwards Opus, VP8 and H.264 (packetization mode 1) only. The answer says exactly that, and the offer
-/// is refused, with the line at fault, when it asks for anything else.
+/// one BUNDLEd transport, and forwards the codecs of `CodecName` only (H.264 in packetization mode 1).
+/// The answer says exactly that, and the offer is refused, with the line at fault, when it asks for
+/// anything else.
 public enum PublisherNegotiation {
     /// The header extensions the router accepts from a publisher, by URI.
     public static let acceptedHeaderExtensionURIs = [
@@ -29,13 +31,13 @@ public enum PublisherNegotiation {
 
     /// Answers a publisher's offer. Returns the answer, what the remote side is, and the tracks accepted.
     ///
-    /// Audio and video m-sections that send are accepted as `recvonly` with Opus, or VP8 or else H.264
-    /// (and the video codec's RTX);
+    /// Audio and video m-sections that send are accepted as `recvonly` with the first codec of
+    /// `CodecName` of their kind they offer (Opus; VP8, else H.264) and the video codec's RTX;
     /// those that only receive or are inactive are answered `inactive`; data channels and other kinds
     /// are rejected with port 0 and left out of the answer's BUNDLE group. Throws when the offer is not
     /// BUNDLEd, is not DTLS-SRTP, wants the router to be the DTLS client, lacks ICE credentials, a
     /// fingerprint, `a=rtcp-mux`, `a=mid` or `a=ssrc` where they are needed, offers a sending m-section
-    /// with none of Opus, VP8 and H.264 in packetization mode 1, or publishes nothing. Simulcast video (`a=simulcast` with `a=rid`,
+    /// with no codec of `CodecName` of its kind, or publishes nothing. Simulcast video (`a=simulcast` with `a=rid`,
     /// or `a=ssrc-group:SIM`) of up to three layers is accepted, each rid answered `recv`.
     public static func answer(
         offer: SessionDescription, local: LocalTransportDescription, sessionID: UInt64, sessionVersion: UInt64 = 1
@@ -82,6 +84,7 @@ public enum PublisherNegotiation {
     }
 
     struct ChosenCodec {
+        var codec: CodecName
         var rtpmap: RTPMap
         var fmtp: String?
         var rtxPayloadType: UInt8?
@@ -103,8 +106,11 @@ public enum PublisherNegotiation {
         guard let codec = chooseCodec(in: offered) else {
             // Nothing to forward, but nothing wanted either: decline the m-section, not the whole publish.
             guard publishes else { return nil }
+            let forwarded = [MediaKind.audio, .video].map { kind in
+                "\(CodecName.alternatives(CodecName.carried(in: kind.rawValue))) for \(kind.rawValue)"
+            }
             throw SDPError(
-                "no codec Switchyard forwards (Opus for audio, VP8 or H.264 in packetization mode 1 for video); offered: \(offeredCodecNames(in: offered))",
+                "no codec Switchyard forwards (\(forwarded.joined(separator: ", "))); offered: \(offeredCodecNames(in: offered))",
                 at: offered)
         }
         guard let mid = offered.mid else {
@@ -125,39 +131,42 @@ public enum PublisherNegotiation {
         return acceptance
     }
 
-    /// The first `opus/48000/2` of an audio m-section; of a video one, the first of `videoCodecs`
-    /// offered (`VP8/90000`, or `H264/90000` in packetization mode 1 with a profile-level-id of a profile
-    /// WebRTC negotiates), with the RTX format whose `apt` points at it. Sending a stream of
+    /// The first of `codecs` of the m-section's kind that it offers, with the first format it offers
+    /// it in: Opus as `opus/48000/2`, H.264 as `H264/90000` in packetization mode 1 with a
+    /// profile-level-id of a profile WebRTC negotiates, any other codec by its encoding name and clock
+    /// rate; a video codec with the RTX format whose `apt` points at it. Sending a stream of
     /// `sendingH264` (a receiver's offer), the H.264 format is the first of the stream's profile, else the
     /// first whose decoders play it (`H264ProfileLevelID.Profile.plays`).
     static func chooseCodec(
-        in section: MediaDescription, videoCodecs: [VideoCodecChoice] = [.vp8, .h264], sendingH264: H264ProfileLevelID? = nil
+        in section: MediaDescription, among codecs: [CodecName] = CodecName.allCases, sendingH264: H264ProfileLevelID? = nil
     ) -> ChosenCodec? {
         let rtpmaps = section.rtpmaps
         let fmtp = section.fmtp
         let offeredMaps = section.formats.compactMap { UInt8($0).flatMap { rtpmaps[$0] } }
-        let chosen: RTPMap?
-        switch section.kind {
-        case "audio": chosen = offeredMaps.first { $0.matches("opus", clockRate: 48000) && $0.channels == 2 }
-        case "video":
-            chosen = videoCodecs.lazy.compactMap { choice -> RTPMap? in
-                switch choice {
-                case .vp8: return offeredMaps.first { $0.matches("VP8", clockRate: 90000) }
-                case .h264:
-                    let formats = h264FormatsInModeOne(in: section).compactMap { format in
-                        (try? format.parameters.get()).map { (map: format.map, profile: $0.profileLevelID.profile) }
-                    }
-                    guard let stream = sendingH264?.profile else { return formats.first?.map }
-                    return (formats.first { $0.profile == stream } ?? formats.first { $0.profile.plays(stream) })?.map
+        let choices = CodecName.carried(in: section.kind, among: codecs).lazy.compactMap { codec -> (codec: CodecName, map: RTPMap)? in
+            let map: RTPMap?
+            switch codec {
+            // Opus is always announced with two channels (RFC 7587 section 7).
+            case .opus: map = offeredMaps.first { $0.matches(codec) && $0.channels == 2 }
+            case .h264:
+                let formats = h264FormatsInModeOne(in: section).compactMap { format in
+                    (try? format.parameters.get()).map { (map: format.map, profile: $0.profileLevelID.profile) }
                 }
-            }.first
-        default: chosen = nil
+                if let stream = sendingH264?.profile {
+                    map = (formats.first { $0.profile == stream } ?? formats.first { $0.profile.plays(stream) })?.map
+                } else {
+                    map = formats.first?.map
+                }
+            default: map = offeredMaps.first { $0.matches(codec) }
+            }
+            return map.map { (codec, $0) }
         }
-        guard let chosen else { return nil }
-        let rtx = section.kind == "video" ? repair(of: chosen, among: offeredMaps, parameters: fmtp) : nil
+        guard let (codec, chosen) = choices.first else { return nil }
+        let rtx = codec.kind == .video ? repair(of: chosen, among: offeredMaps, parameters: fmtp) : nil
         let feedback = section.rtcpFeedback(forPayloadType: chosen.payloadType).filter(acceptedRTCPFeedback.contains)
         return ChosenCodec(
-            rtpmap: chosen, fmtp: fmtp[chosen.payloadType], rtxPayloadType: rtx?.payloadType, rtcpFeedback: feedback)
+            codec: codec, rtpmap: chosen, fmtp: fmtp[chosen.payloadType], rtxPayloadType: rtx?.payloadType,
+            rtcpFeedback: feedback)
     }
 
     /// The RTX format (RFC 4588 section 8.1) whose `apt` parameter names `primary`.
@@ -176,7 +185,7 @@ public enum PublisherNegotiation {
         let rtpmaps = section.rtpmaps
         let fmtp = section.fmtp
         return section.formats.compactMap { format in
-            guard let map = UInt8(format).flatMap({ rtpmaps[$0] }), map.matches("H264", clockRate: 90000),
+            guard let map = UInt8(format).flatMap({ rtpmaps[$0] }), map.matches(.h264),
                 fmtp[map.payloadType].flatMap({ SDPAttributeValue.formatParameter(named: "packetization-mode", in: $0) }) == "1"
             else { return nil }
             return (map, Result { () throws(SDPError) in try H264FormatParameters(parsing: fmtp[map.payloadType]) })
@@ -201,10 +210,10 @@ public enum PublisherNegotiation {
             let key = name.lowercased()
             if formatsThatAreNotCodecs.contains(key) || names.contains(where: { $0.lowercased().hasPrefix(key) }) { continue }
             // Opus is always announced with two channels (RFC 7587 section 7); say so when that is what is off.
-            if let map, map.matches("opus", clockRate: 48000), map.channels != 2 {
+            if let map, map.matches(.opus), map.channels != 2 {
                 name += "/48000\(map.channels.map { "/\($0)" } ?? "") (Opus is opus/48000/2, RFC 7587)"
             }
-            if let map, map.matches("H264", clockRate: 90000), let h264Refusal { name += " (\(h264Refusal))" }
+            if let map, map.matches(.h264), let h264Refusal { name += " (\(h264Refusal))" }
             names.append(name)
         }
         return names.isEmpty ? "none" : names.joined(separator: ", ")
@@ -234,7 +243,7 @@ public enum PublisherNegotiation {
         let ssrc = layers.isEmpty ? source?.ssrc : layers[0].ssrc
         let msid = section.msid ?? source?.msid
         return NegotiatedTrack(
-            mid: mid, kind: section.kind, codecName: codec.rtpmap.name.lowercased(),
+            mid: mid, kind: section.kind, codec: codec.codec,
             payloadType: codec.rtpmap.payloadType, clockRate: codec.rtpmap.clockRate,
             rtxPayloadType: codec.rtxPayloadType, ssrc: ssrc,
             rtxSSRC: ssrc.flatMap { ssrc in repairPairs.first { $0.ssrcs[0] == ssrc }?.ssrcs[1] }, cname: source?.cname,

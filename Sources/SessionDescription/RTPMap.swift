@@ -1,3 +1,5 @@
+import MediaControl
+
 /// What a dynamic payload type stands for, from `a=rtpmap` (RFC 8866 section 6.6).
 public struct RTPMap: Sendable, Equatable {
     /// The RTP payload type this line maps.
@@ -48,5 +50,10 @@ public struct RTPMap: Sendable, Equatable {
     /// Whether this maps `name` at `clockRate`; encoding names are case-insensitive (RFC 4855).
     func matches(_ name: String, clockRate: UInt32) -> Bool {
         self.name.lowercased() == name.lowercased() && self.clockRate == clockRate
+    }
+
+    /// Whether this maps `codec` at the clock rate it always runs at.
+    func matches(_ codec: CodecName) -> Bool {
+        matches(codec.encodingName, clockRate: codec.clockRate)
     }
 }

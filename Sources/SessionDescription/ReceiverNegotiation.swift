@@ -1,3 +1,4 @@
+import MediaControl
 import RTPWire
 
 /// Answers the offer of a receiver that offers first (a WHEP player), where the router's own
@@ -41,7 +42,7 @@ public enum ReceiverNegotiation {
     /// credentials, a fingerprint, `a=mid` or `a=rtcp-mux`, has no m-section the router can send in, or
     /// offers H.264 only in profiles that cannot play the stream's.
     public static func read(
-        _ offer: SessionDescription, videoCodec: VideoCodecChoice = .vp8, streamH264Parameters: String? = nil
+        _ offer: SessionDescription, videoCodec: CodecName = .vp8, streamH264Parameters: String? = nil
     ) throws(SDPError) -> Reading {
         let stream: H264FormatParameters?
         do throws(SDPError) {
@@ -52,6 +53,9 @@ public enum ReceiverNegotiation {
         if offer.media.count > 1, offer.bundleGroup == nil {
             throw SDPError(reason: "offer has \(offer.media.count) media sections but no a=group:BUNDLE; Switchyard sends over one transport")
         }
+        // A video m-section must offer the stream's codec, which the router sends as it comes; an audio
+        // one chooses among the audio codecs as a publisher's does.
+        let codecs = CodecName.allCases.filter { $0.kind == .audio || $0 == videoCodec }
         var audio: Section?
         var video: Section?
         var transportSection: MediaDescription?
@@ -66,7 +70,7 @@ public enum ReceiverNegotiation {
             guard PublisherNegotiation.acceptedTransportProtocols.contains(offered.transportProtocol.uppercased()) else {
                 throw SDPError("transport protocol \(offered.transportProtocol) is not DTLS-SRTP over UDP (UDP/TLS/RTP/SAVPF)", at: offered)
             }
-            guard let codec = PublisherNegotiation.chooseCodec(in: offered, videoCodecs: [videoCodec], sendingH264: stream?.profileLevelID) else {
+            guard let codec = PublisherNegotiation.chooseCodec(in: offered, among: codecs, sendingH264: stream?.profileLevelID) else {
                 let offeredH264 = PublisherNegotiation.h264FormatsInModeOne(in: offered)
                 if offered.kind == "video", let stream, !offeredH264.isEmpty {
                     let profiles = offeredH264.map { format in
@@ -79,7 +83,7 @@ public enum ReceiverNegotiation {
                         "no H.264 profile offered plays the stream's \(stream.profileLevelID.spelledOut); offered: \(profiles.joined(separator: ", "))",
                         at: offered)
                 }
-                let wanted = offered.kind == "audio" ? "Opus" : videoCodec == .vp8 ? "VP8" : "H.264 in packetization mode 1"
+                let wanted = CodecName.alternatives(CodecName.carried(in: offered.kind, among: codecs))
                 throw SDPError(
                     "no codec this stream can be sent in (\(wanted)); offered: \(PublisherNegotiation.offeredCodecNames(in: offered))",
                     at: offered)
@@ -107,7 +111,7 @@ public enum ReceiverNegotiation {
     /// The chosen format's parameters for the answer; an H.264 one with the profile-level-id answered
     /// for the stream's level.
     private static func answeredParameters(of codec: PublisherNegotiation.ChosenCodec, sending stream: H264FormatParameters?) -> String? {
-        guard let stream, codec.rtpmap.matches("H264", clockRate: 90000), let offered = try? H264FormatParameters(parsing: codec.fmtp) else {
+        guard let stream, codec.codec == .h264, let offered = try? H264FormatParameters(parsing: codec.fmtp) else {
             return codec.fmtp
         }
         return H264FormatParameters.setting(stream.answerProfileLevelID(to: offered), in: codec.fmtp ?? "")

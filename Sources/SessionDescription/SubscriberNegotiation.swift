@@ -1,3 +1,4 @@
+import MediaControl
 import RTPWire
 
 /// Offers a subscriber the tracks it subscribed to, and checks the answer.
@@ -173,7 +174,7 @@ public enum SubscriberNegotiation {
                 }
                 break
             }
-            if ours.matches("H264", clockRate: 90000) {
+            if ours.matches(.h264) {
                 try checkH264(answered, payloadType: sent, offered: offered.fmtp[sent])
             }
         }

@@ -269,7 +269,7 @@ extension SessionDirectory {
     /// directly: `addLayers`).
     static func trackDescription(_ track: NegotiatedTrack) -> TrackDescription {
         TrackDescription(
-            codec: track.kind == "audio" ? .opus : track.codecName == "h264" ? .h264 : .vp8, payloadType: track.payloadType, ssrc: track.ssrc ?? 0,
+            codec: TrackCodec(track.codec), payloadType: track.payloadType, ssrc: track.ssrc ?? 0,
             // An RTX format without an FID group's SSRC is never sent; the router needs both to use it.
             rtxPayloadType: track.rtxSSRC == nil ? nil : track.rtxPayloadType, rtxSsrc: track.rtxSSRC)
     }

@@ -25,10 +25,10 @@ extension SessionDirectory {
         let offer = try Self.parse(sdpOffer, field: "sdpOffer")
         let reading: ReceiverNegotiation.Reading
         do throws(SDPError) {
-            let isH264 = stream.video?.description.codec == .h264
+            let videoCodec = stream.video.map { CodecName($0.description.codec) } ?? .vp8
             reading = try ReceiverNegotiation.read(
-                offer, videoCodec: isH264 ? .h264 : .vp8,
-                streamH264Parameters: isH264 ? Self.h264FormatParameters(of: stream) : nil)
+                offer, videoCodec: videoCodec,
+                streamH264Parameters: videoCodec == .h264 ? Self.h264FormatParameters(of: stream) : nil)
         } catch {
             throw .invalidParams("params.sdpOffer", "\(error)")
         }

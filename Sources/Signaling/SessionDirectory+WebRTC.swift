@@ -76,17 +76,17 @@ extension SessionDirectory {
         if let audio {
             tracks.append(
                 OutgoingTrack(
-                    mid: mids.audio, kind: "audio", codecName: "opus", payloadType: audio.codec.payloadType, clockRate: 48_000,
-                    channels: 2, ssrc: audio.ssrc, cname: cname, streamID: stream.info.streamId, trackID: "\(stream.info.streamId)-audio",
+                    mid: mids.audio, kind: "audio", codecName: audio.codec.name.encodingName, payloadType: audio.codec.payloadType,
+                    clockRate: audio.codec.clockRate, channels: 2, ssrc: audio.ssrc, cname: cname, streamID: stream.info.streamId, trackID: "\(stream.info.streamId)-audio",
                     headerExtensions: forwardedExtensions(of: stream.audio) + numbering, rtcpFeedback: ["transport-cc"],
                     fmtp: "minptime=10;useinbandfec=1"))
         }
         if let video {
-            let codec: VideoCodecChoice = video.codec.name == .h264 ? .h264 : .vp8
+            let codec = video.codec.name
             tracks.append(
                 OutgoingTrack(
-                    mid: mids.video, kind: "video", codecName: codec.encodingName, payloadType: video.codec.payloadType, clockRate: 90_000,
-                    channels: nil, ssrc: video.ssrc, cname: cname, streamID: stream.info.streamId, trackID: "\(stream.info.streamId)-video",
+                    mid: mids.video, kind: "video", codecName: codec.encodingName, payloadType: video.codec.payloadType,
+                    clockRate: video.codec.clockRate, channels: nil, ssrc: video.ssrc, cname: cname, streamID: stream.info.streamId, trackID: "\(stream.info.streamId)-video",
                     headerExtensions: forwardedExtensions(of: stream.video) + numbering,
                     rtcpFeedback: ["nack", "nack pli", "ccm fir", "goog-remb", "transport-cc"],
                     fmtp: videoFormatParameters ?? (codec == .h264 ? Self.h264FormatParameters(of: stream) : nil),

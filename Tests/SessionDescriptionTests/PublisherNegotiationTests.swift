@@ -1,3 +1,4 @@
+import MediaControl
 import RTPWire
 import Testing
 
@@ -81,7 +82,7 @@ private let routerCandidateLines = [
         #expect(
             tracks == [
                 NegotiatedTrack(
-                    mid: "0", kind: "audio", codecName: "opus", payloadType: 111, clockRate: 48000, rtxPayloadType: nil,
+                    mid: "0", kind: "audio", codec: .opus, payloadType: 111, clockRate: 48000, rtxPayloadType: nil,
                     ssrc: 2_796_174_212, rtxSSRC: nil, cname: "qZ2fYnAmCD1R4rVk", streamID: stream,
                     trackID: "8e0c6a43-1f0b-4d7a-9f2e-0c3b7d1a5e66",
                     headerExtensions: [
@@ -92,7 +93,7 @@ private let routerCandidateLines = [
                     ],
                     rtcpFeedback: ["transport-cc"], formatParameters: "minptime=10;useinbandfec=1"),
                 NegotiatedTrack(
-                    mid: "1", kind: "video", codecName: "vp8", payloadType: 96, clockRate: 90000, rtxPayloadType: 97,
+                    mid: "1", kind: "video", codec: .vp8, payloadType: 96, clockRate: 90000, rtxPayloadType: 97,
                     ssrc: 1_613_396_447, rtxSSRC: 2_617_432_384, cname: "qZ2fYnAmCD1R4rVk", streamID: stream,
                     trackID: "4f1d2b6e-8a3c-4c55-b1f0-2e9d7a6c3b18",
                     headerExtensions: [
@@ -113,7 +114,7 @@ private let routerCandidateLines = [
         #expect(remote.fingerprint.algorithm == "sha-256")
         #expect(remote.fingerprint.bytes.first == 0x2E)
         #expect(remote.setup == .actpass)
-        #expect(tracks.map(\.codecName) == ["opus", "vp8"])
+        #expect(tracks.map(\.codec) == [.opus, .vp8])
         #expect(tracks.map(\.payloadType) == [96, 97])
         #expect(tracks.map(\.rtxPayloadType) == [nil, 98])
         #expect(tracks.map(\.ssrc) == [3_344_951_093, 2_201_846_357])
@@ -358,14 +359,37 @@ private let routerCandidateLines = [
     @Test func takesH264InPacketizationModeOneWhenVP8IsNotOfferedAndAnswersItsParameters() throws {
         let (answered, _, tracks) = try answer(Self.chromeOfferWithoutVP8)
         let video = try #require(tracks.first { $0.kind == "video" })
-        #expect(video.codecName == "h264" && video.payloadType == 102 && video.rtxPayloadType == 103)
+        #expect(video.codec == .h264 && video.payloadType == 102 && video.rtxPayloadType == 103)
         #expect(video.formatParameters == "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42001f")
         let text = answered.description
         #expect(text.contains("a=rtpmap:102 H264/90000\r\n"))
         #expect(text.contains("a=fmtp:102 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42001f\r\n"))
         #expect(!text.contains("VP9") && !text.contains("a=rtpmap:104 "))
         // VP8 goes first when both are offered.
-        #expect(try answer(SDPFixtures.chromeOffer).tracks.first { $0.kind == "video" }?.codecName == "vp8")
+        #expect(try answer(SDPFixtures.chromeOffer).tracks.first { $0.kind == "video" }?.codec == .vp8)
+    }
+
+    /// An offer that publishes `codec` alone, in one m-section of its kind, as its rules ask (Opus with
+    /// two channels, H.264 in packetization mode 1).
+    private static func offer(publishing codec: CodecName) -> String {
+        let rtpmap = "100 \(codec.encodingName)/\(codec.clockRate)" + (codec == .opus ? "/2" : "")
+        let fmtp = codec == .h264 ? ["a=fmtp:100 packetization-mode=1;profile-level-id=42e01f"] : []
+        let fingerprint = (0..<32).map { _ in "2E" }.joined(separator: ":")
+        let lines =
+            [
+                "v=0", "o=- 1 1 IN IP4 0.0.0.0", "s=-", "t=0 0", "m=\(codec.kind.rawValue) 9 UDP/TLS/RTP/SAVPF 100", "c=IN IP4 0.0.0.0",
+                "a=sendonly", "a=mid:0", "a=rtcp-mux", "a=ssrc:1234 cname:c", "a=rtpmap:\(rtpmap)",
+            ] + fmtp + ["a=ice-ufrag:9XkT", "a=ice-pwd:bW3n0yHcR5kLmQ2tVfZp8s", "a=fingerprint:sha-256 \(fingerprint)", "a=setup:actpass"]
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// Negotiation takes its codecs from `CodecName`, so each of them is accepted wherever it is
+    /// offered alone, and a codec added there is accepted without a list of negotiation's own.
+    @Test(arguments: CodecName.allCases)
+    func acceptsEveryCodecTheRouterForwardsOfferedAlone(codec: CodecName) throws {
+        let (answered, _, tracks) = try answer(Self.offer(publishing: codec))
+        #expect(tracks.map(\.codec) == [codec])
+        #expect(answered.media.first?.rtpmaps[100]?.name == codec.encodingName)
     }
 
     @Test func refusesVideoWithoutVP8OrH264InModeOneListingWhatWasOffered() throws {

@@ -58,8 +58,7 @@ import TestSupport
                 for track in result.tracks {
                     #expect(offeredMids.contains(track.mid), "track \(track.mid) is not in the offer")
                     #expect(track.payloadType < 128, "payload type \(track.payloadType)")
-                    let codec = CodecName.allCases.first { $0.encodingName.lowercased() == track.codecName.lowercased() }
-                    #expect(codec?.kind.rawValue == track.kind, "a \(track.kind) track in \(track.codecName)")
+                    #expect(track.codec.kind.rawValue == track.kind, "a \(track.kind) track in \(track.codec)")
                 }
                 #expect((try? SessionDescription(parsing: result.answer.description)) != nil, "the answer parses again")
             } catch {

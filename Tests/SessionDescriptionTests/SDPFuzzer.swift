@@ -10,8 +10,9 @@
 // says why, or parse into a description whose every accessor stays in bounds and that parses again
 // when written out. Then the same description goes through the publisher's negotiation (as an offer)
 // and the subscriber's (as the answer to a fixed router offer): each refuses the same way or returns
-// a result consistent with what was sent; every accepted track carries a codec the router forwards
-// (`CodecName`). Broken invariants call `fatalError`, which libFuzzer records as a crash with the input.
+// a result consistent with what was sent; every accepted track carries a codec of its kind among those
+// the router forwards (`CodecName`, the list negotiation chooses from). Broken invariants call
+// `fatalError`, which libFuzzer records as a crash with the input.
 
 #if !FUZZ_TARGET
     @testable import SessionDescription
@@ -62,8 +63,7 @@ enum SDPFuzzer {
             for track in result.tracks {
                 ensure(offeredMids.contains(track.mid), "answered track \(track.mid) is not in the offer")
                 ensure(track.payloadType < 128, "payload type \(track.payloadType)")
-                let codec = CodecName.allCases.first { $0.encodingName.lowercased() == track.codecName.lowercased() }
-                ensure(codec?.kind.rawValue == track.kind, "a \(track.kind) track in \(track.codecName), not a \(track.kind) codec the router forwards")
+                ensure(track.codec.kind == MediaKind(rawValue: track.kind), "a \(track.kind) track in \(track.codec), not a \(track.kind) codec")
             }
             ensure(!result.remote.iceUsernameFragment.isEmpty && !result.remote.icePassword.isEmpty, "an offer accepted without ICE credentials")
             ensure((try? SessionDescription(parsing: result.answer.description)) != nil, "the router's answer does not parse")
