@@ -14,4 +14,8 @@ static inline vpx_codec_err_t switchyard_vpx_encoder_init(vpx_codec_ctx_t *conte
 static inline vpx_codec_err_t switchyard_vpx_decoder_init(vpx_codec_ctx_t *context) {
     return vpx_codec_dec_init(context, vpx_codec_vp8_dx(), NULL, 0);
 }
+/* vpx_codec_control is a function-like macro too. */
+static inline vpx_codec_err_t switchyard_vpx_set_max_intra_bitrate_pct(vpx_codec_ctx_t *context, unsigned int percent) {
+    return vpx_codec_control(context, VP8E_SET_MAX_INTRA_BITRATE_PCT, percent);
+}
 #endif

@@ -67,6 +67,10 @@ public struct BenchOptions: Codable, Sendable {
     public var floodIdleSockets: Int
     public var floodClients: Int
     public var floodSeconds: Double
+    /// Simulcast: when the publisher stops sending its top layer (seconds into the measurement; nil:
+    /// never), and for how long.
+    public var topLayerStopAtSeconds: Double?
+    public var topLayerStopSeconds: Double
 
     public init(scenario: BenchScenario) {
         self.scenario = scenario
@@ -75,7 +79,7 @@ public struct BenchOptions: Codable, Sendable {
         apiKey = "switchyard-development"
         apiSecret = "switchyard-development-secret-do-not-use-in-production"
         clients = scenario == .room || scenario == .fallback || scenario == .simulcast ? 4 : scenario == .bandwidth ? 1 : scenario == .cluster ? 12 : 20
-        durationSeconds = scenario == .fallback ? 22 : scenario == .soak ? 60 : scenario == .bandwidth || scenario == .simulcast ? 30 : 10
+        durationSeconds = scenario == .fallback ? 22 : scenario == .soak ? 60 : scenario == .bandwidth ? 30 : scenario == .simulcast ? 32 : 10
         warmupSeconds = 2
         videoBitrate = scenario == .audioOnly ? 0 : scenario == .bandwidth || scenario == .simulcast ? 1_000_000 : 500_000
         audioBitrate = 32_000
@@ -85,6 +89,8 @@ public struct BenchOptions: Codable, Sendable {
         decoders = 1
         impairedSubscribers = scenario == .fallback ? 2 : scenario == .bandwidth || scenario == .simulcast ? 1 : 0
         preferences = scenario == .simulcast ? [nil, VideoDimensions(width: 320, height: 180), VideoDimensions(width: 640, height: 360), nil] : []
+        topLayerStopAtSeconds = scenario == .simulcast ? 24 : nil
+        topLayerStopSeconds = 3
         schedule =
             switch scenario {
             case .fallback: (try? ImpairmentSchedule(parsing: "3s:loss=0.3;11s:clean")) ?? .clean
@@ -147,6 +153,9 @@ public struct BenchOptions: Codable, Sendable {
         if scenario == .reconnect, videoBitrate == 0 { return "reconnect needs video" }
         if scenario == .simulcast, videoBitrate == 0 || width < 128 || height < 72 {
             return "simulcast needs video of at least 128x72 (its lowest layer is a quarter of the picture)"
+        }
+        if let stop = topLayerStopAtSeconds, stop + topLayerStopSeconds > durationSeconds {
+            return "--top-layer-stop ends at \(stop + topLayerStopSeconds) s, after the run's \(durationSeconds) s"
         }
         if scenario == .cluster, clusterURLs.count < 2 { return "cluster needs a --server for each node of a running cluster (at least 2)" }
         if scenario != .cluster, clusterURLs.count > 1 { return "several --server URLs are for the cluster scenario" }

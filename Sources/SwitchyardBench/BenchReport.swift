@@ -262,8 +262,10 @@ public struct BenchReport: Codable, Sendable {
         public var estimateKbps: Double?
         /// The rate cap the impairment imposed then, when it imposed one.
         public var capacityKbps: Double?
-        /// Simulcast: the width of the last picture the subscriber decoded (which layer it gets).
+        /// Simulcast: the width of the last picture the subscriber decoded (which layer it gets), and
+        /// the freezes that ended since the last point.
         public var decodedWidth: Int?
+        public var freezes: UInt64?
     }
 
     /// One subscriber of the simulcast scenario.
@@ -306,6 +308,27 @@ public struct BenchReport: Codable, Sendable {
         /// Clean subscribers that ended on the layer their preference picks, of all clean ones.
         public var rightLayer: Int
         public var cleanSubscribers: Int
+        /// The top layer stopped mid-run, and what that did to the subscribers decoding it.
+        public var layerStop: LayerStop?
+    }
+
+    /// The publisher stopped its top layer for `forSeconds` from `atSeconds`: the subscribers that were
+    /// decoding it, how long each one's picture froze in the `windowSeconds` after, the layer it then
+    /// decoded and the reason it was told; and every freeze in that window (left out of the run's
+    /// freeze target).
+    public struct LayerStop: Codable, Sendable {
+        public struct Affected: Codable, Sendable {
+            public var subscriber: String
+            public var freezeSeconds: Double
+            public var decodedWidthAfter: Int
+            public var reason: String?
+        }
+
+        public var atSeconds: Double
+        public var forSeconds: Double
+        public var windowSeconds: Double
+        public var subscribers: [Affected] = []
+        public var freezes: UInt64 = 0
     }
 
     /// How the router's estimate of an impaired subscriber's downlink followed each step of its

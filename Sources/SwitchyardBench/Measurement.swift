@@ -40,15 +40,24 @@ struct Measurement {
         var soakSamples: [Double] = []
         let end = start + UInt64(options.durationSeconds * 1e9)
         var nextSoakSample = start
+        var layerStop = options.scenario == .simulcast ? options.topLayerStopAtSeconds.map { TopLayerStop(atSeconds: $0, forSeconds: options.topLayerStopSeconds) } : nil
         while MonotonicClock.now() < end {
             try await Task.sleep(for: .nanoseconds(Int64(Self.timelineInterval)))
             let now = MonotonicClock.now()
             let current = await Sample.take(tracked)
             let elapsed = Double(now - start) / 1e9
+            if let publisher = publishers.first {
+                await layerStop?.step(
+                    elapsed: elapsed, now: now, publisher: publisher, topLayer: options.simulcastLowerLayers.count, topWidth: options.width,
+                    subscribers: subscribers)
+            }
             let capacity = options.schedule.impairment(atSeconds: elapsed).bandwidth
             for index in tracked.indices {
                 var point = current[index].point(since: previous[index], start: start, state: tracked[index].state(at: now))
-                if options.scenario == .simulcast { point.decodedWidth = current[index].decodedWidth }
+                if options.scenario == .simulcast {
+                    point.decodedWidth = current[index].decodedWidth
+                    point.freezes = current[index].freezes - previous[index].freezes
+                }
                 if options.impairsSubscribers, tracked[index].isImpaired {
                     point.estimateKbps = try? await tracked[index].subscriber.serverStatistics().quality?.availableBitrate.map { $0 / 1000 }
                     point.capacityKbps = capacity > 0 ? Double(capacity) / 1000 : nil
@@ -156,6 +165,7 @@ struct Measurement {
         if options.scenario == .simulcast {
             report.simulcast = SimulcastAnalysis(options: options, start: start)
                 .analyse(subscribers, series: series, before: baseline.map(\.media), after: final.map(\.media))
+            report.simulcast?.layerStop = layerStop?.result
         }
         if options.scenario == .soak {
             let errors = final.reduce(UInt64(0)) { $0 + $1.media.decodeErrors + $1.endpoint.datagramsRefused }
@@ -201,6 +211,7 @@ private struct Sample {
     var received: UInt64
     var dropped: UInt64
     var decodedWidth: Int
+    var freezes: UInt64
     var at: UInt64
 
     static func take(_ subscribers: [TrackedSubscriber]) async -> [Sample] {
@@ -209,7 +220,7 @@ private struct Sample {
         return snapshots.map {
             Sample(
                 bytes: $0.endpoint.bytesReceived, received: $0.endpoint.datagramsReceived, dropped: $0.endpoint.datagramsLostToImpairment,
-                decodedWidth: $0.media.decodedWidth, at: now)
+                decodedWidth: $0.media.decodedWidth, freezes: $0.media.freezeCount, at: now)
         }
     }
 

@@ -98,6 +98,10 @@ public enum ReportTable {
             row("simulcast layers", simulcast.layers.joined(separator: " · "))
             row("schedule (impaired)", "\(simulcast.schedule) (drop at \(number(simulcast.capDropSeconds, " s")), rise at \(number(simulcast.capRiseSeconds, " s")))")
             row("clean subscribers on the right layer", "\(simulcast.rightLayer) of \(simulcast.cleanSubscribers)")
+            if let stop = simulcast.layerStop {
+                let affected = stop.subscribers.map { "\($0.subscriber) froze \(number($0.freezeSeconds, " s", digits: 2)), then \($0.decodedWidthAfter) wide (\($0.reason ?? "no change"))" }
+                row("top layer stopped", "at \(number(stop.atSeconds, " s")) for \(number(stop.forSeconds, " s")): \(affected.isEmpty ? "nobody was decoding it" : affected.joined(separator: "; "))")
+            }
             for subscriber in simulcast.subscribers {
                 let frames = subscriber.framesByWidth.sorted { Int($0.key) ?? 0 < Int($1.key) ?? 0 }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
                 var line = "wants \(subscriber.preference) → expected \(subscriber.expectedWidth), decoded \(subscriber.finalWidth) wide (frames by width \(frames))"

@@ -59,9 +59,21 @@ enum TargetEvaluator {
             }
             check("cap drop → lower layer decoded", "≤ 2 s", worst(\.downSwitchSeconds), unit: " s") { $0 <= 2 }
             check("cap lifted → layer back", "≤ 5 s", worst(\.upSwitchSeconds), unit: " s") { $0 <= 5 }
-            let freezes = subscribers.reduce(UInt64(0)) { $0 + $1.freezes }
+            if report.options.topLayerStopAtSeconds != nil {
+                let stop = simulcast?.layerStop
+                let affected = stop?.subscribers ?? []
+                check(
+                    "top layer stopped → next layer decoded (longest freeze)", "≤ 0.6 s",
+                    affected.isEmpty ? nil : affected.map(\.freezeSeconds).max(), unit: " s"
+                ) { $0 <= 0.6 }
+                check(
+                    "top layer stopped → reason unavailable", "all \(affected.count)",
+                    stop.map { _ in Double(affected.filter { $0.reason == "unavailable" }.count) }, unit: ""
+                ) { Int($0) == affected.count && !affected.isEmpty }
+            }
+            let freezes = subscribers.reduce(UInt64(0)) { $0 + $1.freezes } - (simulcast?.layerStop?.freezes ?? 0)
             let errors = subscribers.reduce(UInt64(0)) { $0 + $1.decodeErrors + $1.counterMismatches }
-            check("freezes", "0", simulcast == nil ? nil : Double(freezes), unit: "") { $0 == 0 }
+            check("freezes (besides the top layer's stop)", "0", simulcast == nil ? nil : Double(freezes), unit: "") { $0 == 0 }
             check("decoder errors and counter jumps", "0", simulcast == nil ? nil : Double(errors), unit: "") { $0 == 0 }
         case .fallback:
             let fallback = report.fallback

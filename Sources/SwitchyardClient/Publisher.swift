@@ -43,6 +43,19 @@ public final class Publisher: Sendable {
         session.options.mediaLoop.perform { media.value.sendsVideo = enabled }
     }
 
+    /// Stops or restarts sending one simulcast layer (0 is the lowest) without telling the server, as
+    /// a browser's encoder drops its top layer when its CPU or uplink cannot keep up; a restarted
+    /// layer starts from a key frame. Layers that do not exist are ignored.
+    public func setSendsVideoLayer(_ layer: Int, _ sends: Bool) {
+        let media = self.media
+        session.options.mediaLoop.perform {
+            guard media.value.videoEncodings.indices.contains(layer) else { return }
+            let encoding = media.value.videoEncodings[layer]
+            if sends, !encoding.isSending { encoding.keyFrameRequested = true }
+            encoding.isSending = sends
+        }
+    }
+
     public func setPublishAudio(_ enabled: Bool) async throws(SessionError) {
         _ = try await session.call(.updateStream(StreamUpdate(streamId: streamId, publishAudio: enabled)))
         let media = self.media

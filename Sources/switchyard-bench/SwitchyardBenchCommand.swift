@@ -80,6 +80,8 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var feedback: String?
     @Option(help: "Simulcast: each subscriber's preferred resolution in turn, e.g. \"best,320x180,640x360\" (best: none).")
     var preferences: String?
+    @Option(help: "Simulcast: stop the publisher's top layer at A s for B s, as \"A+B\" (default 24+3), or \"none\".")
+    var topLayerStop: String?
     @Option(help: "Soak: WebSockets opened and left idle (never sending connect) at the start of the flood.")
     var floodIdle: Int?
     @Option(help: "Soak: clients churning through the flood (connect, three signals, leave or drop).")
@@ -158,6 +160,18 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
                     throw ValidationError("--preferences: \"\(text)\" is neither best nor WIDTHxHEIGHT (e.g. 640x360)")
                 }
                 return VideoDimensions(width: sides[0], height: sides[1])
+            }
+        }
+        if let topLayerStop {
+            if topLayerStop == "none" {
+                options.topLayerStopAtSeconds = nil
+            } else {
+                let parts = topLayerStop.split(separator: "+").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+                guard parts.count == 2, let at = parts[0], let length = parts[1], at >= 0, length > 0 else {
+                    throw ValidationError("--top-layer-stop: \"\(topLayerStop)\" is neither none nor START+SECONDS (e.g. 24+3)")
+                }
+                options.topLayerStopAtSeconds = at
+                options.topLayerStopSeconds = length
             }
         }
         if let problem = options.problem { throw ValidationError(problem) }

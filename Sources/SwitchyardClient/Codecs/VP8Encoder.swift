@@ -28,7 +28,19 @@ public final class VP8Encoder {
         config.g_error_resilient = vpx_codec_er_flags_t(VPX_ERROR_RESILIENT_DEFAULT)
         config.kf_mode = VPX_KF_DISABLED
         config.g_threads = 1
+        config.rc_buf_initial_sz = 500
+        config.rc_buf_optimal_sz = 600
+        config.rc_buf_sz = 1000
         try Self.check(switchyard_vpx_encoder_init(&context, &config), "encoder initialisation", nil)
+        // A key frame as large as the encoder likes takes longer than a frame interval to cross a link
+        // near the stream's rate, and the receiver's picture freezes meanwhile; real-time senders cap
+        // it as libwebrtc does: half the optimal buffer's worth of frames, at least three frames' worth.
+        let intraPercent = max(300, UInt32(Double(config.rc_buf_optimal_sz) * 0.5 * Double(frameRate) / 10))
+        let capped = switchyard_vpx_set_max_intra_bitrate_pct(&context, intraPercent)
+        guard capped == VPX_CODEC_OK else {
+            vpx_codec_destroy(&context)
+            throw .vpx(operation: "key frame size cap", message: String(cString: vpx_codec_err_to_string(capped)))
+        }
         guard vpx_img_alloc(&image, VPX_IMG_FMT_I420, UInt32(width), UInt32(height), 16) != nil else {
             vpx_codec_destroy(&context)
             throw .vpx(operation: "image allocation", message: "out of memory")

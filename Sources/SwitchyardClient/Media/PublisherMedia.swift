@@ -63,7 +63,7 @@ final class PublisherMedia: MediaHandler {
             if now > nextVideoAt + 200_000_000 { nextVideoAt = now }
             while nextVideoAt <= now {
                 if sendsVideo {
-                    for encoding in videoEncodings { sendVideoFrame(encoding, now: now, endpoint: endpoint) }
+                    for encoding in videoEncodings where encoding.isSending { sendVideoFrame(encoding, now: now, endpoint: endpoint) }
                 }
                 videoFrameCount += 1
                 nextVideoAt += frameInterval
@@ -208,6 +208,8 @@ final class VideoEncodingSender {
     let frames: [EncodedMedia.VideoFrame]
     var ring = SentPacketRing()
     var keyFrameRequested = false
+    /// Whether the encoding's frames go out (`Publisher.setSendsVideoLayer`).
+    var isSending = true
     private var loopIndex = 0
     private var pictureID: UInt16?
 
