@@ -8,6 +8,8 @@ public final class VP8Encoder {
     private var context = vpx_codec_ctx_t()
     private var image = vpx_image_t()
     private var frameNumber: Int64 = 0
+    /// The rate controller's optimal buffer of libwebrtc's VP8 sender, which its key-frame cap derives from.
+    private static let optimalBufferMilliseconds = 600.0
 
     public init(width: Int, height: Int, frameRate: Int, bitrate: Int) throws(CodecError) {
         guard width >= TestPattern.minimumWidth, height >= TestPattern.minimumHeight, width % 2 == 0, height % 2 == 0 else {
@@ -28,14 +30,11 @@ public final class VP8Encoder {
         config.g_error_resilient = vpx_codec_er_flags_t(VPX_ERROR_RESILIENT_DEFAULT)
         config.kf_mode = VPX_KF_DISABLED
         config.g_threads = 1
-        config.rc_buf_initial_sz = 500
-        config.rc_buf_optimal_sz = 600
-        config.rc_buf_sz = 1000
         try Self.check(switchyard_vpx_encoder_init(&context, &config), "encoder initialisation", nil)
         // A key frame as large as the encoder likes takes longer than a frame interval to cross a link
         // near the stream's rate, and the receiver's picture freezes meanwhile; real-time senders cap
         // it as libwebrtc does: half the optimal buffer's worth of frames, at least three frames' worth.
-        let intraPercent = max(300, UInt32(Double(config.rc_buf_optimal_sz) * 0.5 * Double(frameRate) / 10))
+        let intraPercent = max(300, UInt32(Self.optimalBufferMilliseconds * 0.5 * Double(frameRate) / 10))
         let capped = switchyard_vpx_set_max_intra_bitrate_pct(&context, intraPercent)
         guard capped == VPX_CODEC_OK else {
             vpx_codec_destroy(&context)
