@@ -162,7 +162,10 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
                 return VideoDimensions(width: sides[0], height: sides[1])
             }
         }
-        if let topLayerStop {
+        if topLayerStop == nil, let at = options.topLayerStopAtSeconds, at + options.topLayerStopSeconds > options.durationSeconds {
+            // The default stop is for the default run: a shorter run leaves it out rather than fail.
+            options.topLayerStopAtSeconds = nil
+        } else if let topLayerStop {
             if topLayerStop == "none" {
                 options.topLayerStopAtSeconds = nil
             } else {
