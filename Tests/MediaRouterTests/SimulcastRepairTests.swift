@@ -28,9 +28,7 @@ import Testing
         let publisherTransport = try await plane.createPlainTransport(
             router: router, options: PlainTransportOptions(clientSRTP: publisher.srtpParameters))
         try publisher.connect(to: publisherTransport)
-        // No declared frame rate: a layer counts as sent for up to 1.5 s after its last packet, so the
-        // high layer stays a target however slowly the polling below runs beside other suites.
-        let layers = (0..<2).map { VideoLayer(ssrc: 0x6100 + UInt32($0), width: Self.sizes[$0].0, height: Self.sizes[$0].1, frameRate: 0) }
+        let layers = (0..<2).map { VideoLayer(ssrc: 0x6100 + UInt32($0), width: Self.sizes[$0].0, height: Self.sizes[$0].1, frameRate: 30) }
         let producer = try await plane.produce(
             transport: publisherTransport.transportID, options: ProducerOptions(codec: CodecParameters(name: .vp8, payloadType: 96), layers: layers))
         let subscriber = try TestPeer()
@@ -47,24 +45,27 @@ import Testing
             }
         }
 
-        // The low layer flows; the high layer arrives too, and the consumer targets it while the low
-        // layer still flows (it moves only on the high layer's key frame).
+        // The low layer flows; the high layer arrives too (a delta frame at each poll keeps it
+        // arriving, however slowly the polling runs beside other suites), and the consumer targets
+        // it while the low layer still flows: it moves only on the high layer's key frame.
         try send(layer: 0, 100...103, keyFrameAt: 100)
-        try send(layer: 1, 200...202)
-        var low = try await onOwnThread { subscriber.receiveRTP(count: 4) }
+        var highSequence: UInt16 = 200
         try await waitUntil("the consumer targets the high layer") {
-            try await plane.statistics(router: router).consumers.first { $0.consumerID == consumer.consumerID }?.layer?.targetLayer == 1
+            try send(layer: 1, highSequence...highSequence)
+            highSequence += 1
+            return try await plane.statistics(router: router).consumers.first { $0.consumerID == consumer.consumerID }?.layer?.targetLayer == 1
         }
-        // The low layer's packet 104 is lost on the way to the subscriber; then the switch. The NACK
-        // follows within the retransmission buffer's second, however slow the waiting above was.
+        // At once: the low layer's packets 104-109, then the high layer's key frame and deltas. 104
+        // is lost on the way to the subscriber, which NACKs it after the switch.
         try send(layer: 0, 104...109)
+        try send(layer: 1, highSequence...(highSequence + 3), keyFrameAt: highSequence)
+        var low = try await onOwnThread { subscriber.receiveRTP(count: 4) }
         #expect(try await onOwnThread { subscriber.discardNext() })
         low += try await onOwnThread { subscriber.receiveRTP(count: 5) }
         #expect(low.map(\.payload) == [100, 101, 102, 103, 105, 106, 107, 108, 109].map { Self.payload(layer: 0, sequenceNumber: $0, keyFrame: $0 == 100) })
         let lost = low[3].sequenceNumber &+ 1
-        try send(layer: 1, 203...206, keyFrameAt: 203)
         let high = try await onOwnThread { subscriber.receiveRTP(count: 4) }
-        #expect(high.map(\.payload) == (203...206).map { Self.payload(layer: 1, sequenceNumber: $0, keyFrame: $0 == 203) })
+        #expect(high.map(\.payload) == (highSequence...(highSequence + 3)).map { Self.payload(layer: 1, sequenceNumber: $0, keyFrame: $0 == highSequence) })
         #expect(high.first?.sequenceNumber == low.last!.sequenceNumber &+ 1)
 
         // Now the subscriber asks for the low layer's lost packet.
