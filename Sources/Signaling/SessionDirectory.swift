@@ -13,6 +13,8 @@ public actor SessionDirectory {
     let faultInjection: Bool
     /// The cluster's placements, told when a session ends here; nil on a single node.
     let placement: (any SessionPlacement)?
+    /// Mints each connection's TURN credentials; nil when the server has no `turn` configuration.
+    let turn: TURNCredentialMinter?
     let logger: Logger
     private let wallClock: @Sendable () -> Date
     var sessions: [String: SessionState] = [:]
@@ -26,7 +28,7 @@ public actor SessionDirectory {
 
     public init(
         media: any MediaControl, limits: SignalingLimits, reconnection: ReconnectionSettings = ReconnectionSettings(),
-        faultInjection: Bool = false, placement: (any SessionPlacement)? = nil, logger: Logger,
+        faultInjection: Bool = false, placement: (any SessionPlacement)? = nil, turn: TURNConfiguration? = nil, logger: Logger,
         wallClock: @escaping @Sendable () -> Date = Date.init
     ) {
         self.media = media
@@ -34,11 +36,18 @@ public actor SessionDirectory {
         self.reconnection = reconnection
         self.faultInjection = faultInjection
         self.placement = placement
+        self.turn = turn.map(TURNCredentialMinter.init)
         self.logger = logger
         self.wallClock = wallClock
     }
 
     var nowMilliseconds: Int64 { Int64(wallClock().timeIntervalSince1970 * 1000) }
+
+    /// The STUN and TURN servers `connectionId` is given, with credentials minted now; nil without
+    /// a `turn` configuration, so the reply leaves the key out.
+    func iceServers(for connectionId: String) -> [ICEServer]? {
+        turn?.iceServers(for: connectionId, now: wallClock())
+    }
 
     /// The memory of one sender's signal ids: a connection's, or the app backend's in one session.
     private func recentSignalIds() -> RecentSignalIds {
@@ -110,7 +119,7 @@ public actor SessionDirectory {
         logger.info("connection created", metadata: ["session": "\(grant.sessionId)", "connection": "\(info.connectionId)", "role": "\(grant.role.rawValue)"])
         return ConnectResult(
             connection: info, role: grant.role, session: sessions[grant.sessionId]!.snapshot, reconnection: reconnectionGrant(secret: secret),
-            nodeId: placement?.nodeId)
+            nodeId: placement?.nodeId, iceServers: iceServers(for: info.connectionId))
     }
 
     /// Removes a connection and everything it published or subscribed to, and tells the others.

@@ -20,12 +20,16 @@ public struct SignalingConfiguration: Equatable, Sendable {
     /// Test aids (the daemon sets it from `media.faultInjection`): the REST API may drop a
     /// connection's WebSocket.
     public var faultInjection: Bool
+    /// The STUN and TURN servers clients are given, with credentials minted per connection; nil
+    /// gives them none.
+    public var turn: TURNConfiguration?
 
     public init(
         maximumMessageBytes: Int = 65_536, messagesPerSecond: Double = 50, messageBurst: Int = 100,
         rateViolationsBeforeDisconnect: Int = 50, connectTimeout: Duration = .seconds(10),
         pingInterval: Duration = .seconds(15), backlog: ClientOutbox.Limits = ClientOutbox.Limits(),
-        reconnection: ReconnectionSettings = ReconnectionSettings(), limits: SignalingLimits = SignalingLimits(), faultInjection: Bool = false
+        reconnection: ReconnectionSettings = ReconnectionSettings(), limits: SignalingLimits = SignalingLimits(), faultInjection: Bool = false,
+        turn: TURNConfiguration? = nil
     ) {
         self.maximumMessageBytes = maximumMessageBytes
         self.messagesPerSecond = messagesPerSecond
@@ -37,5 +41,6 @@ public struct SignalingConfiguration: Equatable, Sendable {
         self.reconnection = reconnection
         self.faultInjection = faultInjection
         self.limits = limits
+        self.turn = turn
     }
 }

@@ -26,13 +26,14 @@ public struct SignalingServer: Sendable {
     ) {
         directory = SessionDirectory(
             media: media, limits: configuration.limits, reconnection: configuration.reconnection, faultInjection: configuration.faultInjection,
-            placement: placement, logger: logger, wallClock: wallClock)
+            placement: placement, turn: configuration.turn, logger: logger, wallClock: wallClock)
         self.tokens = tokens
         self.configuration = configuration
         handler = ClientSessionHandler(
             directory: directory, sockets: sockets, tokens: tokens, configuration: configuration, placement: placement, wallClock: wallClock)
         rest = RESTRoutes(directory: directory, tokens: tokens, placement: placement, wallClock: wallClock)
-        whip = WHIPWHEPRoutes(directory: directory, tokens: tokens, placement: placement, wallClock: wallClock)
+        whip = WHIPWHEPRoutes(
+            directory: directory, tokens: tokens, placement: placement, turn: configuration.turn.map(TURNCredentialMinter.init), wallClock: wallClock)
     }
 
     /// Registers the REST API, WHIP and WHEP, and an answer for a plain GET of the WebSocket path.

@@ -7,8 +7,10 @@ import SignalingProtocol
 /// WHIP (RFC 9725) and WHEP: `POST /v1/whip/{sessionId}` with a client token (`Authorization:
 /// Bearer`) and an SDP offer publishes a stream; `POST /v1/whep/{sessionId}/{streamId}` plays one. The
 /// answer comes back with a `Location` for the resource, and `DELETE` on it ends it. Every answer
-/// carries CORS headers, so a page on another origin can use them. Errors are JSON
-/// `{"code", "message"}`, as in the REST API.
+/// carries CORS headers, so a page on another origin can use them, and with a `turn` configuration
+/// one `Link: <url>; rel="ice-server"` header per STUN or TURN URL (RFC 9725 section 4.6), TURN
+/// ones with credentials minted for the resource's connection. Errors are JSON `{"code",
+/// "message"}`, as in the REST API.
 struct WHIPWHEPRoutes: Sendable {
     static let whipPath = "/v1/whip"
     static let whepPath = "/v1/whep"
@@ -17,10 +19,12 @@ struct WHIPWHEPRoutes: Sendable {
     static let maximumOfferBytes = 65_536
     /// Where the directory says the offer's faults lie; over WHIP and WHEP the offer is the body.
     static let offerField = "params.sdpOffer"
+    static let linkField = HTTPField.Name("Link")!
 
     let directory: SessionDirectory
     let tokens: TokenAuthority
     let placement: (any SessionPlacement)?
+    let turn: TURNCredentialMinter?
     let wallClock: @Sendable () -> Date
 
     func register(on router: Router<BasicRequestContext>) {
@@ -29,7 +33,7 @@ struct WHIPWHEPRoutes: Sendable {
             return await answer { () async throws(WHIPWHEPFailure) -> Response in
                 try await create(request, sessionId: sessionId) { grant, offer throws(SignalingError) in
                     let resource = try await directory.publishWHIP(grant: grant, name: request.uri.queryParameters.get("name"), sdpOffer: offer)
-                    return ("\(Self.whipPath)/\(sessionId)/\(resource.streamId)", resource.streamId, resource.sdpAnswer)
+                    return ("\(Self.whipPath)/\(sessionId)/\(resource.streamId)", resource.streamId, resource.connectionId, resource.sdpAnswer)
                 }
             }
         }
@@ -39,7 +43,10 @@ struct WHIPWHEPRoutes: Sendable {
             return await answer { () async throws(WHIPWHEPFailure) -> Response in
                 try await create(request, sessionId: sessionId) { grant, offer throws(SignalingError) in
                     let resource = try await directory.subscribeWHEP(grant: grant, streamId: streamId, sdpOffer: offer)
-                    return ("\(Self.whepPath)/\(sessionId)/\(streamId)/\(resource.subscriberId)", resource.subscriberId, resource.sdpAnswer)
+                    return (
+                        "\(Self.whepPath)/\(sessionId)/\(streamId)/\(resource.subscriberId)", resource.subscriberId, resource.connectionId,
+                        resource.sdpAnswer
+                    )
                 }
             }
         }
@@ -79,10 +86,10 @@ struct WHIPWHEPRoutes: Sendable {
         }
     }
 
-    /// A POST: the offer is checked, `make` creates the resource and gives its path, id and answer.
+    /// A POST: the offer is checked, `make` creates the resource and gives its path, id, connection and answer.
     private func create(
         _ request: Request, sessionId: String,
-        _ make: (ClientGrant, String) async throws(SignalingError) -> (location: String, id: String, answer: String)
+        _ make: (ClientGrant, String) async throws(SignalingError) -> (location: String, id: String, connectionId: String, answer: String)
     ) async throws(WHIPWHEPFailure) -> Response {
         let grant = try await authenticate(request, for: sessionId)
         if let redirect = try await redirect(request, sessionId: sessionId, placing: true) { return redirect }
@@ -103,7 +110,7 @@ struct WHIPWHEPRoutes: Sendable {
         } catch {
             throw WHIPWHEPFailure(SignalingError(.invalidParams, "body: \(error)"), status: .badRequest)
         }
-        let created: (location: String, id: String, answer: String)
+        let created: (location: String, id: String, connectionId: String, answer: String)
         do throws(SignalingError) {
             created = try await make(grant, offer)
         } catch {
@@ -117,6 +124,9 @@ struct WHIPWHEPRoutes: Sendable {
         headers[.contentType] = Self.sdpContentType
         headers[.location] = created.location
         headers[.eTag] = "\"\(created.id)\""
+        for server in turn?.iceServers(for: created.connectionId, now: wallClock()) ?? [] {
+            for link in Self.links(to: server) { headers.append(HTTPField(name: Self.linkField, value: link)) }
+        }
         return Response(status: .created, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: created.answer)))
     }
 
@@ -167,6 +177,19 @@ struct WHIPWHEPRoutes: Sendable {
         return grant
     }
 
+    /// One `Link` value per URL of `server` (RFC 9725 section 4.6, RFC 8288). The values hold
+    /// only what was checked when the configuration was read and base64 and the connection id,
+    /// none of which has a quote or a backslash, so they need no escaping in a quoted string.
+    static func links(to server: ICEServer) -> [String] {
+        server.urls.map { url in
+            var link = "<\(url)>; rel=\"ice-server\""
+            if let username = server.username, let credential = server.credential {
+                link += "; username=\"\(username)\"; credential=\"\(credential)\"; credential-type=\"password\""
+            }
+            return link
+        }
+    }
+
     private func answer(_ action: () async throws(WHIPWHEPFailure) -> Response) async -> Response {
         do throws(WHIPWHEPFailure) {
             return try await action()
@@ -185,7 +208,7 @@ struct WHIPWHEPRoutes: Sendable {
         [
             .accessControlAllowOrigin: "*",
             .accessControlAllowHeaders: "Authorization, Content-Type, If-Match",
-            .accessControlExposeHeaders: "Location, ETag, Accept-Post",
+            .accessControlExposeHeaders: "Location, ETag, Accept-Post, Link",
         ]
     }
 }

@@ -43,9 +43,13 @@ public struct ConnectResult: Codable, Equatable, Sendable {
     /// In a cluster, the node that serves the session; left out on a single server. A client in a
     /// cluster that cannot get its connection back connects afresh, and may land on another node.
     public var nodeId: String?
+    /// STUN and TURN servers for this connection's peer connections, TURN with credentials minted
+    /// for it; left out when the server has no `turn` configuration.
+    public var iceServers: [ICEServer]?
 
     public init(
-        connection: ConnectionInfo, role: Role, session: SessionSnapshot, reconnection: ReconnectionGrant? = nil, nodeId: String? = nil
+        connection: ConnectionInfo, role: Role, session: SessionSnapshot, reconnection: ReconnectionGrant? = nil, nodeId: String? = nil,
+        iceServers: [ICEServer]? = nil
     ) {
         self.connection = connection
         self.role = role
@@ -53,6 +57,7 @@ public struct ConnectResult: Codable, Equatable, Sendable {
         self.session = session
         self.reconnection = reconnection
         self.nodeId = nodeId
+        self.iceServers = iceServers
     }
 }
 

@@ -44,6 +44,24 @@ struct ConfigurationReader {
         }
     }
 
+    /// An array of strings, nil when absent or null; an element of another type is named by its index.
+    mutating func optionalStrings(_ key: String) throws(ConfigurationError) -> [String]? {
+        read.insert(key)
+        switch members[key] {
+        case nil, .null?: return nil
+        case .array(let elements)?:
+            var strings: [String] = []
+            for (index, element) in elements.enumerated() {
+                guard case .string(let text) = element else {
+                    throw ConfigurationError(keyPath: "\(keyPath(key))[\(index)]", problem: "expected a string, found \(element.typeName)")
+                }
+                strings.append(text)
+            }
+            return strings
+        case let other?: throw ConfigurationError(keyPath: keyPath(key), problem: "expected an array of strings, found \(other.typeName)")
+        }
+    }
+
     mutating func integer(_ key: String, default fallback: Int, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
         read.insert(key)
         let value: Int

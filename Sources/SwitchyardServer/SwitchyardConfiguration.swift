@@ -100,7 +100,7 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
 
         var signalingReader = try root.object("signaling")
         let pingIntervalSeconds = try signalingReader.integer("pingIntervalSeconds", default: 15, in: 1...3600)
-        let signaling = SignalingConfiguration(
+        var signaling = SignalingConfiguration(
             maximumMessageBytes: try signalingReader.integer("maxMessageBytes", default: 65_536, in: 16_384...16_777_216),
             messagesPerSecond: try signalingReader.number("messagesPerSecond", default: 50, in: 0.1...100_000),
             messageBurst: try signalingReader.integer("messageBurst", default: 100, in: 1...100_000),
@@ -123,6 +123,9 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
                 subscribersPerConnection: try signalingReader.integer("maxSubscribersPerConnection", default: 256, in: 1...100_000),
                 sessions: try signalingReader.integer("maxSessions", default: 10_000, in: 1...10_000_000)))
         try signalingReader.finish()
+        if var turnReader = try root.optionalObject("turn") {
+            signaling.turn = try turn(&turnReader)
+        }
         // A peer that leaves the server's writes queued is cut off by the same deadline as one that
         // does not answer a ping: it cannot be reading pings either.
         http.writeStallTimeout = signaling.pingInterval

@@ -152,6 +152,38 @@ import Testing
         #expect(refusal(#"{"cluster":{\#(base),"nodes":3}}"#)?.keyPath == "cluster.nodes")
     }
 
+    @Test func turnIsOffByDefaultAndItsSettingsAreChecked() throws {
+        #expect(SwitchyardConfiguration.builtIn.signaling.turn == nil, "the default configuration gives clients no ICE servers")
+        let secret = "0123456789abcdef0123456789abcdef"
+        let parsed = try SwitchyardConfiguration.parse(
+            Data(#"{"turn":{"urls":["stun:turn.example.com:3478","turn:turn.example.com:3478?transport=tcp","turns:turn.example.com:443"],"sharedSecret":"\#(secret)"}}"#.utf8))
+        let turn = try #require(parsed.signaling.turn)
+        #expect(turn.urls.map(\.description) == ["stun:turn.example.com:3478", "turn:turn.example.com:3478?transport=tcp", "turns:turn.example.com:443"])
+        #expect(turn.sharedSecret == secret && turn.credentialLifetimeSeconds == 86_400)
+        #expect(try SwitchyardConfiguration.parse(
+            Data(#"{"turn":{"urls":["turn:t"],"sharedSecret":"\#(secret)","credentialLifetimeSeconds":600}}"#.utf8)).signaling.turn?.credentialLifetimeSeconds == 600)
+
+        let urls = #""urls":["turn:turn.example.com"]"#
+        let shared = #""sharedSecret":"\#(secret)""#
+        #expect(refusal(#"{"turn":{\#(shared)}}"#)?.keyPath == "turn.urls")
+        #expect(refusal(#"{"turn":{"urls":[],\#(shared)}}"#) == ConfigurationError(keyPath: "turn.urls", problem: "must list at least one stun:, turn: or turns: URL"))
+        #expect(refusal(#"{"turn":{"urls":"turn:t",\#(shared)}}"#) == ConfigurationError(keyPath: "turn.urls", problem: "expected an array of strings, found a string"))
+        #expect(refusal(#"{"turn":{"urls":["turn:t",3478],\#(shared)}}"#) == ConfigurationError(keyPath: "turn.urls[1]", problem: "expected a string, found an integer"))
+        #expect(
+            refusal(#"{"turn":{"urls":["turn:t","http://turn.example.com"],\#(shared)}}"#)
+                == ConfigurationError(keyPath: "turn.urls[1]", problem: #""http://turn.example.com": scheme "http" is not stun, turn or turns"#))
+        #expect(refusal(#"{"turn":{"urls":["turns:t:443?transport=udp"],\#(shared)}}"#)?.keyPath == "turn.urls[0]")
+        #expect(refusal(#"{"turn":{"urls":["turn:t:99999"],\#(shared)}}"#)?.keyPath == "turn.urls[0]")
+        #expect(refusal(#"{"turn":{\#(urls)}}"#)?.keyPath == "turn.sharedSecret")
+        #expect(refusal(#"{"turn":{\#(urls),"sharedSecret":""}}"#)?.problem.hasPrefix("is 0 bytes") == true)
+        #expect(refusal(#"{"turn":{\#(urls),"sharedSecret":"short"}}"#)?.keyPath == "turn.sharedSecret")
+        #expect(
+            refusal(#"{"turn":{\#(urls),\#(shared),"credentialLifetimeSeconds":30}}"#)
+                == ConfigurationError(keyPath: "turn.credentialLifetimeSeconds", problem: "30 is out of range 60...604800"))
+        #expect(refusal(#"{"turn":{\#(urls),\#(shared),"credentialLifetimeSeconds":604801}}"#)?.keyPath == "turn.credentialLifetimeSeconds")
+        #expect(refusal(#"{"turn":{\#(urls),\#(shared),"ttl":600}}"#)?.keyPath == "turn.ttl")
+    }
+
     @Test func otherBadValuesAreNamed() {
         #expect(refusal("{ not json")?.problem.hasPrefix("not valid JSON") == true)
         #expect(refusal(#"{"logging":{"level":"loud"}}"#)?.keyPath == "logging.level")
