@@ -35,3 +35,8 @@ int switchyard_wake_clear(int wake_fd) {
     eventfd_t count;
     return eventfd_read(wake_fd, &count);
 }
+
+int switchyard_poller_set_writable_interest(int poller_fd, int fd, unsigned long long token, int wants_writable) {
+    struct epoll_event event = {.events = EPOLLIN | (wants_writable ? EPOLLOUT : 0), .data.u64 = token};
+    return epoll_ctl(poller_fd, EPOLL_CTL_MOD, fd, &event);
+}

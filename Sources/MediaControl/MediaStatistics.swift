@@ -182,6 +182,14 @@ public struct WorkerStatistics: Equatable, Sendable, Codable {
     public var relayDrops: UInt64 = 0
     /// Messages waiting in the rings into this worker when it was asked.
     public var relayRingDepth = 0
+    /// ICE-TCP: connections open now; accepted since the start; refused at accept by the limits on
+    /// unverified connections; closed before ICE verified them (garbage, an unknown username, a failed
+    /// check); closed for silence (no valid check in time, or nothing received for the consent timeout).
+    public var tcpConnections = 0
+    public var tcpConnectionsAccepted: UInt64 = 0
+    public var tcpConnectionsRefused: UInt64 = 0
+    public var tcpConnectionsClosedUnverified: UInt64 = 0
+    public var tcpConnectionsTimedOut: UInt64 = 0
 
     public init(index: Int) {
         self.index = index

@@ -26,14 +26,34 @@ public struct WebRTCTransportParameters: Equatable, Sendable, Codable {
     public var ice: ICEParameters
     /// Host candidates, UDP: the announced (or listen) address and the transport's port.
     public var candidates: [TransportAddress]
+    /// Passive TCP host candidates (RFC 6544): the worker's ICE-TCP port, when it listens on one.
+    public var tcpCandidates: [TransportAddress]
     /// The daemon's DTLS certificate.
     public var fingerprint: CertificateFingerprint
 
-    public init(transportID: TransportID, ice: ICEParameters, candidates: [TransportAddress], fingerprint: CertificateFingerprint) {
+    public init(
+        transportID: TransportID, ice: ICEParameters, candidates: [TransportAddress], tcpCandidates: [TransportAddress] = [],
+        fingerprint: CertificateFingerprint
+    ) {
         self.transportID = transportID
         self.ice = ice
         self.candidates = candidates
+        self.tcpCandidates = tcpCandidates
         self.fingerprint = fingerprint
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case transportID, ice, candidates, tcpCandidates, fingerprint
+    }
+
+    /// Reads parameters from a node that predates TCP candidates as having none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        transportID = try container.decode(TransportID.self, forKey: .transportID)
+        ice = try container.decode(ICEParameters.self, forKey: .ice)
+        candidates = try container.decode([TransportAddress].self, forKey: .candidates)
+        tcpCandidates = try container.decodeIfPresent([TransportAddress].self, forKey: .tcpCandidates) ?? []
+        fingerprint = try container.decode(CertificateFingerprint.self, forKey: .fingerprint)
     }
 }
 

@@ -25,6 +25,9 @@ public struct DropCounters: Equatable, Sendable {
     public var beforeKeys: UInt64 = 0
     /// Dropped on purpose by the fault-injection test aid.
     public var faultInjected: UInt64 = 0
+    /// Not queued to an ICE-TCP client whose connection already held its send queue's worth: the
+    /// client reads slower than the router sends.
+    public var sendQueueFull: UInt64 = 0
 
     public init() {}
 
@@ -42,6 +45,7 @@ public struct DropCounters: Equatable, Sendable {
         stun += other.stun
         beforeKeys += other.beforeKeys
         faultInjected += other.faultInjected
+        sendQueueFull += other.sendQueueFull
     }
 
     /// The counters by name, for statistics and metrics.
@@ -50,7 +54,7 @@ public struct DropCounters: Equatable, Sendable {
             "authentication": authentication, "replay": replay, "malformed": malformed,
             "wrongSource": wrongSource, "unknownSSRC": unknownSSRC, "oversize": oversize, "notRTP": notRTP,
             "sendFailed": sendFailed, "unverifiedSource": unverifiedSource, "stun": stun, "beforeKeys": beforeKeys,
-            "faultInjected": faultInjected,
+            "faultInjected": faultInjected, "sendQueueFull": sendQueueFull,
         ]
     }
 }

@@ -12,6 +12,8 @@ public final class MediaPlane: MediaControl {
     public let configuration: MediaRouterConfiguration
     private let eventContinuation: AsyncStream<MediaEvent>.Continuation
     let workers: [Worker]
+    /// Each worker's ICE-TCP port, when `webRTCTCPPort` is set.
+    public let tcpPorts: [UInt16]
     private let registry: Mutex<Registry>
     /// DTLS for every WebRTC transport, with the certificate this run of the daemon made.
     let dtls: DTLSContext
@@ -101,10 +103,18 @@ public final class MediaPlane: MediaControl {
         registry = Mutex(Registry(consumersPerWorker: Array(repeating: 0, count: configuration.workerCount)))
         relayRings = RelayRingTable(workerCount: configuration.workerCount, ringCapacity: configuration.relayRingCapacity)
         var workers: [Worker] = []
+        var tcpPorts: [UInt16] = []
         for index in 0..<configuration.workerCount {
-            workers.append(try Worker(index: index, configuration: configuration, relayRings: relayRings, events: continuation))
+            let worker = try Worker(index: index, configuration: configuration, relayRings: relayRings, events: continuation)
+            // Before the worker starts, its thread is the caller's.
+            if let port = configuration.webRTCTCPPort {
+                try worker.openTCPListener(address: configuration.listenAddress, port: port == 0 ? 0 : port &+ UInt16(index))
+                tcpPorts.append(worker.tcpListener!.localPort)
+            }
+            workers.append(worker)
         }
         self.workers = workers
+        self.tcpPorts = tcpPorts
         for worker in workers {
             worker.peerWakeDescriptors = workers.map(\.wakeDescriptor)
             worker.start()
@@ -212,7 +222,7 @@ public final class MediaPlane: MediaControl {
             routerKeys = SRTPKeyMaterial.random(profile: routerProfile)
         }
         let configuration = configuration
-        let (id, port) = try await addTransport(to: routerID, toConsume: toConsume) { id, startPort, router, worker throws(MediaControlError) in
+        let (id, port, _) = try await addTransport(to: routerID, toConsume: toConsume) { id, startPort, router, worker throws(MediaControlError) in
             let socket = try UDPSocket(address: configuration.listenAddress, portRange: configuration.portRange, startingAt: startPort)
             let inbound: SRTPSession
             let outbound: SRTPSession
@@ -245,7 +255,8 @@ public final class MediaPlane: MediaControl {
         }
         let configuration = configuration
         let link = UncheckedSendableBox(connection)
-        let (id, port) = try await addTransport(to: routerID, toConsume: toConsume) { id, startPort, router, worker throws(MediaControlError) in
+        let (id, port, workerIndex) = try await addTransport(to: routerID, toConsume: toConsume) {
+            id, startPort, router, worker throws(MediaControlError) in
             let socket: UDPSocket
             if let shared = worker.sharedSocket {
                 socket = shared
@@ -257,24 +268,26 @@ public final class MediaPlane: MediaControl {
                 dtls: link.value, sharesWorkerSocket: socket === worker.sharedSocket, now: MediaClock.monotonicNow())
             let transport = Transport(
                 id: id, socket: socket, worker: worker, router: router, remote: nil, inbound: nil, outbound: nil, webRTC: webRTC)
-            if webRTC.sharesWorkerSocket { worker.sharedSocketTransportsByUsernameFragment[local.usernameFragment] = transport }
+            worker.webRTCTransportsByUsernameFragment[local.usernameFragment] = transport
             return transport
         }
         if configuration.webRTCSharedPort == nil { advancePortSearch(past: port) }
+        let host = configuration.announcedAddress ?? configuration.listenAddress
         return WebRTCTransportParameters(
             transportID: id, ice: ICEParameters(usernameFragment: local.usernameFragment, password: local.password),
-            candidates: [TransportAddress(host: configuration.announcedAddress ?? configuration.listenAddress, port: port)],
+            candidates: [TransportAddress(host: host, port: port)],
+            tcpCandidates: tcpPorts.isEmpty ? [] : [TransportAddress(host: host, port: tcpPorts[workerIndex])],
             fingerprint: certificateFingerprint)
     }
 
     /// Places a new transport of `routerID` (`placeTransport`), registers it with the consumers it is
     /// made for counted at once, and builds it with `make` on the worker's thread (given its id, the
     /// port to start searching from, its router and worker), then starts it; the id and the count are
-    /// forgotten when `make` fails. Returns the id and the local port.
+    /// forgotten when `make` fails. Returns the id, the local port and the worker's index.
     private func addTransport(
         to routerID: RouterID, toConsume: [ProducerID],
         _ make: @escaping (TransportID, UInt16, Router, Worker) throws(MediaControlError) -> Transport
-    ) async throws(MediaControlError) -> (TransportID, UInt16) {
+    ) async throws(MediaControlError) -> (TransportID, UInt16, Int) {
         let firstPort = configuration.portRange.lowerBound
         let placed: (TransportID, UInt16, Int)? = registry.withLock { registry in
             guard let index = placeTransport(of: routerID, toConsume: toConsume, in: registry) else { return nil }
@@ -301,7 +314,7 @@ public final class MediaPlane: MediaControl {
         }
         switch result {
         case .success(let port):
-            return (id, port)
+            return (id, port, index)
         case .failure(let error):
             registry.withLock { registry in
                 registry.transports[id] = nil

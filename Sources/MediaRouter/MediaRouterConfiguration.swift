@@ -26,6 +26,13 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
     /// When set, every WebRTC transport of worker `i` shares UDP port `webRTCSharedPort + i` (they are
     /// told apart by ICE username and remote address); when nil, each gets a port from `portRange`.
     public var webRTCSharedPort: UInt16?
+    /// When set, worker `i` accepts ICE-TCP connections (RFC 6544 passive candidates, offered beside
+    /// the UDP one in every WebRTC answer) on TCP port `webRTCTCPPort + i`; 0 lets the kernel pick each
+    /// worker's port. For clients whose network blocks UDP.
+    public var webRTCTCPPort: UInt16?
+    /// An ICE-TCP connection whose first STUN check has not been verified this long after it was
+    /// accepted is closed: what a half-open or silent connection can hold.
+    public var iceTCPVerificationTimeout: Duration
     /// A WebRTC transport whose ICE and DTLS have not connected this long after its creation fails.
     public var webRTCConnectTimeout: Duration
     /// RFC 7675: media stops toward a WebRTC client from which no ICE check came for this long.
@@ -63,6 +70,8 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
         producerIdleTimeout: Duration = .seconds(5),
         audioFallback: AudioFallbackConfiguration = AudioFallbackConfiguration(),
         webRTCSharedPort: UInt16? = nil,
+        webRTCTCPPort: UInt16? = nil,
+        iceTCPVerificationTimeout: Duration = .seconds(5),
         webRTCConnectTimeout: Duration = .seconds(30),
         iceConsentTimeout: Duration = .seconds(30),
         faultInjection: Bool = false,
@@ -82,6 +91,8 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
         self.producerIdleTimeout = producerIdleTimeout
         self.audioFallback = audioFallback
         self.webRTCSharedPort = webRTCSharedPort
+        self.webRTCTCPPort = webRTCTCPPort
+        self.iceTCPVerificationTimeout = iceTCPVerificationTimeout
         self.webRTCConnectTimeout = webRTCConnectTimeout
         self.iceConsentTimeout = iceConsentTimeout
         self.faultInjection = faultInjection

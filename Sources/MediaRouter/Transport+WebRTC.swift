@@ -84,7 +84,7 @@ extension Transport {
         }
         if !wasVerified, link.ice.isVerified(source) {
             if link.ice.nominated == nil { remote = link.ice.selected }
-            if link.sharesWorkerSocket { worker.sharedSocketTransportsByAddress[source.key] = self }
+            if link.sharesWorkerSocket, worker.tcpFrameSource == nil { worker.sharedSocketTransportsByAddress[source.key] = self }
         }
     }
 
@@ -178,10 +178,8 @@ extension Transport {
         let remoteCredentials = parameters.map { ICECredentials(usernameFragment: $0.usernameFragment, password: $0.password) }
         let previous = webRTC.ice.localCredentials.usernameFragment
         webRTC.ice.restart(local: local, remote: remoteCredentials, now: now)
-        if webRTC.sharesWorkerSocket {
-            worker.sharedSocketTransportsByUsernameFragment[previous] = nil
-            worker.sharedSocketTransportsByUsernameFragment[local.usernameFragment] = self
-        }
+        worker.webRTCTransportsByUsernameFragment[previous] = nil
+        worker.webRTCTransportsByUsernameFragment[local.usernameFragment] = self
         return ICEParameters(usernameFragment: local.usernameFragment, password: local.password)
     }
 
@@ -194,13 +192,13 @@ extension Transport {
         worker.events.yield(.transportFailed(id, reason: reason))
     }
 
-    /// Sends close_notify and forgets the transport's shared-socket routes.
+    /// Sends close_notify and forgets the transport's routes on the worker.
     func closeWebRTC(_ link: WebRTCLink) {
         if link.dtls.isConnected, let destination = remote {
             link.dtls.close()
             sendDTLSFlight(link, to: destination)
             worker.flush()
         }
-        if link.sharesWorkerSocket { worker.removeSharedSocketRoutes(of: self) }
+        worker.removeWebRTCRoutes(of: self)
     }
 }

@@ -32,6 +32,10 @@ final class Transport {
     var outbound: SRTPSession?
     /// ICE-lite and DTLS, for a WebRTC transport.
     let webRTC: WebRTCLink?
+    /// ICE-TCP connections the transport's ICE verified, by their peer's address key: a send to one of
+    /// those addresses goes out framed on that connection. A closed connection stays while its peer is
+    /// the remote address, so sends to it are dropped rather than sent over UDP.
+    var tcpConnections: [UInt64: ICETCPConnection] = [:]
     /// A test aid (`media.faultInjection`): the share of the RTP the transport carries (either way)
     /// dropped on purpose, spread evenly.
     var faultDropShare = 0.0

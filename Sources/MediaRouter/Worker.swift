@@ -50,7 +50,7 @@ final class Worker: @unchecked Sendable {
 
     /// The epoll instance over this worker's sockets and its wake-up eventfd; a socket's token is its
     /// descriptor.
-    private let poller: Int32
+    let poller: Int32
     let wakeDescriptor: Int32
     private let readyTokens: UnsafeMutablePointer<UInt64>
     /// Transports whose own socket the loop reads, by descriptor.
@@ -89,13 +89,30 @@ final class Worker: @unchecked Sendable {
     /// The UDP socket this worker's WebRTC transports share, when configured, and how its datagrams find
     /// their transport: STUN by the local ICE username fragment, the rest by the address ICE verified.
     private(set) var sharedSocket: UDPSocket?
-    var sharedSocketTransportsByUsernameFragment: [String: Transport] = [:]
     var sharedSocketTransportsByAddress: [UInt64: Transport] = [:]
+    /// Every WebRTC transport of this worker by its local ICE username fragment: how a STUN check on
+    /// the shared socket or a new ICE-TCP connection finds its transport.
+    var webRTCTransportsByUsernameFragment: [String: Transport] = [:]
+    /// ICE-TCP (Worker+ICETCP): the listening socket, every open connection by descriptor, the
+    /// connections not yet verified (in all and per client host), and those to write at the flush.
+    var tcpListener: TCPListener?
+    var tcpConnections: [Int32: ICETCPConnection] = [:]
+    var unverifiedTCPConnections = 0
+    var unverifiedTCPConnectionsByHost: [UInt32: Int] = [:]
+    var tcpConnectionsToWrite: ContiguousArray<ICETCPConnection> = []
+    /// The connection whose frame is being handled: STUN handling asks it to tell TCP from UDP.
+    var tcpFrameSource: ICETCPConnection?
+    /// The slot a TCP frame is handed to its transport in, as a datagram would be.
+    let tcpFrameSlot: UnsafeMutablePointer<switchyard_datagram_slot>
+    var tcpCounters = ICETCPCounters()
+    var nextTCPSweepAt: UInt64 = 0
+    /// When the listener, paused because the process ran out of descriptors, is watched again.
+    var tcpListenerPausedUntil: UInt64?
     /// Datagrams and bytes through this worker's sockets since it started.
     private(set) var packetsReceived: UInt64 = 0
     private(set) var bytesReceived: UInt64 = 0
-    private(set) var packetsSent: UInt64 = 0
-    private(set) var bytesSent: UInt64 = 0
+    var packetsSent: UInt64 = 0
+    var bytesSent: UInt64 = 0
     /// The relay rings between workers (made when a router first spreads between two), and the
     /// eventfd that wakes each worker.
     let relayRings: RelayRingTable
@@ -151,6 +168,10 @@ final class Worker: @unchecked Sendable {
             sendSlots[slot].buffer = sendArena + slot * Self.sendSlotBytes
             sendSlots[slot].capacity = Self.sendSlotBytes
         }
+        tcpFrameSlot = .allocate(capacity: 1)
+        tcpFrameSlot.initialize(to: switchyard_datagram_slot())
+        tcpFrameSlot.pointee.buffer = .allocate(byteCount: Self.receiveSlotBytes, alignment: 64)
+        tcpFrameSlot.pointee.capacity = Self.receiveSlotBytes
         scratchSlots = .allocate(capacity: Int(SWITCHYARD_MAX_BATCH))
         scratchSlots.initialize(repeating: switchyard_datagram_slot(), count: Int(SWITCHYARD_MAX_BATCH))
         dirtyTransports = []
@@ -168,6 +189,8 @@ final class Worker: @unchecked Sendable {
         sendSlots.deallocate()
         sendArena.deallocate()
         scratchSlots.deallocate()
+        tcpFrameSlot.pointee.buffer.deallocate()
+        tcpFrameSlot.deallocate()
     }
 
     // MARK: - Waiting
@@ -251,6 +274,7 @@ final class Worker: @unchecked Sendable {
             performAndWait { [self] in
                 isRunning = false
                 sharedSocket = nil
+                closeTCP()
             }
         case .dispatch:
             guard let readSource, let tickTimer else { return }
@@ -258,6 +282,7 @@ final class Worker: @unchecked Sendable {
                 readSource.cancel()
                 tickTimer.cancel()
                 sharedSocket = nil
+                closeTCP()
             }
             self.readSource = nil
             self.tickTimer = nil
@@ -266,6 +291,7 @@ final class Worker: @unchecked Sendable {
             performAndWait { [self] in
                 isRunning = false
                 sharedSocket = nil
+                closeTCP()
             }
             pthread_join(thread, nil)
             self.thread = nil
@@ -318,6 +344,10 @@ final class Worker: @unchecked Sendable {
             drain(descriptor) { transport.handleDatagram($0, now: $1) }
         } else if descriptor == sharedSocket?.descriptor {
             drainSharedSocket()
+        } else if let connection = tcpConnections[descriptor] {
+            handleTCPReadiness(connection)
+        } else if descriptor == tcpListener?.descriptor {
+            acceptTCPConnections()
         }
     }
 
@@ -413,7 +443,8 @@ final class Worker: @unchecked Sendable {
         drain(socket.descriptor) { slot, now in
             let bytes = UnsafeRawBufferPointer(start: slot.pointee.buffer, count: slot.pointee.length)
             if let first = bytes.first, PacketClass.demultiplex(firstByte: first) == .stun {
-                guard let fragment = Self.localUsernameFragment(of: bytes), let transport = sharedSocketTransportsByUsernameFragment[fragment]
+                guard let fragment = Self.localUsernameFragment(of: bytes), let transport = webRTCTransportsByUsernameFragment[fragment],
+                    transport.webRTC?.sharesWorkerSocket == true
                 else {
                     unownedDrops.stun += 1
                     return
@@ -428,22 +459,30 @@ final class Worker: @unchecked Sendable {
     }
 
     /// The first half of a STUN USERNAME, "<our ufrag>:<their ufrag>"; the transport checks the rest.
-    private static func localUsernameFragment(of bytes: UnsafeRawBufferPointer) -> String? {
+    static func localUsernameFragment(of bytes: UnsafeRawBufferPointer) -> String? {
         guard let message = try? STUNMessage(parsing: bytes), let username = message.username,
             let colon = username.firstIndex(of: UInt8(ascii: ":"))
         else { return nil }
         return String(decoding: username[..<colon], as: UTF8.self)
     }
 
-    /// Forgets a shared-socket transport's routes.
-    func removeSharedSocketRoutes(of transport: Transport) {
-        sharedSocketTransportsByUsernameFragment = sharedSocketTransportsByUsernameFragment.filter { $0.value !== transport }
-        sharedSocketTransportsByAddress = sharedSocketTransportsByAddress.filter { $0.value !== transport }
+    /// Forgets a WebRTC transport's routes: its username fragment, its shared-socket addresses and its
+    /// ICE-TCP connections.
+    func removeWebRTCRoutes(of transport: Transport) {
+        webRTCTransportsByUsernameFragment = webRTCTransportsByUsernameFragment.filter { $0.value !== transport }
+        if transport.webRTC?.sharesWorkerSocket == true {
+            sharedSocketTransportsByAddress = sharedSocketTransportsByAddress.filter { $0.value !== transport }
+        }
+        closeTCPConnections(of: transport)
     }
 
     private func tick(now: UInt64) {
         for router in routers.values {
             router.tick(now: now)
+        }
+        if tcpListener != nil, now >= nextTCPSweepAt {
+            nextTCPSweepAt = now + Self.tcpSweepInterval
+            sweepTCPConnections(now: now)
         }
         flush()
     }
@@ -493,6 +532,11 @@ final class Worker: @unchecked Sendable {
     /// to where the request came from).
     @inline(__always)
     func enqueue(slot index: Int, length: Int, on transport: Transport, to destination: IPv4Address) {
+        if !transport.tcpConnections.isEmpty, let connection = transport.tcpConnections[destination.key] {
+            queue(UnsafeRawBufferPointer(start: sendSlots[index].buffer, count: length), on: connection, of: transport)
+            releaseLastSendSlot(index)
+            return
+        }
         let slot = sendSlots + index
         slot.pointee.length = length
         transport.bytesSent &+= UInt64(length)
@@ -523,6 +567,7 @@ final class Worker: @unchecked Sendable {
         }
         dirtyTransports.removeAll(keepingCapacity: true)
         sendSlotsUsed = 0
+        if !tcpConnectionsToWrite.isEmpty { writeTCPConnections() }
         for target in ringsToWake {
             ringAwaitsWake[target] = false
             // The exchange is a full fence, paired with the receiver's in `drainRelays`: either it
@@ -638,6 +683,11 @@ final class Worker: @unchecked Sendable {
         own.relayMessagesOut = relayMessagesOut
         own.relayMessagesIn = relayMessagesIn
         own.relayMessagesUnclaimed = relayMessagesUnclaimed
+        own.tcpConnections = tcpConnections.count
+        own.tcpConnectionsAccepted = tcpCounters.accepted
+        own.tcpConnectionsRefused = tcpCounters.refused
+        own.tcpConnectionsClosedUnverified = tcpCounters.closedUnverified
+        own.tcpConnectionsTimedOut = tcpCounters.timedOut
         for other in 0..<relayRings.workerCount where other != index {
             if let outgoing = relayRings.ring(from: index, to: other) { own.relayDrops += outgoing.drops }
             if let incoming = relayRings.ring(from: other, to: index) { own.relayRingDepth += incoming.depth }

@@ -278,11 +278,18 @@ extension SessionDirectory {
         LocalTransportDescription(
             iceUsernameFragment: transport.ice.usernameFragment, icePassword: transport.ice.password,
             fingerprint: DTLSFingerprint(algorithm: transport.fingerprint.algorithm, bytes: transport.fingerprint.bytes),
-            candidates: transport.candidates.map { ICECandidate(host: $0.host, port: $0.port, priority: hostCandidatePriority, foundation: "1") })
+            candidates: transport.candidates.map { ICECandidate(host: $0.host, port: $0.port, priority: hostCandidatePriority, foundation: "1") }
+                + transport.tcpCandidates.map {
+                    ICECandidate(host: $0.host, port: $0.port, priority: passiveTCPCandidatePriority, foundation: "2", transportProtocol: .passiveTCP)
+                })
     }
 
     /// RFC 8445 section 5.1.2.1 for a host candidate of component 1: type preference 126, local 65535.
     static let hostCandidatePriority: UInt32 = (126 << 24) | (65_535 << 8) | 255
+    /// RFC 6544 section 4.2 for a passive TCP host candidate: local preference 2^13 * 4 (passive's
+    /// direction preference) + 8191, below the UDP candidate's 65535, so a client takes TCP only
+    /// when UDP fails.
+    static let passiveTCPCandidatePriority: UInt32 = (126 << 24) | ((4 << 13 | 8191) << 8) | 255
 
     private static let placeholderLocal = LocalTransportDescription(
         iceUsernameFragment: "", icePassword: "", fingerprint: DTLSFingerprint(algorithm: "sha-256", bytes: []), candidates: [])

@@ -85,6 +85,19 @@ struct ConfigurationReader {
         return try integer(key, default: 0, in: range)
     }
 
+    /// An integer that `null` turns off and a missing key leaves at `fallback`.
+    mutating func nullableInteger(_ key: String, default fallback: Int, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
+        guard let value = members[key] else {
+            read.insert(key)
+            return fallback
+        }
+        guard value != .null else {
+            read.insert(key)
+            return nil
+        }
+        return try integer(key, default: fallback, in: range)
+    }
+
     mutating func boolean(_ key: String, default fallback: Bool) throws(ConfigurationError) -> Bool {
         read.insert(key)
         switch members[key] {

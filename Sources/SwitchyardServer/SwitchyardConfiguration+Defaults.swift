@@ -54,6 +54,7 @@ extension SwitchyardConfiguration {
             "producerIdleTimeoutMs": 5000,
             "webrtc": {
               "sharedPort": null,
+              "tcpPort": 0,
               "connectTimeoutSeconds": 30,
               "consentTimeoutSeconds": 30
             },

@@ -159,6 +159,11 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
         if let sharedPort, sharedPort + (workers == 0 ? ProcessInfo.processInfo.activeProcessorCount : workers) - 1 > 65535 {
             throw ConfigurationError(keyPath: "media.webrtc.sharedPort", problem: "\(sharedPort) plus one port per worker goes past 65535")
         }
+        let tcpPort = try webRTC.nullableInteger("tcpPort", default: 0, in: 0...65535)
+        if let tcpPort, tcpPort != 0, tcpPort < 1024 || tcpPort + (workers == 0 ? ProcessInfo.processInfo.activeProcessorCount : workers) - 1 > 65535 {
+            throw ConfigurationError(
+                keyPath: "media.webrtc.tcpPort", problem: "\(tcpPort) is not 0 (ports the kernel picks) or a port from 1024 with one more per worker up to 65535")
+        }
         let connectTimeout = try webRTC.integer("connectTimeoutSeconds", default: 30, in: 1...600)
         // Clients check consent every 4-6 s (RFC 7675), so less than 10 s would drop healthy ones.
         let consentTimeout = try webRTC.integer("consentTimeoutSeconds", default: 30, in: 10...600)
@@ -181,6 +186,7 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
             producerIdleTimeout: .milliseconds(try mediaReader.integer("producerIdleTimeoutMs", default: 5000, in: 500...600_000)),
             audioFallback: audioFallback,
             webRTCSharedPort: sharedPort.map { UInt16($0) },
+            webRTCTCPPort: tcpPort.map { UInt16($0) },
             webRTCConnectTimeout: .seconds(connectTimeout),
             iceConsentTimeout: .seconds(consentTimeout),
             faultInjection: faultInjection,

@@ -21,6 +21,8 @@ public final class SwitchyardDaemon: Sendable {
     /// This node's membership of its cluster; nil when it runs alone.
     public let cluster: ClusterNode?
     private let media: MediaPlane
+    /// Each worker's ICE-TCP port (empty when `media.webrtc.tcpPort` is null).
+    public var iceTCPPorts: [UInt16] { media.tcpPorts }
     private let admission: HTTPConnectionAdmission
     private let group: ServiceGroup
 

@@ -106,6 +106,9 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode.failure
         }
         logger.info("DTLS certificate of this run", metadata: ["fingerprint": "\(daemon.dtlsFingerprint)"])
+        if !daemon.iceTCPPorts.isEmpty {
+            logger.notice("ICE-TCP listening", metadata: ["ports": "\(daemon.iceTCPPorts.map(String.init).joined(separator: ", "))"])
+        }
         try await daemon.run()
         logger.notice("switchyard stopped")
     }

@@ -4,23 +4,55 @@ import RTPWire
 import SRTP
 
 /// A client of a plain SRTP transport for tests: its own UDP socket on 127.0.0.1, SRTP in both
-/// directions, and helpers to send RTP and RTCP and to read what the router sends.
+/// directions, and helpers to send RTP and RTCP and to read what the router sends. Made with
+/// `init(tcpToRouterPort:)` it is an ICE-TCP client instead: one TCP connection to the router, each
+/// datagram an RFC 4571 frame.
 public final class TestPeer {
+    public struct ConnectionRefused: Error {
+        public init() {}
+    }
+
     public let descriptor: Int32
     public let port: UInt16
     public let keys: SRTPKeyMaterial
     private var outbound: SRTPSession
     private var inbound: SRTPSession?
     public var routerPort: UInt16 = 0
+    /// Whether this is an ICE-TCP client, and the bytes it received that do not make a whole frame yet.
+    public let isStream: Bool
+    private var streamBuffer: [UInt8] = []
 
-    public init(profile: SRTPProfile = .aeadAES128GCM) throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    public convenience init(profile: SRTPProfile = .aeadAES128GCM) throws {
+        try self.init(profile: profile, connectingTo: nil)
+    }
+
+    /// An ICE-TCP client connected to the router's TCP port on 127.0.0.1.
+    public convenience init(tcpToRouterPort routerPort: UInt16, profile: SRTPProfile = .aeadAES128GCM) throws {
+        try self.init(profile: profile, connectingTo: routerPort)
+    }
+
+    private init(profile: SRTPProfile, connectingTo streamPort: UInt16?) throws {
+        isStream = streamPort != nil
+        let descriptor = socket(AF_INET, Int32((streamPort == nil ? SOCK_DGRAM : SOCK_STREAM).rawValue), 0)
         self.descriptor = descriptor
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        if let streamPort {
+            var router = address
+            router.sin_port = streamPort.bigEndian
+            let connected = withUnsafePointer(to: &router) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else {
+                close(descriptor)
+                throw ConnectionRefused()
+            }
+            routerPort = streamPort
+        } else {
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
@@ -75,8 +107,29 @@ public final class TestPeer {
 
     private func receiveRaw(flags: Int32) -> [UInt8]? {
         var storage = [UInt8](repeating: 0, count: 2048)
-        let received = storage.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, flags) }
+        let received = receiveDatagram(into: &storage, flags: flags)
         return received > 0 ? Array(storage.prefix(received)) : nil
+    }
+
+    /// Reads one datagram (over TCP, one frame) into `storage`; its length, or 0 or less when none
+    /// came within the timeout (or at once with MSG_DONTWAIT), or the connection ended.
+    private func receiveDatagram(into storage: inout [UInt8], flags: Int32) -> Int {
+        guard isStream else { return storage.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, flags) } }
+        while true {
+            if streamBuffer.count >= 2 {
+                let length = Int(streamBuffer[0]) << 8 | Int(streamBuffer[1])
+                if streamBuffer.count >= 2 + length {
+                    let count = min(length, storage.count)
+                    storage.replaceSubrange(0..<count, with: streamBuffer[2..<(2 + count)])
+                    streamBuffer.removeFirst(2 + length)
+                    return count
+                }
+            }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let received = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, flags) }
+            guard received > 0 else { return received }
+            streamBuffer += chunk.prefix(received)
+        }
     }
 
     public func setReceiveTimeout(milliseconds: Int) {
@@ -125,6 +178,11 @@ public final class TestPeer {
     }
 
     public func sendRaw(_ bytes: [UInt8], toPort: UInt16? = nil) {
+        if isStream {
+            let frame = [UInt8(bytes.count >> 8), UInt8(bytes.count & 0xFF)] + bytes
+            _ = frame.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            return
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
@@ -151,7 +209,7 @@ public final class TestPeer {
     public func discardNext() -> Bool {
         var storage = [UInt8](repeating: 0, count: 2048)
         while true {
-            let received = storage.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            let received = receiveDatagram(into: &storage, flags: 0)
             guard received > 0 else { return false }
             if received >= 2, (128...191).contains(storage[0]), !(64...95).contains(storage[1] & 0x7F) { return true }
         }
@@ -186,7 +244,7 @@ public final class TestPeer {
         let flags = waiting ? Int32(0) : Int32(MSG_DONTWAIT)
         var received = 0
         repeat {
-            received = storage.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, flags) }
+            received = receiveDatagram(into: &storage, flags: flags)
         } while received > 0 && !(128...191).contains(storage[0])
         guard received > 0 else { return nil }
         guard let inbound else { return .unreadable }

@@ -10,8 +10,10 @@ public final class WebRTCTestPeer {
     public let dtls: DTLSTestClient
     public private(set) var router: WebRTCTransportParameters?
 
-    public init(srtpProfiles: String = "SRTP_AEAD_AES_128_GCM:SRTP_AES128_CM_SHA1_80") throws {
-        peer = try TestPeer()
+    /// A peer on a UDP socket of its own, or with `tcpToRouterPort` one connected to the router's
+    /// ICE-TCP port.
+    public init(srtpProfiles: String = "SRTP_AEAD_AES_128_GCM:SRTP_AES128_CM_SHA1_80", tcpToRouterPort: UInt16? = nil) throws {
+        peer = try tcpToRouterPort.map { try TestPeer(tcpToRouterPort: $0) } ?? TestPeer()
         dtls = try DTLSTestClient(srtpProfiles: srtpProfiles)
     }
 
@@ -24,7 +26,7 @@ public final class WebRTCTestPeer {
 
     public func target(_ router: WebRTCTransportParameters) {
         self.router = router
-        peer.routerPort = router.candidates[0].port
+        if !peer.isStream { peer.routerPort = router.candidates[0].port }
     }
 
     public enum CheckOutcome: Equatable, Sendable {
@@ -33,12 +35,15 @@ public final class WebRTCTestPeer {
         case noAnswer
     }
 
-    /// Sends one Binding request and waits for the answer.
+    /// Sends one Binding request (from `path`, another socket of the same client, when given) and
+    /// waits for the answer.
     @available(*, noasync, message: "waits on its socket; call it inside onOwnThread so the cooperative pool keeps its threads")
     public func check(
-        useCandidate: Bool = true, usernameFragment: String? = nil, password: String? = nil, waitMilliseconds: Int = 500
+        useCandidate: Bool = true, usernameFragment: String? = nil, password: String? = nil, waitMilliseconds: Int = 500,
+        via path: TestPeer? = nil
     ) -> CheckOutcome {
         guard let router else { return .noAnswer }
+        let peer = path ?? peer
         var request = [UInt8](repeating: 0, count: 512)
         let transaction = STUNTransactionID.random()
         let length = request.withUnsafeMutableBytes { buffer in

@@ -195,6 +195,16 @@ import Testing
         #expect(refusal(#"{"media":{"retransmissionBufferPackets":1000}}"#)?.problem == "1000 is not a power of two")
     }
 
+    @Test func iceTCPIsOnByDefaultOnPortsTheKernelPicksAndTakesAFixedPortOrNull() throws {
+        #expect(try SwitchyardConfiguration.parse(Data("{}".utf8)).media.webRTCTCPPort == 0)
+        #expect(try SwitchyardConfiguration.parse(Data(#"{"media":{"workers":2,"webrtc":{"tcpPort":7881}}}"#.utf8)).media.webRTCTCPPort == 7881)
+        #expect(try SwitchyardConfiguration.parse(Data(#"{"media":{"webrtc":{"tcpPort":null}}}"#.utf8)).media.webRTCTCPPort == nil)
+        #expect(refusal(#"{"media":{"webrtc":{"tcpPort":443}}}"#)?.keyPath == "media.webrtc.tcpPort")
+        #expect(refusal(#"{"media":{"workers":4,"webrtc":{"tcpPort":65534}}}"#)?.keyPath == "media.webrtc.tcpPort")
+        #expect(refusal(#"{"media":{"webrtc":{"tcpPort":70000}}}"#)?.problem == "70000 is out of range 0...65535")
+        #expect(refusal(#"{"media":{"webrtc":{"tcpPort":"7881"}}}"#)?.problem == "expected an integer, found a string")
+    }
+
     @Test func developmentCredentialsBeyondLoopbackAreDetected() throws {
         let configuration = try SwitchyardConfiguration.parse(Data(#"{"server":{"host":"0.0.0.0"}}"#.utf8))
         #expect(configuration.usesDevelopmentCredentials && configuration.listensBeyondLoopback)

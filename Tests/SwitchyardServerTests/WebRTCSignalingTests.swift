@@ -44,6 +44,11 @@ import Testing
         #expect(answer.contains("a=ice-lite\r\n"))
         #expect(answer.contains("a=setup:passive\r\n"))
         #expect(answer.contains("typ host"))
+        // ICE-TCP is on by default: the worker's TCP port as a passive candidate after the UDP one.
+        let tcpPort = try #require(daemon.daemon.iceTCPPorts.first)
+        #expect(answer.contains(" 1 tcp 2124414975 127.0.0.1 \(tcpPort) typ host tcptype passive\r\n"), "\(answer)")
+        let udpLine = try #require(answer.range(of: " 1 udp "))
+        #expect(udpLine.lowerBound < answer.range(of: " 1 tcp ")!.lowerBound)
         #expect(published.stream.hasAudio && published.stream.hasVideo)
         await first.close()
         await second.close()

@@ -2,6 +2,7 @@
 #define SWITCHYARD_CSYSTEMSHIMS_H
 
 #include <stddef.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -58,9 +59,25 @@ int switchyard_poller_add(int poller_fd, int fd, unsigned long long token);
 /// Stops watching `fd`. 0, or -1 with errno.
 int switchyard_poller_remove(int poller_fd, int fd);
 
+/// Watches `fd` (already added) for readability and, when `wants_writable`, writability too: a TCP
+/// socket whose send buffer filled asks to hear when it drains. 0, or -1 with errno.
+int switchyard_poller_set_writable_interest(int poller_fd, int fd, unsigned long long token, int wants_writable);
+
 /// Waits up to `timeout_ms` (-1: forever) and writes the tokens of up to `capacity` readable
 /// descriptors. Returns their count, 0 on timeout, or -1 with errno set (EINTR included).
 int switchyard_poller_wait(int poller_fd, unsigned long long *tokens, int capacity, int timeout_ms);
+
+/* TCP for ICE-TCP (RFC 6544): accept4 and MSG_NOSIGNAL need _GNU_SOURCE, which Swift's Glibc does
+ * not define. */
+
+/// Accepts one connection from a non-blocking listening socket as a non-blocking, close-on-exec
+/// socket with Nagle off (media must not wait for a full segment) and, when `send_buffer_bytes` > 0,
+/// that send buffer. Writes the peer's address. The descriptor, or -1 with errno set (EAGAIN when
+/// none waits).
+int switchyard_tcp_accept(int listen_fd, struct sockaddr_in *peer, int send_buffer_bytes);
+
+/// Sends without blocking and without SIGPIPE on a reset connection. Bytes taken, or -1 with errno.
+long switchyard_tcp_send(int fd, const void *bytes, unsigned long count);
 
 /* A wake-up descriptor for a poll loop (an eventfd; Swift's Glibc module does not import
  * <sys/eventfd.h>): other threads signal it, the loop sees it readable and clears it. */
