@@ -70,10 +70,30 @@ final class WebSocketTestClient: Sendable {
                 await inbox.close()
             }
         }
-        var iterator = ready.makeAsyncIterator()
-        guard await iterator.next() == true else {
-            _ = try await session.value
+        let opened = await Self.first(within: .seconds(10)) {
+            var iterator = ready.makeAsyncIterator()
+            return await iterator.next() == true
+        }
+        guard opened == true else {
+            session.cancel()
+            if opened == false { _ = try await session.value }
             throw Failure.timedOut("the WebSocket to open")
+        }
+    }
+
+    /// `work`'s result, or nil once `timeout` has passed. Returns at the deadline even if `work`
+    /// ignores cancellation (a task group would wait for it), leaving it to finish on its own.
+    private static func first<Value: Sendable>(
+        within timeout: Duration, _ work: @escaping @Sendable () async -> Value
+    ) async -> Value? {
+        await withCheckedContinuation { continuation in
+            let once = ResumedOnce(continuation)
+            let worker = Task { once.resume(await work()) }
+            Task {
+                try? await Task.sleep(for: timeout)
+                worker.cancel()
+                once.resume(nil)
+            }
         }
     }
 
@@ -169,24 +189,16 @@ final class WebSocketTestClient: Sendable {
         throw Failure.timedOut(what)
     }
 
-    /// Waits for the server to close the socket and returns its close frame.
+    /// Waits for the server to close the socket and returns its close frame. At the timeout the
+    /// socket is dropped and the wait fails, so a server that never closes fails the test instead of
+    /// hanging it.
     func closeFrame(timeout: Duration = .seconds(10)) async throws -> WebSocketCloseFrame? {
-        enum Outcome: Sendable {
-            case closed(WebSocketCloseFrame?)
-            case timedOut
-        }
         let session = self.session
-        let outcome = try await withThrowingTaskGroup(of: Outcome.self) { group in
-            group.addTask { .closed(try await session.value) }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return .timedOut
-            }
-            defer { group.cancelAll() }
-            return try await group.next() ?? .timedOut
+        guard let result = await Self.first(within: timeout, { await session.result }) else {
+            session.cancel()
+            throw Failure.timedOut("the socket to close")
         }
-        guard case .closed(let frame) = outcome else { throw Failure.timedOut("the socket to close") }
-        return frame
+        return try result.get()
     }
 
     /// Ends the TCP connection without a close handshake, as a failing network would.
@@ -198,4 +210,13 @@ final class WebSocketTestClient: Sendable {
         try? await outbound.writer.withLock { $0 }?.close(.normalClosure, reason: nil)
         _ = try? await closeFrame(timeout: .seconds(2))
     }
+}
+
+/// A continuation that the first of several racing tasks resumes; the others find it taken.
+private final class ResumedOnce<Value: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Value?, Never>?>
+
+    init(_ continuation: CheckedContinuation<Value?, Never>) { self.continuation = Mutex(continuation) }
+
+    func resume(_ value: Value?) { continuation.withLock { $0.take() }?.resume(returning: value) }
 }
