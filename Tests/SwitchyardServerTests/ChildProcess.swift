@@ -35,8 +35,18 @@ enum ChildProcess {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
+        // The child starts with no signal blocked: a posix_spawn child inherits the mask of the
+        // calling thread, and the test's threads (Dispatch's, the cooperative pool's) block most
+        // signals, so a server that does not unblock them itself (coturn) would never see SIGTERM.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
         guard spawned == 0 else { throw Failed(command: executable, status: spawned, output: String(cString: strerror(spawned))) }
         return pid
     }
