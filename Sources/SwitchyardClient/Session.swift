@@ -39,6 +39,8 @@ public final class Session: Sendable {
         var heldEvents: [(SessionEvent, UInt64?)]?
         /// In a cluster, the id of the node that serves the session; nil on a single server.
         var nodeId: String?
+        /// The STUN and TURN servers of the last connect or reconnect reply.
+        var iceServers: [ICEServer] = []
     }
 
     /// Redirects to another node `connect` follows before giving up: one is the rule (the node
@@ -78,6 +80,12 @@ public final class Session: Sendable {
     /// How long the server keeps this connection after a drop; nil when it keeps none.
     public var reconnectionGrace: Duration? { state.withLock { $0.reconnection.map { .seconds($0.graceSeconds) } } }
     public var capabilities: Capabilities? { state.withLock { $0.capabilities } }
+    /// The STUN and TURN servers the server gave this connection (`iceServers` of the last connect
+    /// or reconnect reply, TURN ones with credentials minted for it); empty when it has no `turn`
+    /// configuration. This client sends plain RTP to the router's plain transports, which have no
+    /// ICE, so it cannot use them itself; they are here for an application that hands them to a
+    /// WebRTC stack of its own, as the browser client does.
+    public var iceServers: [ICEServer] { state.withLock { $0.iceServers } }
     public var streams: [StreamInfo] { state.withLock { Array($0.streams.values) } }
     public var connections: [ConnectionInfo] { state.withLock { Array($0.connections.values) } }
 
@@ -122,6 +130,7 @@ public final class Session: Sendable {
         state.withLock { state in
             state.connection = reconnected.connection
             state.reconnection = reconnected.reconnection
+            if let iceServers = reconnected.iceServers { state.iceServers = iceServers }
         }
         attach(channel)
     }
@@ -694,6 +703,7 @@ extension Session.State {
         capabilities = connected.capabilities
         reconnection = connected.reconnection
         nodeId = connected.nodeId
+        iceServers = connected.iceServers ?? []
         connections = Dictionary(connected.session.connections.map { ($0.connectionId, $0) }) { first, _ in first }
         streams = Dictionary(connected.session.streams.map { ($0.streamId, $0) }) { first, _ in first }
     }

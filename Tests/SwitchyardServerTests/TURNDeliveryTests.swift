@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Signaling
 import SignalingProtocol
+import SwitchyardClient
 import SwitchyardServer
 import Testing
 
@@ -70,6 +71,19 @@ import Testing
         try expectCredentials(reconnected.iceServers, for: connected.connection.connectionId, minted: beforeReconnect, Date())
         await first.close()
         await second.close()
+        try await daemon.stop()
+    }
+
+    @Test func theSwiftClientKeepsTheICEServersItWasGiven() async throws {
+        let daemon = try await start()
+        let loop = try MediaLoop()
+        let before = Date()
+        let session = try await SwitchyardClient.Session.connect(
+            url: "ws://127.0.0.1:\(daemon.port)/v1/ws", sessionId: "swift", token: try await daemon.token(session: "swift", role: .publisher),
+            options: SessionOptions(mediaLoop: loop))
+        try expectCredentials(session.iceServers, for: try #require(session.connection?.connectionId), minted: before, Date())
+        await session.disconnect()
+        await loop.stop()
         try await daemon.stop()
     }
 

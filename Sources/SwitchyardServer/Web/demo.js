@@ -2,18 +2,21 @@
 // per subscriber the video state, the last audio-fallback event and live stats.
 // Query parameters: session, name, token, autojoin=1, ws (a WebSocket URL other than this host's /v1/ws),
 // simulcast=0 (publish one encoding instead of three), resolution=WxH (the preferred resolution each
-// new subscriber starts with; each tile's picker changes it).
+// new subscriber starts with; each tile's picker changes it), forceRelay=1 (media through the
+// server's TURN relays only).
 // Tests read window.switchyardDemo (session, publisher, subscribers: Map subscriberId → Subscriber, log,
 // timing) and the DOM: each subscriber tile `.tile[data-subscriber-id][data-stream-id]` (with
 // data-subscribe-started-at and data-first-frame-at, Date.now() ms) holds `.video-state` ("on",
 // "off (quality)", ...), `.fallback[data-event][data-reason]`, `.stats[data-frames-decoded]
 // [data-total-samples-received][data-frame-width][data-frame-height]`, `.layer[data-width][data-height]
 // [data-reason]` (the last videoLayerChanged), `select.preferred-resolution`, `.server-stats[data-score]` and `.media-state[data-state]`
-// ("connected" or "reconnecting": the subscription's media path); the publisher's tile has
-// data-publisher; the event log is `#log li[data-event][data-reason]` (data-local for the page's own
+// ("connected" or "reconnecting": the subscription's media path); every tile, the publisher's too,
+// has `.path[data-path][data-relay-protocol]` (how its peer connection reaches the router, from
+// getStats: data-path "udp", "tcp" or "relay", data-relay-protocol "udp", "tcp" or "tls" for a relay;
+// empty until a candidate pair is selected); the publisher's tile has data-publisher; the event log is `#log li[data-event][data-reason]` (data-local for the page's own
 // entries: connected, published, subscribed, error). `#status[data-state]` is the session's
 // connectionStatus (connected, reconnecting, ...).
-import { Session } from "./switchyard.js";
+import { Session, mediaPath } from "./switchyard.js";
 
 const params = new URLSearchParams(location.search);
 const $ = (id) => document.getElementById(id);
@@ -41,6 +44,7 @@ $("session-id").value = params.get("session") || "demo";
 $("name").value = params.get("name") || `guest-${Math.random().toString(36).slice(2, 6)}`;
 $("token").value = params.get("token") || "";
 const simulcast = params.get("simulcast") !== "0";
+const forceRelay = params.get("forceRelay") === "1";
 /** The pictures a tile's picker offers; "" is no preference (the best the network allows). */
 const RESOLUTIONS = ["", "320x180", "640x360", "1280x720"];
 const parseResolution = (text) => {
@@ -160,6 +164,7 @@ function addSubscriberTile(subscriber) {
   line(tile, "fallback", "last fallback event: none");
   line(tile, "stats", "stats: waiting");
   line(tile, "server-stats", "server: waiting");
+  addPathLine(tile);
   const mediaState = line(tile, "media-state", "media: connected");
   mediaState.dataset.state = "connected";
   const renderMediaState = (up) => {
@@ -177,6 +182,25 @@ function addSubscriberTile(subscriber) {
   else video.addEventListener("loadeddata", onFrame, { once: true });
   renderVideoState(subscriber);
   renderFallback(subscriber.id);
+}
+
+function addPathLine(tile) {
+  const el = line(tile, "path", "path: waiting");
+  el.dataset.path = "";
+  el.dataset.relayProtocol = "";
+}
+
+/** Shows which way a tile's peer connection reaches the router: straight over UDP or TCP, or through
+ *  a TURN relay (and how this browser reaches the relay). */
+async function renderPath(tile, pc) {
+  const el = tile.querySelector(".path");
+  if (!el) return;
+  const path = await mediaPath(pc);
+  el.dataset.path = path?.path ?? "";
+  el.dataset.relayProtocol = path?.relayProtocol ?? "";
+  if (!path) { el.textContent = "path: waiting"; return; }
+  const how = path.path === "relay" ? `TURN relay over ${(path.relayProtocol ?? "?").toUpperCase()}` : `direct over ${path.path.toUpperCase()}`;
+  el.textContent = `path: ${how}${path.remoteAddress ? ` to ${path.remoteAddress}` : ""}`;
 }
 
 /** Shows the layer a simulcast subscription receives, its target and why. */
@@ -255,9 +279,14 @@ async function refreshStats() {
 }
 
 async function refreshEach() {
+  const publisherTile = document.querySelector("[data-publisher]");
+  if (publisherTile && demo.publisher && !demo.publisher.ended) {
+    try { await renderPath(publisherTile, demo.publisher.pc); } catch { /* the pc closed meanwhile */ }
+  }
   for (const subscriber of demo.subscribers.values()) {
     const tile = document.querySelector(`[data-subscriber-id="${subscriber.id}"]`);
     if (!tile || subscriber.ended) continue;
+    try { await renderPath(tile, subscriber.pc); } catch { /* the pc closed meanwhile */ }
     try {
       let video = {}, audio = {};
       (await subscriber.pc.getStats()).forEach((s) => {
@@ -302,7 +331,7 @@ async function join() {
   try {
     const token = $("token").value.trim() || await devToken(sessionId, name);
     const url = params.get("ws") || `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/v1/ws`;
-    const session = await Session.connect({ url, sessionId, token });
+    const session = await Session.connect({ url, sessionId, token, forceRelay });
     demo.session = session;
     demo.timing.connected = Date.now();
     for (const event of PROTOCOL_EVENTS) session.addEventListener(event, (e) => onEvent(event, e.detail));
@@ -331,6 +360,7 @@ async function publish(name) {
     const { tile, video } = makeTile(`${name} (you)`, publisher.stream);
     tile.classList.add("publisher");
     tile.dataset.publisher = "1";
+    addPathLine(tile);
     video.muted = true;
     video.srcObject = publisher.mediaStream;
     play(video);

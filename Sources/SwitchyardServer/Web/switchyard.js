@@ -8,6 +8,10 @@
 //     videoElement.srcObject = subscriber.mediaStream;
 //   });
 //   const publisher = await session.publish({ name: "Alice" });
+//
+// Peer connections use the STUN and TURN servers the server gives in the connect reply
+// (`iceServers`, docs/turn.md); `Session.connect({ ..., forceRelay: true })` makes them use TURN
+// relays only, as the hosted platform's `forceTurn` does.
 
 const PROTOCOL_VERSION = 1;
 const REQUEST_TIMEOUT_MS = 15000;
@@ -94,6 +98,35 @@ function watchIce(pc, restart, onPath) {
 }
 
 /**
+ * Which way a peer connection's media goes, from its selected candidate pair's local candidate:
+ * `{path, relayProtocol, candidateType, protocol, remoteAddress}` where `path` is `"udp"` or
+ * `"tcp"` (straight to the router: ICE over UDP or TCP) or `"relay"` (through a TURN server; then
+ * `relayProtocol` is how this browser reaches it: `"udp"`, `"tcp"` or `"tls"`); null until a pair
+ * is selected.
+ * @param {RTCPeerConnection} pc
+ */
+export async function mediaPath(pc) {
+  const stats = await pc.getStats();
+  let pair = null;
+  stats.forEach((s) => {
+    // The transport names the selected pair (the standard); Firefox marks the pair itself instead.
+    if (s.type === "transport" && s.selectedCandidatePairId) pair = stats.get(s.selectedCandidatePairId) ?? pair;
+  });
+  if (!pair) stats.forEach((s) => { if (s.type === "candidate-pair" && (s.selected || (s.nominated && s.state === "succeeded"))) pair ??= s; });
+  const local = pair && stats.get(pair.localCandidateId);
+  if (!local) return null;
+  const remote = stats.get(pair.remoteCandidateId);
+  const relayed = local.candidateType === "relay";
+  return {
+    path: relayed ? "relay" : local.protocol,
+    relayProtocol: relayed ? local.relayProtocol : undefined,
+    candidateType: local.candidateType,
+    protocol: local.protocol,
+    remoteAddress: remote ? `${remote.address ?? remote.ip}:${remote.port}` : undefined,
+  };
+}
+
+/**
  * One connection to a Switchyard session. Dispatches every protocol event (`connectionCreated`,
  * `streamCreated`, `streamDestroyed`, `streamPropertyChanged`, `videoDisabled`, `signal`,
  * `sessionDisconnected`, ...) as a `CustomEvent` of the same name whose `detail` is the event's `data`.
@@ -113,14 +146,21 @@ function watchIce(pc, restart, onPath) {
 export class Session extends EventTarget {
   /**
    * Opens the WebSocket and joins the session.
-   * @param {{url: string, sessionId: string, token: string}} options `url` e.g. `ws://127.0.0.1:7880/v1/ws`
+   * @param {{url: string, sessionId: string, token: string, forceRelay?: boolean}} options `url` e.g.
+   *   `ws://127.0.0.1:7880/v1/ws`; `forceRelay`: media only through the TURN servers of the connect
+   *   reply (`iceTransportPolicy: "relay"`), refused when the server gives none
    * @returns {Promise<Session>} once `connect` succeeded; rejects with {@link SwitchyardError}
    */
-  static async connect({ url, sessionId, token }) {
+  static async connect({ url, sessionId, token, forceRelay = false }) {
     const session = new Session(url);
     session.#entryUrl = url;
     session.#token = token;
+    session.#forceRelay = forceRelay;
     session.#connected(await session.#join(sessionId));
+    if (forceRelay && !session.iceServers.some((server) => [server.urls].flat().some((u) => /^turns?:/i.test(u)))) {
+      await session.disconnect();
+      throw new SwitchyardError("invalidParams", "forceRelay needs a TURN server, and the server gave none (it has no turn configuration)", "connect");
+    }
     return session;
   }
 
@@ -143,7 +183,7 @@ export class Session extends EventTarget {
 
   #ws; #nextId = 1; #pending = new Map(); #early = []; #ready = false; #closed = false; #sawDisconnected = false;
   #status = "connecting"; #reconnection = null; #lastSeq = 0; #leaving = false; #waiters = [];
-  #entryUrl; #token; #nodeId = null; #disconnectReason = null;
+  #entryUrl; #token; #nodeId = null; #disconnectReason = null; #forceRelay = false;
 
   /** `connecting`, `connected`, `reconnecting`, `disconnected` (left, or ended by the server) or
    *  `failed` (dropped and could not come back). */
@@ -166,6 +206,24 @@ export class Session extends EventTarget {
     this.publishers = new Map();
     /** @type {Map<string, Subscriber>} subscriberId → our subscribers */
     this.subscribers = new Map();
+    /** @type {RTCIceServer[]} the STUN and TURN servers of the last connect or reconnect reply, TURN
+     *  ones with this connection's credentials; empty when the server has none */
+    this.iceServers = [];
+  }
+
+  /** The configuration every peer connection of this session is created with: the server's
+   *  `iceServers`, and relays only with `forceRelay`. */
+  get peerConnectionConfiguration() {
+    return { ...PC_CONFIG, iceServers: this.iceServers, ...(this.#forceRelay ? { iceTransportPolicy: "relay" } : {}) };
+  }
+
+  /** Gives the open peer connections the credentials of the last reply, so an ICE restart after a
+   *  long call still authenticates to the TURN server. */
+  #refreshPeerConnections() {
+    const pcs = [...this.publishers.values(), ...this.subscribers.values()].map((owner) => owner.pc);
+    for (const pc of pcs) {
+      try { pc.setConfiguration(this.peerConnectionConfiguration); } catch (error) { console.warn("switchyard: new ICE servers refused", error); }
+    }
   }
 
   #open() {
@@ -186,6 +244,7 @@ export class Session extends EventTarget {
     this.sessionId = result.session.sessionId;
     this.#reconnection = result.reconnection ?? null;
     this.#nodeId = result.nodeId ?? null;
+    this.iceServers = result.iceServers ?? [];
     this.#status = "connected";
     for (const c of result.session.connections) this.connections.set(c.connectionId, c);
     for (const s of result.session.streams) this.streams.set(s.streamId, s);
@@ -338,6 +397,10 @@ export class Session extends EventTarget {
         });
         this.connection = result.connection;
         this.#reconnection = result.reconnection ?? null;
+        if (result.iceServers) {
+          this.iceServers = result.iceServers;
+          this.#refreshPeerConnections();
+        }
         this.#status = "connected";
         this.dispatchEvent(new CustomEvent("sessionReconnected", { detail: { connection: result.connection } }));
         while (this.#early.length && this.#status === "connected") { const m = this.#early.shift(); this.#event(m.event, m.data ?? {}); }
@@ -463,7 +526,7 @@ export class Session extends EventTarget {
 
   /** A new peer connection sending `mediaStream`, published with `publish` and answered. */
   async #publishOver(mediaStream, { name, videoType, publishAudio, publishVideo, audioFallback, simulcast }) {
-    const pc = new RTCPeerConnection(PC_CONFIG);
+    const pc = new RTCPeerConnection(this.peerConnectionConfiguration);
     try {
       const audioTrack = mediaStream.getAudioTracks()[0];
       const videoTrack = mediaStream.getVideoTracks()[0];
@@ -626,6 +689,9 @@ export class Publisher extends EventTarget {
     await this.session.request("updateStream", { streamId: this.streamId, publishAudio: on });
   }
 
+  /** Which way the media goes now (UDP or TCP to the router, or a TURN relay): see {@link mediaPath}. */
+  getMediaPath() { return mediaPath(this.pc); }
+
   /** Restarts ICE (done by itself when ICE fails or stays disconnected for 3 s). */
   async restartIce() {
     const offer = await this.pc.createOffer({ iceRestart: true });
@@ -675,7 +741,7 @@ export class Subscriber extends EventTarget {
     /** @type {object|undefined} the last `videoLayerChanged` (`layer`, `targetLayer`, `reason`) */ this.videoLayer = undefined;
     /** @type {MediaStream} the received tracks; set it as a media element's `srcObject` */
     this.mediaStream = new MediaStream();
-    /** @type {RTCPeerConnection} */ this.pc = new RTCPeerConnection(PC_CONFIG);
+    /** @type {RTCPeerConnection} */ this.pc = new RTCPeerConnection(session.peerConnectionConfiguration);
     this.ended = false;
     this.pc.ontrack = (event) => {
       if (!this.mediaStream.getTrackById(event.track.id)) this.mediaStream.addTrack(event.track);
@@ -740,6 +806,9 @@ export class Subscriber extends EventTarget {
   getStats() {
     return this.session.request("getStats", { subscriberId: this.id });
   }
+
+  /** Which way the media goes now (UDP or TCP from the router, or a TURN relay): see {@link mediaPath}. */
+  getMediaPath() { return mediaPath(this.pc); }
 
   /** Restarts ICE (done by itself when ICE fails or stays disconnected for 3 s). */
   async restartIce() {
