@@ -58,6 +58,8 @@ GSTREAMER_PACKAGES := gstreamer1.0-plugins-bad gstreamer1.0-plugins-good gstream
 PYTHON_PACKAGES := pylibsrtp==1.0.0 aiortc==1.16.0 websockets==17.4 selenium==4.51.0
 # The cluster tests start private PostgreSQL servers from Debian's package (docs/cluster.md).
 CLUSTER_PACKAGES := postgresql
+# The blocked-network tests put a client in a network namespace whose nftables rules drop UDP.
+NETWORK_PACKAGES := iproute2 nftables
 # The TURN tests start private coturn servers from Debian's package, never its system service (docs/turn.md).
 TURN_PACKAGES := coturn
 interop-peers: srtp
@@ -66,7 +68,7 @@ interop-peers: srtp
 	cc -O2 -o $(INTEROP)/srtp_peer_openssl Tests/Interop/srtp_peer.c $$(PKG_CONFIG_PATH=$(SRTP_PKGCONFIG) pkg-config --cflags --libs libsrtp2)
 	@python3 -c "import pylibsrtp, aiortc, websockets, selenium" 2>/dev/null || python3 -m pip install -q $(PYTHON_PACKAGES) \
 		|| python3 -m pip install -q --break-system-packages $(PYTHON_PACKAGES)
-	$(call install-missing,$(BROWSER_PACKAGES) $(GSTREAMER_PACKAGES) $(CLUSTER_PACKAGES))
+	$(call install-missing,$(BROWSER_PACKAGES) $(GSTREAMER_PACKAGES) $(CLUSTER_PACKAGES) $(NETWORK_PACKAGES))
 	$(call install-missing,$(TURN_PACKAGES))
 
 build: srtp

@@ -104,6 +104,9 @@ def new_driver(args) -> webdriver.Chrome:
     options.binary_location = args.chromium
     for flag in CHROME_FLAGS:
         options.add_argument(flag)
+    # getUserMedia needs a secure context: loopback is one, a daemon on another address over plain
+    # HTTP (a test's network namespace) is not.
+    options.add_argument(f"--unsafely-treat-insecure-origin-as-secure={args.base.rstrip('/')}")
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(executable_path=args.chromedriver))
     driver.set_script_timeout(15)
@@ -125,6 +128,9 @@ def wait_for(what: str, timeout: float, probe, interval: float = 0.25):
 def page_url(args, name: str, **extra) -> str:
     from urllib.parse import urlencode
     query = {'session': args.session, 'autojoin': '1', 'name': name, **extra}
+    token = {'A': args.token_a, 'B': args.token_b}.get(name)
+    if token:
+        query['token'] = token
     if not args.simulcast:
         query['simulcast'] = '0'
     return f"{args.base.rstrip('/')}/?{urlencode(query)}"
@@ -472,6 +478,8 @@ def main() -> int:
     parser.add_argument("--simulcast", action="store_true",
                         help="A publishes three simulcast layers; B asks for 320x180, then 1280x720")
     parser.add_argument("--drain-marker", help="once media flows, write the session's node URL to this file and wait for both pages to move to another node (the test drains that node)")
+    parser.add_argument("--token-a", help="page A's client token (a daemon beyond loopback gives no development token)")
+    parser.add_argument("--token-b", help="page B's client token")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds for joining and for media to flow")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")

@@ -25,16 +25,18 @@ struct InteropProcess {
     private let errorFile: URL
 
     /// Starts `Tests/Interop/<script>` with `python` (the first python3 on the PATH, where pip put
-    /// aiortc; Debian's own, /usr/bin/python3, for the GStreamer bindings).
-    init(script: String, arguments: [String], python: String = "python3") throws {
+    /// aiortc; Debian's own, /usr/bin/python3, for the GStreamer bindings), behind `prefix` when given
+    /// (`ip netns exec NAME`, to run it in an `IsolatedNetwork`).
+    init(script: String, arguments: [String], python: String = "python3", prefix: [String] = []) throws {
         let directory = FileManager.default.temporaryDirectory
         outputFile = directory.appendingPathComponent("interop-\(UUID().uuidString).out")
         errorFile = directory.appendingPathComponent("interop-\(UUID().uuidString).err")
         for file in [outputFile, errorFile] where !FileManager.default.createFile(atPath: file.path, contents: nil) {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
         }
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [python, Self.repositoryRoot.appendingPathComponent("Tests/Interop/\(script)").path] + arguments
+        process.executableURL = URL(fileURLWithPath: prefix.first ?? "/usr/bin/env")
+        process.arguments = prefix.dropFirst() + (prefix.isEmpty ? [] : ["/usr/bin/env"])
+            + [python, Self.repositoryRoot.appendingPathComponent("Tests/Interop/\(script)").path] + arguments
         process.standardOutput = try FileHandle(forWritingTo: outputFile)
         process.standardError = try FileHandle(forWritingTo: errorFile)
         try process.run()

@@ -306,4 +306,38 @@ import Testing
             "webrtc-interop chromium simulcast published_widths=\(published) low_width=\(low) high_width=\(high) "
                 + "highest_width=\(simulcast["highestWidth"] ?? "-") up_switch_ms=\(simulcast["upSwitchMs"] ?? "-")")
     }
+
+    /// Both tabs in a network namespace whose nftables drop every UDP datagram: their checks to the
+    /// UDP candidate never arrive, they connect to the worker's passive TCP candidate instead, and
+    /// tab B decodes tab A's video and hears its audio over ICE-TCP (DTLS and SRTP in RFC 4571 frames).
+    @Test func chromiumBehindANetworkThatDropsUDPPublishesAndDecodesOverICETCP() async throws {
+        let network = try IsolatedNetwork(blocking: .udp, subnet: 1)
+        defer { network.remove() }
+        let daemon = try await DaemonHarness.start { configuration in
+            configuration.host = network.hostAddress
+            configuration.media.listenAddress = network.hostAddress
+        }
+        let browser = try InteropProcess(
+            script: "browser_demo.py",
+            arguments: [
+                "--base", "http://\(network.hostAddress):\(daemon.port)", "--session", "udp-blocked", "--timeout", "40",
+                // Beyond loopback the daemon gives the page no development token.
+                "--token-a", try await daemon.token(session: "udp-blocked", role: .publisher, data: "name=A"),
+                "--token-b", try await daemon.token(session: "udp-blocked", role: .publisher, data: "name=B"),
+            ],
+            prefix: network.commandPrefix)
+        let outcome = await browser.finish(within: .seconds(120))
+        let planeStatistics = await daemon.daemon.mediaStatistics()
+        try await daemon.stop()
+        let report = outcome.report
+        #expect(outcome.status == 0, "browser: \(outcome.output) \(outcome.errors.suffix(4000))")
+        #expect((report["framesDecoded"] as? Int ?? 0) > 30, "\(report)")
+        #expect((report["totalSamplesReceived"] as? Int ?? 0) > 0, "\(report)")
+        let pair = report["candidatePair"] as? [String: [String: Any]] ?? [:]
+        #expect(pair["remote"]?["protocol"] as? String == "tcp", "the selected pair: \(pair)")
+        #expect(pair["remote"]?["port"] as? Int == Int(daemon.daemon.iceTCPPorts[0]), "the selected pair: \(pair)")
+        let accepted = planeStatistics.workerDetails.reduce(0) { $0 + $1.tcpConnectionsAccepted }
+        #expect(accepted >= 3, "the publisher's and the subscriber's connections: \(accepted)")
+        print("webrtc-interop chromium ice-tcp join_to_first_frame_ms=\(report["joinToFirstFrameMs"] ?? "-") srtp=\(report["srtpCipher"] ?? "-")")
+    }
 }
