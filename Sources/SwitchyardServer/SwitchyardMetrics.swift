@@ -153,8 +153,9 @@ final class SwitchyardMetrics: Sendable {
 
     /// One worker's load and relaying, labelled `worker="<index>"`, so an operator sees how routers spread.
     private struct WorkerMetrics {
-        let consumers, producerCopies, ringDepth: Gauge
+        let consumers, producerCopies, ringDepth, tcpConnections: Gauge
         let packetsReceived, packetsSent, busySeconds, relayOut, relayIn, relayDrops: Counter
+        let tcpAccepted, tcpRefused, tcpClosedUnverified, tcpTimedOut: Counter
     }
 
     private func report(_ worker: WorkerStatistics) {
@@ -167,6 +168,7 @@ final class SwitchyardMetrics: Sendable {
                 producerCopies: Self.gauge(
                     registry, "media_worker_producer_copies", "Copies of producers of other workers, fed through relay rings", labels: labels),
                 ringDepth: Self.gauge(registry, "media_worker_relay_ring_depth", "Relay messages waiting in the rings into the worker", labels: labels),
+                tcpConnections: Self.gauge(registry, "media_worker_ice_tcp_connections", "ICE-TCP connections open on the worker's TCP port", labels: labels),
                 packetsReceived: Self.counter(registry, "media_worker_packets_received", "UDP datagrams the worker received", labels: labels),
                 packetsSent: Self.counter(registry, "media_worker_packets_sent", "UDP datagrams the worker sent", labels: labels),
                 busySeconds: Self.counter(
@@ -176,7 +178,15 @@ final class SwitchyardMetrics: Sendable {
                     registry, "media_worker_relay_messages", "Relay messages between workers", labels: labels + [("direction", "out")]),
                 relayIn: Self.counter(registry, "media_worker_relay_messages", "Relay messages between workers", labels: labels + [("direction", "in")]),
                 relayDrops: Self.counter(
-                    registry, "media_worker_relay_drops", "Relay messages dropped because the ring to the other worker was full", labels: labels))
+                    registry, "media_worker_relay_drops", "Relay messages dropped because the ring to the other worker was full", labels: labels),
+                tcpAccepted: Self.counter(
+                    registry, "media_worker_ice_tcp_connections_total", "ICE-TCP connections by outcome", labels: labels + [("outcome", "accepted")]),
+                tcpRefused: Self.counter(
+                    registry, "media_worker_ice_tcp_connections_total", "ICE-TCP connections by outcome", labels: labels + [("outcome", "refused")]),
+                tcpClosedUnverified: Self.counter(
+                    registry, "media_worker_ice_tcp_connections_total", "ICE-TCP connections by outcome", labels: labels + [("outcome", "unverified")]),
+                tcpTimedOut: Self.counter(
+                    registry, "media_worker_ice_tcp_connections_total", "ICE-TCP connections by outcome", labels: labels + [("outcome", "timedOut")]))
             all[worker.index] = metrics
             return metrics
         }
@@ -196,6 +206,11 @@ final class SwitchyardMetrics: Sendable {
         advance(metrics.relayOut, key: key + "relayOut", to: worker.relayMessagesOut)
         advance(metrics.relayIn, key: key + "relayIn", to: worker.relayMessagesIn)
         advance(metrics.relayDrops, key: key + "relayDrops", to: worker.relayDrops)
+        metrics.tcpConnections.set(Double(worker.tcpConnections))
+        advance(metrics.tcpAccepted, key: key + "tcpAccepted", to: worker.tcpConnectionsAccepted)
+        advance(metrics.tcpRefused, key: key + "tcpRefused", to: worker.tcpConnectionsRefused)
+        advance(metrics.tcpClosedUnverified, key: key + "tcpClosedUnverified", to: worker.tcpConnectionsClosedUnverified)
+        advance(metrics.tcpTimedOut, key: key + "tcpTimedOut", to: worker.tcpConnectionsTimedOut)
     }
 
     /// Moves a counter up to a total the plane reported. Two scrapes may finish out of order; the
