@@ -103,6 +103,27 @@ import Testing
         #expect(try await onOwnThread { client.peer.receiveRTP(count: 5).count } == 5)
     }
 
+    /// An ICE restart over TCP: checks with the new credentials on the same connection succeed and
+    /// media goes on; a new connection that names the old username is refused.
+    @Test func anICERestartOverTCPTakesTheNewCredentialsOnTheSameConnection() async throws {
+        let pair = try await WebRTCTransportTests.connectedPair(configuration: Self.configuration(ports: 46_580...46_589))
+        defer { pair.plane.shutdown() }
+        let producer = try #require(try await pair.plane.statistics(router: pair.router).producers.first?.producerID)
+        let transport = try await pair.plane.createWebRTCTransport(router: pair.router)
+        _ = try await pair.plane.consume(transport: transport.transportID, producer: producer, pauseReasons: [])
+        let client = try await Self.connectOverTCP(to: transport, on: pair.plane)
+        var restarted = transport
+        restarted.ice = try await pair.plane.restartICE(transport.transportID, remote: nil)
+        let stale = try WebRTCTestPeer(tcpToRouterPort: pair.plane.tcpPorts[0])
+        stale.target(transport)
+        client.target(restarted)
+        #expect(try await onOwnThread { client.check() } == .success(mappedPort: client.peer.port))
+        try WebRTCTransportTests.publish(pair, from: 0, count: 5)
+        #expect(try await onOwnThread { client.peer.receiveRTP(count: 5).count } == 5)
+        #expect(try await onOwnThread { stale.check() } == .noAnswer)
+        #expect(try await onOwnThread { Self.closedByRouter(stale.peer.descriptor) }, "a connection naming the old username")
+    }
+
     /// A TCP subscriber that stops reading costs the router its bounded queue and no more: frames past
     /// it are dropped and counted, the subscriber beside it gets everything, and the connection stays.
     @Test func aTCPSubscriberThatStopsReadingIsHeldToItsQueueWhileOthersGetEverything() async throws {
