@@ -28,4 +28,7 @@ echo
 echo "== webrtc-join (aiortc publisher and subscribers)"
 python3 "$(dirname "$0")/webrtc-join.py" --bin "$bin" --joins 15 --json "$results/webrtc-join.json"
 echo
+echo "== reachability (Chromium over UDP, ICE-TCP and TURN/TLS on 443, in a network namespace)"
+python3 "$(dirname "$0")/reachability.py" --bin "$bin" --runs 5 --json "$results/reachability.json"
+echo
 echo "Reports: $results/*.json, timelines: $results/*.svg"

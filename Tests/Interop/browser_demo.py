@@ -107,6 +107,8 @@ def new_driver(args) -> webdriver.Chrome:
     # getUserMedia needs a secure context: loopback is one, a daemon on another address over plain
     # HTTP (a test's network namespace) is not.
     options.add_argument(f"--unsafely-treat-insecure-origin-as-secure={args.base.rstrip('/')}")
+    for flag in args.chromium_flag:
+        options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(executable_path=args.chromedriver))
     driver.set_script_timeout(15)
@@ -198,7 +200,7 @@ def run(args, drivers: dict, out: dict):
                tlsVersion=transport.get("tlsVersion"), dtlsRole=transport.get("dtlsRole"),
                videoCodec=video.get("codecMimeType"), audioCodec=audio.get("codecMimeType"), candidatePair=None)
     if stats.get("local") and stats.get("remote"):
-        out["candidatePair"] = {side: {k: stats[side].get(k) for k in ("address", "port", "protocol", "candidateType")}
+        out["candidatePair"] = {side: {k: stats[side].get(k) for k in ("address", "port", "protocol", "candidateType", "relayProtocol")}
                                 for side in ("local", "remote")}
     times = b.execute_script(
         "const t = document.querySelector(`[data-subscriber-id='${arguments[0]}']`); return t ? {...t.dataset} : null;", subscriber_id) or {}
@@ -481,6 +483,7 @@ def main() -> int:
     parser.add_argument("--token-a", help="page A's client token (a daemon beyond loopback gives no development token)")
     parser.add_argument("--token-b", help="page B's client token")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds for joining and for media to flow")
+    parser.add_argument("--chromium-flag", action="append", default=[], help="another Chromium command-line flag")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
     parser.add_argument("--screenshot", help="a directory for PNG screenshots of page B")
