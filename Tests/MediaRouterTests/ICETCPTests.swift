@@ -125,7 +125,8 @@ import Testing
     }
 
     /// A TCP subscriber that stops reading costs the router its bounded queue and no more: frames past
-    /// it are dropped and counted, the subscriber beside it gets everything, and the connection stays.
+    /// it are dropped and counted, the subscriber beside it gets everything, the connection stays, and
+    /// what it reads afterwards is an intact stream.
     @Test func aTCPSubscriberThatStopsReadingIsHeldToItsQueueWhileOthersGetEverything() async throws {
         let pair = try await WebRTCTransportTests.connectedPair(configuration: Self.configuration(ports: 46_540...46_549))
         defer { pair.plane.shutdown() }
@@ -147,6 +148,11 @@ import Testing
             try await pair.plane.statistics(router: pair.router).drops["sendQueueFull", default: 0] > 0
         }
         #expect(await Self.worker(of: pair.plane)?.tcpConnections == 1, "the stalled connection was dropped")
+        // What the client reads after the stall is whole SRTP frames in order (drops took whole frames
+        // out of the queue, never part of one), so the stream goes on as it would after network loss.
+        let drained = try await onOwnThread { stalled.peer.receiveRTP(count: 3000).map(\.sequenceNumber) }
+        #expect(!drained.isEmpty && drained.count < 3000, "\(drained.count) packets were queued for the stalled client")
+        #expect(zip(drained, drained.dropFirst()).allSatisfy { ($1 &- $0) >= 1 && ($1 &- $0) < 0x8000 }, "\(drained)")
     }
 
     // MARK: - Hostile connections
