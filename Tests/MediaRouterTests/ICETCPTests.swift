@@ -23,6 +23,14 @@ import Testing
         return peer
     }
 
+    /// One more subscriber of the pair's stream, over ICE-TCP: its transport and its connected peer.
+    static func subscribeOverTCP(to pair: WebRTCTransportTests.Pair) async throws -> (WebRTCTransportParameters, WebRTCTestPeer) {
+        let producer = try #require(try await pair.plane.statistics(router: pair.router).producers.first?.producerID)
+        let transport = try await pair.plane.createWebRTCTransport(router: pair.router)
+        _ = try await pair.plane.consume(transport: transport.transportID, producer: producer, pauseReasons: [])
+        return (transport, try await connectOverTCP(to: transport, on: pair.plane))
+    }
+
     static func worker(of plane: MediaPlane) async -> WorkerStatistics? {
         await plane.planeStatistics().workerDetails.first
     }
@@ -82,10 +90,7 @@ import Testing
     @Test func aClientMovesFromTCPToUDPAndBack() async throws {
         let pair = try await WebRTCTransportTests.connectedPair(configuration: Self.configuration(ports: 46_530...46_539))
         defer { pair.plane.shutdown() }
-        let subscriberTransport = try await pair.plane.createWebRTCTransport(router: pair.router)
-        _ = try await pair.plane.consume(transport: subscriberTransport.transportID, producer: try #require(
-            try await pair.plane.statistics(router: pair.router).producers.first?.producerID), pauseReasons: [])
-        let client = try await Self.connectOverTCP(to: subscriberTransport, on: pair.plane)
+        let (subscriberTransport, client) = try await Self.subscribeOverTCP(to: pair)
         try WebRTCTransportTests.publish(pair, from: 0, count: 5)
         #expect(try await onOwnThread { client.peer.receiveRTP(count: 5).count } == 5)
 
@@ -108,10 +113,7 @@ import Testing
     @Test func anICERestartOverTCPTakesTheNewCredentialsOnTheSameConnection() async throws {
         let pair = try await WebRTCTransportTests.connectedPair(configuration: Self.configuration(ports: 46_580...46_589))
         defer { pair.plane.shutdown() }
-        let producer = try #require(try await pair.plane.statistics(router: pair.router).producers.first?.producerID)
-        let transport = try await pair.plane.createWebRTCTransport(router: pair.router)
-        _ = try await pair.plane.consume(transport: transport.transportID, producer: producer, pauseReasons: [])
-        let client = try await Self.connectOverTCP(to: transport, on: pair.plane)
+        let (transport, client) = try await Self.subscribeOverTCP(to: pair)
         var restarted = transport
         restarted.ice = try await pair.plane.restartICE(transport.transportID, remote: nil)
         let stale = try WebRTCTestPeer(tcpToRouterPort: pair.plane.tcpPorts[0])
@@ -130,10 +132,7 @@ import Testing
     @Test func aTCPSubscriberThatStopsReadingIsHeldToItsQueueWhileOthersGetEverything() async throws {
         let pair = try await WebRTCTransportTests.connectedPair(configuration: Self.configuration(ports: 46_540...46_549))
         defer { pair.plane.shutdown() }
-        let producer = try #require(try await pair.plane.statistics(router: pair.router).producers.first?.producerID)
-        let stalledTransport = try await pair.plane.createWebRTCTransport(router: pair.router)
-        _ = try await pair.plane.consume(transport: stalledTransport.transportID, producer: producer, pauseReasons: [])
-        let stalled = try await Self.connectOverTCP(to: stalledTransport, on: pair.plane)
+        let (_, stalled) = try await Self.subscribeOverTCP(to: pair)
         // The smallest receive window the kernel allows: what the client does not read stays queued
         // at the router's end.
         var small: Int32 = 1024
@@ -193,10 +192,7 @@ import Testing
         let pair = try await WebRTCTransportTests.connectedPair(configuration: Self.configuration(ports: 46_550...46_559))
         defer { pair.plane.shutdown() }
         let port = pair.plane.tcpPorts[0]
-        let producer = try #require(try await pair.plane.statistics(router: pair.router).producers.first?.producerID)
-        let clientTransport = try await pair.plane.createWebRTCTransport(router: pair.router)
-        _ = try await pair.plane.consume(transport: clientTransport.transportID, producer: producer, pauseReasons: [])
-        let client = try await Self.connectOverTCP(to: clientTransport, on: pair.plane)
+        let (clientTransport, client) = try await Self.subscribeOverTCP(to: pair)
 
         let garbage = try Self.rawConnection(to: port)
         defer { close(garbage) }
