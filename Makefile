@@ -60,8 +60,9 @@ PYTHON_PACKAGES := pylibsrtp==1.0.0 aiortc==1.16.0 websockets==17.4 selenium==4.
 CLUSTER_PACKAGES := postgresql
 # The blocked-network tests put a client in a network namespace whose nftables rules drop UDP.
 NETWORK_PACKAGES := iproute2 nftables
-# The TURN tests start private coturn servers from Debian's package, never its system service (docs/turn.md).
-TURN_PACKAGES := coturn
+# The TURN tests start private coturn servers from Debian's package, never its system service
+# (docs/turn.md); the one with TURN over TLS makes its self-signed certificate with openssl.
+TURN_PACKAGES := coturn openssl
 interop-peers: srtp
 	@mkdir -p $(INTEROP)
 	cc -O2 -o $(INTEROP)/srtp_peer_system Tests/Interop/srtp_peer.c $$(PKG_CONFIG_PATH= pkg-config --cflags --libs libsrtp2)

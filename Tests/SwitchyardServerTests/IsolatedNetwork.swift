@@ -2,8 +2,10 @@ import Foundation
 
 /// A network namespace for a client whose network blocks what the test says, joined to this one by a
 /// veth pair: the daemon listens on `hostAddress` (this side), the client runs inside with
-/// `command(_:)` and reaches it at that address, and nftables in the namespace drops what its
-/// `rules` name on the way out. Nothing outside the namespace is filtered; `remove()` deletes the
+/// `commandPrefix` and reaches it at that address, and nftables in the namespace drops what its
+/// `rules` name on the way out. This side has a second address, `secondHostAddress`, for a server
+/// that needs the same port as the daemon (TURN over TLS on 443 beside the site's HTTPS on 443, as
+/// docs/turn.md deploys them). Nothing outside the namespace is filtered; `remove()` deletes the
 /// namespace, which takes the veth pair with it.
 final class IsolatedNetwork: Sendable {
     /// What the client's network lets through.
@@ -23,6 +25,7 @@ final class IsolatedNetwork: Sendable {
 
     let name: String
     let hostAddress: String
+    let secondHostAddress: String
     let clientAddress: String
     private let hostInterface: String
 
@@ -34,14 +37,16 @@ final class IsolatedNetwork: Sendable {
         let clientInterface = "syc\(tag)"
         hostAddress = "10.231.\(subnet).1"
         clientAddress = "10.231.\(subnet).2"
+        secondHostAddress = "10.231.\(subnet).3"
         try? ChildProcess.run("/usr/sbin/ip", ["netns", "del", name])
         try ChildProcess.run("/usr/sbin/ip", ["netns", "add", name])
         do {
             try ChildProcess.run("/usr/sbin/ip", ["link", "add", hostInterface, "type", "veth", "peer", "name", clientInterface])
             try ChildProcess.run("/usr/sbin/ip", ["link", "set", clientInterface, "netns", name])
-            try ChildProcess.run("/usr/sbin/ip", ["addr", "add", "\(hostAddress)/30", "dev", hostInterface])
+            try ChildProcess.run("/usr/sbin/ip", ["addr", "add", "\(hostAddress)/29", "dev", hostInterface])
+            try ChildProcess.run("/usr/sbin/ip", ["addr", "add", "\(secondHostAddress)/29", "dev", hostInterface])
             try ChildProcess.run("/usr/sbin/ip", ["link", "set", hostInterface, "up"])
-            try inside("/usr/sbin/ip", ["addr", "add", "\(clientAddress)/30", "dev", clientInterface])
+            try inside("/usr/sbin/ip", ["addr", "add", "\(clientAddress)/29", "dev", clientInterface])
             try inside("/usr/sbin/ip", ["link", "set", clientInterface, "up"])
             try inside("/usr/sbin/ip", ["link", "set", "lo", "up"])
             try inside("/usr/sbin/nft", ["add table inet blocked; add chain inet blocked out { type filter hook output priority 0; policy accept; \(block.rules); }"])

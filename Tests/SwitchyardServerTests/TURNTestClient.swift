@@ -48,12 +48,12 @@ final class TURNTestClient {
     /// USERNAME, REALM, NONCE and the long-term key of the last Allocate, for the requests after it.
     private var authentication: (username: String, realm: [UInt8], nonce: [UInt8], key: [UInt8])?
 
-    init(serverPort: Int) throws {
+    init(serverPort: Int, address: String = "127.0.0.1") throws {
         descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         var server = sockaddr_in()
         server.sin_family = sa_family_t(AF_INET)
         server.sin_port = in_port_t(UInt16(serverPort).bigEndian)
-        server.sin_addr.s_addr = inet_addr("127.0.0.1")
+        server.sin_addr.s_addr = inet_addr(address)
         let connected = withUnsafePointer(to: &server) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }

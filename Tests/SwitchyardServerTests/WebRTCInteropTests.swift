@@ -340,4 +340,53 @@ import Testing
         #expect(accepted >= 3, "the publisher's and the subscriber's connections: \(accepted)")
         print("webrtc-interop chromium ice-tcp join_to_first_frame_ms=\(report["joinToFirstFrameMs"] ?? "-") srtp=\(report["srtpCipher"] ?? "-")")
     }
+
+    /// A network that passes nothing but TCP to port 443 (HTTPS): no UDP, no TCP to the worker's
+    /// ICE-TCP port. The daemon serves the page on 443 of the host side's first address and coturn
+    /// takes 443 of its second, as docs/turn.md deploys them side by side; the only way for media is
+    /// TURN over TLS, relayed to the SFU over UDP outside the client's network.
+    @Test(.stopsWhatItStarts) func chromiumBehindANetworkThatPassesOnlyTCP443PublishesAndDecodesThroughTURNOverTLS() async throws {
+        let network = try IsolatedNetwork(blocking: .allButTCP(port: 443), subnet: 2)
+        defer { network.remove() }
+        let turn = try await PrivateTURNServer.start(
+            sharedSecret: TURNDeliveryTests.secret, sfuAddress: network.hostAddress, tlsOn: network.secondHostAddress)
+        let turnConfiguration = try TURNDeliveryTests.turnConfiguration(urls: [
+            "turns:\(network.secondHostAddress):\(PrivateTURNServer.tlsPort)?transport=tcp"
+        ])
+        let daemon = try await DaemonHarness.start { configuration in
+            configuration.host = network.hostAddress
+            configuration.port = 443
+            configuration.media.listenAddress = network.hostAddress
+            configuration.signaling.turn = turnConfiguration
+        }
+        let spki = try #require(turn.certificateSPKIHash)
+        let browser = try InteropProcess(
+            script: "browser_demo.py",
+            arguments: [
+                "--base", "http://\(network.hostAddress):\(daemon.port)", "--session", "https-only", "--timeout", "40",
+                "--token-a", try await daemon.token(session: "https-only", role: .publisher, data: "name=A"),
+                "--token-b", try await daemon.token(session: "https-only", role: .publisher, data: "name=B"),
+                // coturn's certificate is self-signed for this run, and Chromium checks a TURN
+                // server's certificate as it checks a site's: with no flag no media flows. Of the
+                // ways to make it trust this one, this trusts exactly its key, so any other
+                // certificate still fails as it would in production; --ignore-certificate-errors
+                // works too but accepts every certificate.
+                "--chromium-flag=--ignore-certificate-errors-spki-list=\(spki)",
+            ],
+            prefix: network.commandPrefix)
+        let outcome = await browser.finish(within: .seconds(120))
+        try await daemon.stop()
+        await turn.stop()
+        let report = outcome.report
+        #expect(outcome.status == 0, "browser: \(outcome.output) \(outcome.errors.suffix(4000))")
+        #expect((report["framesDecoded"] as? Int ?? 0) > 30, "\(report)")
+        #expect((report["totalSamplesReceived"] as? Int ?? 0) > 0, "\(report)")
+        let pair = report["candidatePair"] as? [String: [String: Any]] ?? [:]
+        #expect(pair["local"]?["candidateType"] as? String == "relay", "the selected pair: \(pair)")
+        #expect(pair["local"]?["relayProtocol"] as? String == "tls", "the selected pair: \(pair)")
+        #expect(pair["local"]?["address"] as? String == network.secondHostAddress, "the selected pair: \(pair)")
+        #expect(pair["remote"]?["address"] as? String == network.hostAddress, "the selected pair: \(pair)")
+        #expect(pair["remote"]?["protocol"] as? String == "udp", "coturn relays to the SFU over UDP: \(pair)")
+        print("webrtc-interop chromium turn-tls join_to_first_frame_ms=\(report["joinToFirstFrameMs"] ?? "-") srtp=\(report["srtpCipher"] ?? "-")")
+    }
 }
