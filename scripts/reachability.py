@@ -16,7 +16,7 @@ Prints p50 / p95 per mode, the TCP and TURN p95 against UDP's (target: within 30
 packet against UDP's (target for TCP: at most 2x); writes them to --json. Exits 1 when a run decoded
 nothing. Removes the namespace, the daemons and coturn when done.
 """
-import argparse, json, os, re, secrets, shutil, socket, statistics, subprocess, sys, tempfile, time, urllib.request
+import argparse, base64, json, os, re, secrets, shutil, socket, statistics, subprocess, sys, tempfile, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BROWSER = os.path.join(ROOT, "Tests", "Interop", "browser_demo.py")
@@ -60,6 +60,14 @@ def free_port():
     with socket.socket() as probe:
         probe.bind((HOST, 0))
         return probe.getsockname()[1]
+
+
+def spki_hash(certificate):
+    """The base64 SHA-256 of a certificate's public key, as --ignore-certificate-errors-spki-list takes it."""
+    public_key = subprocess.run(["openssl", "x509", "-in", certificate, "-pubkey", "-noout"], check=True, capture_output=True).stdout
+    der = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "der"], input=public_key, check=True, capture_output=True).stdout
+    digest = subprocess.run(["openssl", "dgst", "-sha256", "-binary"], input=der, check=True, capture_output=True).stdout
+    return base64.b64encode(digest).decode()
 
 
 def start_coturn(directory, secret):
@@ -149,8 +157,9 @@ def run_mode(mode, arguments, directory):
                        "--timeout", "30", "--token-a", token(arguments.bin, config, session, "A"),
                        "--token-b", token(arguments.bin, config, session, "B")]
             if mode == "turn-tls":
-                # The private coturn's certificate is self-signed.
-                command += ["--chromium-flag=--ignore-certificate-errors"]
+                # The private coturn's certificate is self-signed: Chromium trusts exactly its key, as
+                # the interop test does, and would refuse any other.
+                command += [f"--chromium-flag=--ignore-certificate-errors-spki-list={spki_hash(f'{directory}/cert.pem')}"]
             run = subprocess.run(command, capture_output=True, text=True, timeout=120)
             report = json.loads(run.stdout.strip().splitlines()[-1]) if run.stdout.strip() else {}
             if not report.get("ok") or report.get("joinToFirstFrameMs") is None:
