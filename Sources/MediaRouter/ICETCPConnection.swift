@@ -37,8 +37,6 @@ final class ICETCPConnection {
     /// Whether the connection is in the worker's list of connections to write at the next flush.
     var isQueuedForWrite = false
     private(set) var isClosed = false
-    /// Frames the full send queue dropped.
-    var framesDropped: UInt64 = 0
 
     init(descriptor: Int32, peer: IPv4Address, now: UInt64) {
         self.descriptor = descriptor
@@ -67,14 +65,10 @@ final class ICETCPConnection {
         return 0
     }
 
-    /// Queues one datagram as a frame. False when the queue has no room for it.
+    /// Queues one datagram as a frame. False when the connection is closed or the queue has no room
+    /// for it (the worker counts that drop).
     func queue(_ datagram: UnsafeRawBufferPointer) -> Bool {
-        guard !isClosed else { return false }
-        guard writer.append(datagram) else {
-            framesDropped &+= 1
-            return false
-        }
-        return true
+        !isClosed && writer.append(datagram)
     }
 
     /// Writes queued frames until the socket stops taking them. Returns false when the connection
