@@ -15,6 +15,9 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
     public var replayWindowSize: Int
     /// Packets kept per video producer for retransmission; a power of two.
     public var retransmissionBufferPackets: Int
+    /// How long a kept packet still answers a NACK: older resends reach a receiver whose jitter
+    /// buffer has given up on the packet, so they would only take bandwidth.
+    public var retransmissionMaxAge: Duration
     /// Least time between two key-frame requests sent to one publisher.
     public var keyFrameRequestInterval: Duration
     /// Time between sender reports to subscribers and receiver reports to publishers.
@@ -65,6 +68,7 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
         portRange: ClosedRange<UInt16> = 40_000...40_999,
         replayWindowSize: Int = 1024,
         retransmissionBufferPackets: Int = 1024,
+        retransmissionMaxAge: Duration = .seconds(1),
         keyFrameRequestInterval: Duration = .milliseconds(1000),
         reportInterval: Duration = .milliseconds(1000),
         producerIdleTimeout: Duration = .seconds(5),
@@ -86,6 +90,7 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
         self.portRange = portRange
         self.replayWindowSize = replayWindowSize
         self.retransmissionBufferPackets = retransmissionBufferPackets
+        self.retransmissionMaxAge = retransmissionMaxAge
         self.keyFrameRequestInterval = keyFrameRequestInterval
         self.reportInterval = reportInterval
         self.producerIdleTimeout = producerIdleTimeout

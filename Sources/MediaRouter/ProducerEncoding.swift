@@ -63,7 +63,8 @@ final class ProducerEncoding {
         keyFrameRequests = KeyFrameRequestThrottle(interval: UInt64(configuration.keyFrameRequestInterval.nanoseconds))
         if options.kind == .video {
             nackGenerator = NackGenerator()
-            retransmissions = RetransmissionBuffer(capacity: configuration.retransmissionBufferPackets)
+            retransmissions = RetransmissionBuffer(
+                capacity: configuration.retransmissionBufferPackets, maxAge: UInt64(configuration.retransmissionMaxAge.nanoseconds))
         } else {
             nackGenerator = nil
             retransmissions = nil

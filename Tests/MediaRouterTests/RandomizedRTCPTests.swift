@@ -12,7 +12,10 @@ import TestSupport
 /// passes only well-formed requests on to the publisher, and counts what it could not read.
 @Suite struct RandomizedRTCPTests {
     @Test func mutatedFeedbackFromASubscriberNeverBreaksForwardingOrLeaksAnything() async throws {
-        let session = try await RoutedSession.make(subscriberCount: 1, portBase: 42_400, keyFrameInterval: .milliseconds(100))
+        // The NACK seeds must find the lost packets however slowly this runs beside the parallel
+        // suites (it once took over the default second from publishing to the NACK).
+        let session = try await RoutedSession.make(
+            subscriberCount: 1, portBase: 42_400, keyFrameInterval: .milliseconds(100), retransmissionMaxAge: .seconds(60))
         defer { session.plane.shutdown() }
         let subscriber = session.subscribers[0]
         try session.publish(from: 0, count: 20, keyFrameAt: [0])

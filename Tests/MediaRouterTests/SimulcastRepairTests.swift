@@ -19,9 +19,11 @@ import Testing
     }
 
     @Test func aNackForTheLayerForwardedBeforeASwitchIsAnsweredFromThatLayer() async throws {
-        // No sender report may take the place of the packet the subscriber drops.
+        // No sender report may take the place of the packet the subscriber drops, and the NACK finds
+        // the packet kept however slowly this runs beside other suites.
         let plane = try MediaPlane(
-            configuration: MediaRouterConfiguration(workerCount: 1, portRange: 43_300...43_349, reportInterval: .seconds(30)))
+            configuration: MediaRouterConfiguration(
+                workerCount: 1, portRange: 43_300...43_349, retransmissionMaxAge: .seconds(60), reportInterval: .seconds(30)))
         defer { plane.shutdown() }
         let router = try await plane.createRouter()
         let publisher = try TestPeer()

@@ -11,13 +11,14 @@ import Testing
 /// fewest consumers and receive the publisher's packets through the relay ring between the workers.
 @Suite(.serialized) struct SpreadRouterTests {
     /// Two workers, and a threshold of 2: subscribers 0 and 1 stay on the publisher's worker, the
-    /// rest go to whichever worker has fewer consumers (home on a tie).
+    /// rest go to whichever worker has fewer consumers (home on a tie). Kept packets answer NACKs for
+    /// a minute, so a loaded machine cannot age them out before a test's NACK arrives.
     private func makeSession(
         subscribers: Int, portBase: UInt16, relayRingCapacity: Int = 1024, loop: WorkerLoop = .dispatchWait
     ) async throws -> RoutedSession {
         try await RoutedSession.make(
             subscriberCount: subscribers, portBase: portBase, workerCount: 2, spreadThreshold: 2, relayRingCapacity: relayRingCapacity,
-            workerLoop: loop)
+            workerLoop: loop, retransmissionMaxAge: .seconds(60))
     }
 
     /// The worker each subscriber's transport landed on.
