@@ -256,6 +256,16 @@ public actor CascadingMediaControl: MediaControl, Service {
         }
     }
 
+    /// Producers and routers live on the session's node: muting one there, or holding it back as
+    /// quieter, also stops what its cascade consumers carry to the edges.
+    public func setProducerMuted(_ producer: ProducerID, muted: Bool) async throws(MediaControlError) {
+        try await local.setProducerMuted(producer, muted: muted)
+    }
+
+    public func setForwardLoudest(router: RouterID, count: Int?) async throws(MediaControlError) {
+        try await local.setForwardLoudest(router: router, count: count)
+    }
+
     /// The router's statistics here, with those of its subscribers on edges under their tags. An edge
     /// that does not answer leaves its subscribers out rather than failing the request.
     public func statistics(router: RouterID) async throws(MediaControlError) -> RouterStatistics {
@@ -390,7 +400,7 @@ public actor CascadingMediaControl: MediaControl, Service {
                     transportTag(of: transport, on: node).map { .audioFallback($0, side: side, transition) }
                 case .consumerLayerChanged(let consumer, let state):
                     consumerTag(of: consumer, on: node).map { .consumerLayerChanged($0, state) }
-                case .producerIdle, .producerActive, .keyFrameNeeded, .producerLayersChanged: nil
+                case .producerIdle, .producerActive, .keyFrameNeeded, .producerLayersChanged, .dominantSpeakerChanged, .audioLevels: nil
                 }
             if let translated { continuation.yield(translated) }
         }
@@ -414,6 +424,9 @@ public actor CascadingMediaControl: MediaControl, Service {
         case .producerIdle(let producer), .producerActive(let producer), .keyFrameNeeded(let producer), .producerLayersChanged(let producer, _):
             if routes.values.contains(where: { $0.relayed.values.contains(producer) }) { return }
             if case .producerLayersChanged(_, let layers) = event, producerLayers[producer] != nil { producerLayers[producer] = layers }
+        case .dominantSpeakerChanged, .audioLevels:
+            // Signaling knows the routers of its own sessions only; an edge's relay router goes unheard.
+            break
         }
         continuation.yield(event)
     }

@@ -60,6 +60,15 @@ public protocol MediaControl: Sendable {
     /// caller while the publisher has its video off.
     func setAudioFallback(transport: TransportID, side: AudioFallbackSide, enabled: Bool) async throws(MediaControlError)
 
+    /// Stops (or restarts) everything a producer sends reaching its consumers, at once and for all of
+    /// them: its publisher muted it, or a moderator did. A muted audio producer counts as silence for
+    /// the session's speakers.
+    func setProducerMuted(_ producer: ProducerID, muted: Bool) async throws(MediaControlError)
+    /// Forwards only the `count` loudest audio producers of the router (and its dominant speaker) to
+    /// their subscribers; nil forwards every one. A stream is held back or let through only at a
+    /// silence, never mid-speech.
+    func setForwardLoudest(router: RouterID, count: Int?) async throws(MediaControlError)
+
     /// A copy of the router's statistics.
     func statistics(router: RouterID) async throws(MediaControlError) -> RouterStatistics
 

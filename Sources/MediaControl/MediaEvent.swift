@@ -22,4 +22,27 @@ public enum MediaEvent: Equatable, Sendable, Codable {
     case producerLayersChanged(ProducerID, [VideoLayer])
     /// A simulcast consumer started forwarding another layer (spatial or temporal), or its target moved.
     case consumerLayerChanged(ConsumerID, VideoLayerState)
+    /// The router's dominant speaker changed (nil: the one it had was muted or closed, and nobody
+    /// else speaks). Only for audio producers that carry RFC 6464 levels.
+    case dominantSpeakerChanged(RouterID, ProducerID?)
+    /// The smoothed levels of the router's loudest audio producers, loudest first, at most
+    /// `AudioLevelReport.maximumStreams` of them, at most every `AudioLevelReport.interval`, and only
+    /// when they changed.
+    case audioLevels(RouterID, [ProducerAudioLevel])
+}
+
+/// One audio producer's smoothed level, as `MediaEvent.audioLevels` reports it.
+public struct ProducerAudioLevel: Equatable, Sendable, Codable {
+    public var producerID: ProducerID
+    /// Linear amplitude 0 (silence) ... 1 (0 dBov), the unit of WebRTC's `audioLevel` statistic,
+    /// rounded to three decimals.
+    public var level: Double
+    /// Whether the producer counts as speaking now.
+    public var speaking: Bool
+
+    public init(producerID: ProducerID, level: Double, speaking: Bool) {
+        self.producerID = producerID
+        self.level = level
+        self.speaking = speaking
+    }
 }

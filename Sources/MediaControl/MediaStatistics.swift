@@ -42,6 +42,16 @@ public struct ProducerStatistics: Equatable, Sendable, Codable {
     public var keyFrameRequestsSent: UInt64 = 0
     /// For a simulcast track, each encoding's measured bits per second, lowest first.
     public var layerBitrates: [Double] = []
+    /// For an audio track that carries RFC 6464 levels: the smoothed level (linear amplitude 0...1)
+    /// and whether it counts as speaking.
+    public var audioLevel: Double?
+    public var speaking: Bool?
+    /// Whether nothing it sends reaches its consumers because it is muted (`setProducerMuted`), or
+    /// because it is not among the loudest (`setForwardLoudest`).
+    public var muted = false
+    public var heldBackAsQuieter = false
+    /// Packets kept from every consumer while muted or held back as quieter than the loudest.
+    public var packetsHeldBack: UInt64 = 0
 
     public init(producerID: ProducerID, kind: MediaKind) {
         self.producerID = producerID
@@ -114,14 +124,17 @@ public struct RouterStatistics: Equatable, Sendable, Codable {
     public var producers: [ProducerStatistics]
     public var consumers: [ConsumerStatistics]
     public var transports: [TransportStatistics] = []
+    /// The producer the router counts as the dominant speaker (`MediaEvent.dominantSpeakerChanged`).
+    public var dominantSpeaker: ProducerID?
     /// Packets dropped, by reason (`authentication`, `malformed`, `unknownSSRC`, `wrongSource`, `oversize`, ...).
     public var drops: [String: UInt64]
 
     public init(
         routerID: RouterID, producers: [ProducerStatistics], consumers: [ConsumerStatistics], drops: [String: UInt64],
-        transports: [TransportStatistics] = []
+        transports: [TransportStatistics] = [], dominantSpeaker: ProducerID? = nil
     ) {
         self.routerID = routerID
+        self.dominantSpeaker = dominantSpeaker
         self.producers = producers
         self.consumers = consumers
         self.drops = drops
@@ -134,7 +147,8 @@ public struct RouterStatistics: Equatable, Sendable, Codable {
             routerID: routerID, producers: (producers + other.producers).sorted { $0.producerID.rawValue < $1.producerID.rawValue },
             consumers: (consumers + other.consumers).sorted { $0.consumerID.rawValue < $1.consumerID.rawValue },
             drops: drops.merging(other.drops, uniquingKeysWith: +),
-            transports: (transports + other.transports).sorted { $0.transportID.rawValue < $1.transportID.rawValue })
+            transports: (transports + other.transports).sorted { $0.transportID.rawValue < $1.transportID.rawValue },
+            dominantSpeaker: dominantSpeaker ?? other.dominantSpeaker)
     }
 }
 

@@ -16,6 +16,9 @@ public struct ProducerOptions: Equatable, Sendable, Codable {
     /// layers named by `rid`.
     public var rtpStreamIDExtensionID: UInt8?
     public var repairedRTPStreamIDExtensionID: UInt8?
+    /// The one-byte header extension id of the RFC 6464 audio level, for an audio track that carries
+    /// it: the router reads each packet's level for the session's speakers.
+    public var audioLevelID: UInt8?
 
     public init(codec: CodecParameters, ssrc: UInt32, rtxSSRC: UInt32? = nil, absoluteSendTimeID: UInt8? = nil) {
         self.codec = codec

@@ -635,6 +635,29 @@ public final class MediaPlane: MediaControl {
         guard found else { throw .unknownTransport(transportID) }
     }
 
+    public func setProducerMuted(_ producerID: ProducerID, muted: Bool) async throws(MediaControlError) {
+        let (routerID, worker) = try locate(producerID)
+        let found: Bool = await onThread(of: worker) {
+            guard let producer = worker.routers[routerID]?.producers[producerID] else { return false }
+            producer.setMuted(muted, now: MediaClock.monotonicNow())
+            worker.flush()
+            return true
+        }
+        guard found else { throw .unknownProducer(producerID) }
+    }
+
+    public func setForwardLoudest(router routerID: RouterID, count: Int?) async throws(MediaControlError) {
+        if let count, count < 1 { throw .invalidParameters(reason: "forwardLoudest must be at least 1, not \(count)") }
+        let worker = try worker(of: routerID)
+        let found: Bool = await onThread(of: worker) {
+            guard let router = worker.routers[routerID] else { return false }
+            router.setForwardLoudest(count, now: MediaClock.monotonicNow())
+            worker.flush()
+            return true
+        }
+        guard found else { throw .unknownRouter(routerID) }
+    }
+
     /// The router's statistics over every worker it has spread to.
     public func statistics(router routerID: RouterID) async throws(MediaControlError) -> RouterStatistics {
         _ = try worker(of: routerID)

@@ -40,8 +40,17 @@ final class Producer {
     private(set) var nacksSent: UInt64 = 0
     private(set) var keyFrameRequestsSent: UInt64 = 0
     private var lastPacketAt: UInt64?
-    /// The publisher's audio-fallback policy has the video off: nothing reaches the consumers.
-    private(set) var isSuspendedForUplinkQuality = false
+    /// Why nothing reaches the consumers, if anything keeps it from them.
+    private(set) var suspension: ProducerSuspension = []
+    /// Packets kept from every consumer while suspended.
+    private(set) var packetsHeldBack: UInt64 = 0
+    /// What the packets' RFC 6464 levels say about the stream (audio at home, with the extension).
+    private(set) var levels = AudioLevelMeter()
+    /// Set by the router while it forwards only its loudest audio: the speech loudness at which this
+    /// producer takes a place at its next talk spurt, and whether the router wants it held back
+    /// (then it is, at its next silent packet). Nil while every audio producer is forwarded.
+    var loudestAdmission: Double?
+    var yieldsToLouder = false
     private var isIdle = false
     var lastReportAt: UInt64 = 0
     /// The layers as last told to signaling (`producerLayersChanged`).
@@ -104,9 +113,9 @@ final class Producer {
     /// target first learns that the publisher's video is off, when it is.
     func setRelayTargets(_ targets: [Int]) {
         guard targets != relayTargets else { return }
-        if isSuspendedForUplinkQuality {
+        if isSuspended {
             for target in targets where !relayTargets.contains(target) {
-                worker.relay(.uplinkSuspension, to: target, producer: id, encoding: 0, flag: true)
+                worker.relay(.suspension, to: target, producer: id, encoding: 0, flag: true)
             }
         }
         relayTargets = targets
@@ -163,7 +172,13 @@ final class Producer {
             encoding.keyFrameRequests.keyFrameReceived(now: now)
             if isLayered, let descriptor { encoding.recordKeyFrame(packet, descriptor: descriptor) }
         }
-        guard !isSuspendedForUplinkQuality else { return }
+        if homeWorker == nil, let levelID = options.audioLevelID, let level = packet.audioLevel(id: levelID) {
+            recordLevel(level.level, now: now)
+        }
+        guard suspension.isEmpty else {
+            packetsHeldBack &+= 1
+            return
+        }
         for target in relayTargets {
             worker.relay(.media, to: target, producer: id, encoding: encoding.index, payload: UnsafeRawBufferPointer(packet.bytes))
         }
@@ -173,18 +188,59 @@ final class Producer {
         }
     }
 
-    /// Stops or restarts every consumer (and, from home, every copy's), and lets their subscribers'
-    /// policies know whether they have video to judge.
-    func setSuspendedForUplinkQuality(_ suspended: Bool, now: UInt64) {
-        guard isSuspendedForUplinkQuality != suspended else { return }
-        isSuspendedForUplinkQuality = suspended
+    /// Whether nothing reaches the consumers.
+    var isSuspended: Bool { !suspension.isEmpty }
+
+    /// Adds or removes a reason to forward nothing. When that stops or restarts forwarding, it does so
+    /// for every consumer (and, from home, every copy's), and lets their subscribers' policies know
+    /// whether they have video to judge.
+    func setSuspended(_ reason: ProducerSuspension, _ suspended: Bool, now: UInt64) {
+        let wasSuspended = isSuspended
+        if suspended { suspension.insert(reason) } else { suspension.remove(reason) }
+        guard isSuspended != wasSuspended else { return }
         for target in relayTargets {
-            worker.relay(.uplinkSuspension, to: target, producer: id, encoding: 0, flag: suspended)
+            worker.relay(.suspension, to: target, producer: id, encoding: 0, flag: suspended)
         }
         for consumer in consumers {
             if !suspended, consumer.isForwarding { consumer.restartFromKeyFrame(now: now) }
             consumer.transport.updateDownlinkEligibility(now: now)
         }
+    }
+
+    /// Mutes or unmutes: a muted stream forwards nothing and its speech is forgotten.
+    func setMuted(_ muted: Bool, now: UInt64) {
+        if muted { levels.silence() }
+        setSuspended(.muted, muted, now: now)
+    }
+
+    /// Meters one packet's level and, while the router forwards only its loudest audio, holds the
+    /// stream back or lets it through, only where that cannot cut a sound: at a silent packet, or at
+    /// the first packet of a talk spurt.
+    @inline(__always)
+    private func recordLevel(_ level: UInt8, now: UInt64) {
+        guard !suspension.contains(.muted) else { return }
+        let wasSpeech = levels.lastPacketWasSpeech
+        levels.record(level: level, now: now)
+        guard let admission = loudestAdmission else { return }
+        let isSpeech = levels.lastPacketWasSpeech
+        let isBoundary = !isSpeech || !wasSpeech
+        guard isBoundary else { return }
+        if suspension.contains(.quieter) {
+            let admitted = isSpeech && levels.speechLoudness(now: now) >= admission
+            if !yieldsToLouder || admitted {
+                yieldsToLouder = false
+                setSuspended(.quieter, false, now: now)
+            }
+        } else if yieldsToLouder, !isSpeech {
+            setSuspended(.quieter, true, now: now)
+        }
+    }
+
+    /// Stops holding the stream back as quieter (the router forwards every audio producer again).
+    func forwardRegardlessOfLoudness(now: UInt64) {
+        loudestAdmission = nil
+        yieldsToLouder = false
+        setSuspended(.quieter, false, now: now)
     }
 
     /// At home: packets a copy on worker `target` never received, sent to it again from the
@@ -375,6 +431,14 @@ final class Producer {
         result.nacksSent = nacksSent
         result.keyFrameRequestsSent = keyFrameRequestsSent
         if isLayered { result.layerBitrates = encodings.map { $0.measuredBitrate ?? 0 } }
+        if options.audioLevelID != nil, homeWorker == nil {
+            let now = MediaClock.monotonicNow()
+            result.audioLevel = levels.amplitude(now: now)
+            result.speaking = levels.shortActivity(now: now) >= DominantSpeakerSelector<ProducerID>.takeoverActivity
+        }
+        result.muted = suspension.contains(.muted)
+        result.heldBackAsQuieter = suspension.contains(.quieter)
+        result.packetsHeldBack = packetsHeldBack
         return result
     }
 }

@@ -107,6 +107,7 @@ enum RelayMessageKind: UInt8 {
     case keyFrameRequest = 2
     /// Copy to home: sequence numbers (big-endian UInt16s) the copy never received.
     case nack = 3
-    /// Home to copy: the publisher's audio-fallback policy turned its video off (`flag`) or back on.
-    case uplinkSuspension = 4
+    /// Home to copy: the home producer forwards nothing (`flag`: its publisher's audio-fallback policy
+    /// turned its video off, it was muted, or it is quieter than the loudest) or forwards again.
+    case suspension = 4
 }

@@ -26,6 +26,7 @@ final class Router {
     /// Copies of producers whose home is another worker, for the consumers here.
     var relayedProducers: [ProducerID: Producer] = [:]
     var drops = DropCounters()
+    var speakers = RouterSpeakers()
     private var lastSenderReportsAt: UInt64 = 0
 
     init(id: RouterID, worker: Worker, isHome: Bool = true) {
@@ -123,6 +124,7 @@ final class Router {
             transport.tickCongestionControl(now: now)
             transport.tickLayers(now: now)
         }
+        tickSpeakers(now: now)
         if now - lastSenderReportsAt >= reportInterval {
             lastSenderReportsAt = now
             let ntpNow = MediaClock.ntpNow()
@@ -147,6 +149,7 @@ final class Router {
             producers: producers.values.map { $0.snapshot() }.sorted { $0.producerID.rawValue < $1.producerID.rawValue },
             consumers: consumers.values.map { $0.snapshot() }.sorted { $0.consumerID.rawValue < $1.consumerID.rawValue },
             drops: drops.byReason,
-            transports: transports.values.map { $0.snapshot() }.sorted { $0.transportID.rawValue < $1.transportID.rawValue })
+            transports: transports.values.map { $0.snapshot() }.sorted { $0.transportID.rawValue < $1.transportID.rawValue },
+            dominantSpeaker: isHome ? speakers.dominant.dominant : nil)
     }
 }

@@ -75,7 +75,7 @@ extension Transport {
     /// nobody's choice and its publisher's video is not itself off for quality.
     func updateDownlinkEligibility(now: UInt64) {
         let eligible = consumersBySSRC.values.contains { consumer in
-            consumer.kind == .video && !consumer.isPausedByChoice && !consumer.producer.isSuspendedForUplinkQuality
+            consumer.kind == .video && !consumer.isPausedByChoice && !consumer.producer.isSuspended
         }
         guard eligible != downlink.isEligible else { return }
         if downlink.setEligible(eligible) { restoreDownlinkVideo(now: now) }
@@ -123,7 +123,7 @@ extension Transport {
     /// subscribers' policies know whether they have video to judge.
     private func setUplinkVideo(suspended: Bool, now: UInt64) {
         for producer in producers where producer.kind == .video {
-            producer.setSuspendedForUplinkQuality(suspended, now: now)
+            producer.setSuspended(.uplinkQuality, suspended, now: now)
         }
     }
 

@@ -630,12 +630,12 @@ final class Worker: @unchecked Sendable {
                 return
             }
             producer.resend(UnsafeRawBufferPointer(message.payload), encoding: Int(message.encoding), to: source, now: now)
-        case .uplinkSuspension:
+        case .suspension:
             guard let copy = relayedProducers[message.producer] else {
                 relayMessagesUnclaimed &+= 1
                 return
             }
-            copy.setSuspendedForUplinkQuality(message.flag, now: now)
+            copy.setSuspended(.atHome, message.flag, now: now)
         }
     }
 

@@ -307,3 +307,6 @@ extension SessionDirectory {
         return options
     }
 }
+        if track.codec == .opus {
+            options.audioLevelID = headerExtensions.first { $0.uri == HeaderExtensionURI.audioLevel && $0.id > 0 }?.id
+        }

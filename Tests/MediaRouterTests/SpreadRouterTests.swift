@@ -168,7 +168,7 @@ import Testing
         let router = session.router
         func suspend(_ suspended: Bool) {
             home.performAndWait {
-                home.routers[router]?.producers[producer]?.setSuspendedForUplinkQuality(suspended, now: MediaClock.monotonicNow())
+                home.routers[router]?.producers[producer]?.setSuspended(.uplinkQuality, suspended, now: MediaClock.monotonicNow())
                 home.flush()
             }
         }
