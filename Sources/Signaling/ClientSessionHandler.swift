@@ -235,6 +235,16 @@ public struct ClientSessionHandler: Sendable {
             case .forceUnpublish(let reference):
                 try await directory.forceUnpublish(sessionId: sessionId, by: .connection(connectionId), streamId: reference.streamId)
                 result = .empty(.forceUnpublish)
+            case .forceMuteStream(let reference):
+                try await directory.forceMuteStream(sessionId: sessionId, by: .connection(connectionId), streamId: reference.streamId)
+                result = .empty(.forceMuteStream)
+            case .forceMuteAll(let parameters):
+                try await directory.forceMuteAll(
+                    sessionId: sessionId, by: .connection(connectionId), excludedStreamIds: parameters.excludedStreamIds ?? [])
+                result = .empty(.forceMuteAll)
+            case .disableForceMute:
+                try await directory.disableForceMute(sessionId: sessionId, by: .connection(connectionId))
+                result = .empty(.disableForceMute)
             case .answerSubscriber(let answer):
                 try await directory.answerSubscriber(sessionId: sessionId, connectionId: connectionId, answer: answer)
                 result = .empty(.answerSubscriber)

@@ -58,6 +58,29 @@ struct RESTRoutes: Sendable {
                 return nil as EmptyResult?
             }
         }
+        router.post("/v1/sessions/:sessionId/streams/:streamId/mute") { request, context in
+            let sessionId = context.parameters.get("sessionId") ?? ""
+            let streamId = context.parameters.get("streamId") ?? ""
+            return try await respond(to: request, status: .noContent, session: .existing(sessionId)) { _ throws(SignalingError) in
+                try await directory.forceMuteStream(sessionId: sessionId, by: .application, streamId: streamId)
+                return nil as EmptyResult?
+            }
+        }
+        router.post("/v1/sessions/:sessionId/mute") { request, context in
+            let sessionId = context.parameters.get("sessionId") ?? ""
+            return try await respond(to: request, status: .noContent, session: .existing(sessionId)) { body throws(SignalingError) in
+                let forceMute = try RESTBody.decode(RESTBody.ForceMute.self, from: body)
+                if forceMute.active {
+                    try await directory.forceMuteAll(sessionId: sessionId, by: .application, excludedStreamIds: forceMute.excludedStreamIds ?? [])
+                } else {
+                    guard forceMute.excludedStreamIds == nil else {
+                        throw .invalidParams("body.excludedStreamIds", "only goes with active true")
+                    }
+                    try await directory.disableForceMute(sessionId: sessionId, by: .application)
+                }
+                return nil as EmptyResult?
+            }
+        }
         router.get("/v1/sessions/:sessionId/subscribers/:subscriberId/stats") { request, context in
             let sessionId = context.parameters.get("sessionId") ?? ""
             let subscriberId = context.parameters.get("subscriberId") ?? ""

@@ -78,7 +78,9 @@ extension SessionDirectory {
         await closeTransports(transports)
     }
 
-    private func authorizeModeration(_ requester: Requester, in sessionId: String, action: String) throws(SignalingError) {
+    /// Refuses a connection whose role cannot moderate (`forbidden`, naming the role and `action`),
+    /// and a session that does not exist (`notFound`); the app's backend may always moderate.
+    func authorizeModeration(_ requester: Requester, in sessionId: String, action: String) throws(SignalingError) {
         guard sessions[sessionId] != nil else { throw SignalingError(.notFound, "no session \(sessionId)") }
         if case .connection(let connectionId) = requester {
             let connection = try connection(connectionId, in: sessionId)

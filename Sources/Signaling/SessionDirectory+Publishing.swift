@@ -8,7 +8,8 @@ extension SessionDirectory {
     static let maximumStreamNameCharacters = 256
 
     /// Starts a stream: a transport for the publisher (plain SRTP, or WebRTC from its SDP offer), a
-    /// producer per track, and `streamCreated` to every other connection.
+    /// producer per track, and `streamCreated` to every other connection. While the session's force
+    /// mute is active, the stream's audio starts off and the publisher hears `muteForced`.
     public func publish(sessionId: String, connectionId: String, parameters: PublishParameters) async throws(SignalingError) -> PublishResult {
         let connection = try connection(connectionId, in: sessionId)
         guard connection.role.canPublish else {
@@ -80,9 +81,12 @@ extension SessionDirectory {
         let layers =
             parameters.video?.layers?.map { VideoLayerInfo(width: $0.width, height: $0.height, frameRate: $0.frameRate) }
             ?? webRTC?.video.flatMap { $0.layers.isEmpty ? nil : $0.layers.map { _ in VideoLayerInfo(width: 0, height: 0, frameRate: 0) } }
+        let streamId = SessionIdentifier.make(prefix: "st_")
+        let sendsAudio = audio != nil && parameters.publishAudio != false
+        let mutedOnEntry = sendsAudio && sessions[sessionId]!.forceMute.mutesOnEntry(streamId)
         let info = StreamInfo(
-            streamId: SessionIdentifier.make(prefix: "st_"), connection: current.info, creationTime: nowMilliseconds,
-            name: parameters.name ?? "", hasAudio: audio != nil && parameters.publishAudio != false,
+            streamId: streamId, connection: current.info, creationTime: nowMilliseconds,
+            name: parameters.name ?? "", hasAudio: sendsAudio && !mutedOnEntry,
             hasVideo: video != nil && parameters.publishVideo != false,
             videoDimensions: parameters.videoDimensions ?? layers?.last.map { VideoDimensions(width: $0.width, height: $0.height) },
             videoType: videoType, videoLayers: layers)
@@ -94,6 +98,10 @@ extension SessionDirectory {
             audioFallback: fallback, webRTC: webRTC?.state)
         sessions[sessionId]!.connections[connectionId]!.streamIds.insert(info.streamId)
         sessions[sessionId]!.broadcast(.streamCreated(StreamEvent(stream: info)), excluding: connectionId)
+        if mutedOnEntry {
+            current.events.send(.muteForced(MuteForced(streamId: streamId)))
+            logger.info("stream force-muted on entry", metadata: ["session": "\(sessionId)", "stream": "\(streamId)"])
+        }
         if video != nil, fallback.publisherAudioFallbackEnabled == true {
             await setAudioFallback(transport: transportID, side: .publisher, enabled: info.hasVideo)
         }
@@ -120,12 +128,10 @@ extension SessionDirectory {
             throw .invalidParams("params.publishAudio", "stream \(update.streamId) has no audio track")
         }
         var consumerChanges: [ConsumerChange] = []
-        if let publishAudio = update.publishAudio, publishAudio != stream.info.hasAudio {
+        let audioChanges = update.publishAudio.map { $0 != stream.info.hasAudio } ?? false
+        if let publishAudio = update.publishAudio, audioChanges {
             changeProperty(.hasAudio, of: update.streamId, in: sessionId, old: .flag(!publishAudio), new: .flag(publishAudio)) {
                 $0.hasAudio = publishAudio
-            }
-            for subscriber in subscribers(of: stream, in: sessionId) {
-                if let audio = subscriber.audio { consumerChanges.append(ConsumerChange(consumer: audio.consumerID, pause: !publishAudio)) }
             }
         }
         if let publishVideo = update.publishVideo, publishVideo != stream.info.hasVideo {
@@ -147,6 +153,7 @@ extension SessionDirectory {
             }
         }
         await apply(consumerChanges, reason: .publisherChoice)
+        if audioChanges { await alignAudioConsumers(of: update.streamId, in: sessionId) }
         if let publishVideo = update.publishVideo, stream.video != nil, stream.audioFallback.publisherAudioFallbackEnabled == true {
             // Quality never overrides a choice: with its video off, the publisher's uplink is not judged.
             await setAudioFallback(transport: stream.transportID, side: .publisher, enabled: publishVideo)
@@ -168,15 +175,36 @@ extension SessionDirectory {
         stream.subscriberIds.compactMap { sessions[sessionId]?.subscribers[$0] }
     }
 
-    private func changeProperty(
+    /// Pauses or resumes, for the publisher's choice, the audio consumers of every subscriber of a
+    /// stream as its `hasAudio` is now, and returns once the router has applied it: no audio packet
+    /// read after that is forwarded to a muted stream's subscribers. Passes over one stream run one
+    /// after another, so a moderator's mute and the publisher's unmute reach the router in the
+    /// order they were made, whatever the interleaving of their requests.
+    func alignAudioConsumers(of streamId: String, in sessionId: String) async {
+        let previous = sessions[sessionId]?.streams[streamId]?.audioAlignment
+        let alignment = Task {
+            await previous?.value
+            guard let stream = sessions[sessionId]?.streams[streamId] else { return }
+            let changes = subscribers(of: stream, in: sessionId).compactMap { subscriber in
+                subscriber.audio.map { ConsumerChange(consumer: $0.consumerID, pause: !stream.info.hasAudio) }
+            }
+            await apply(changes, reason: .publisherChoice)
+        }
+        sessions[sessionId]?.streams[streamId]?.audioAlignment = alignment
+        await alignment.value
+    }
+
+    /// Sets a stream property and tells every connection, the publisher included; `reason` says
+    /// who changed it when the publisher did not.
+    func changeProperty(
         _ property: StreamProperty, of streamId: String, in sessionId: String, old: StreamPropertyValue,
-        new: StreamPropertyValue, _ apply: (inout StreamInfo) -> Void
+        new: StreamPropertyValue, reason: StreamPropertyChangeReason? = nil, _ apply: (inout StreamInfo) -> Void
     ) {
         guard var info = sessions[sessionId]?.streams[streamId]?.info else { return }
         apply(&info)
         sessions[sessionId]?.streams[streamId]?.info = info
         sessions[sessionId]?.broadcast(
-            .streamPropertyChanged(StreamPropertyChange(stream: info, changedProperty: property, oldValue: old, newValue: new)))
+            .streamPropertyChanged(StreamPropertyChange(stream: info, changedProperty: property, oldValue: old, newValue: new, reason: reason)))
     }
 
     private static func validate(_ parameters: PublishParameters) throws(SignalingError) {

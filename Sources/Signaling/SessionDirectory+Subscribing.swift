@@ -51,7 +51,7 @@ extension SessionDirectory {
         if let webRTCTransport {
             subscriber.webRTC = offerToSubscriber(transport: webRTCTransport, stream: current, audio: audio, video: video)
         }
-        await record(subscriber, of: current, in: sessionId)
+        await record(subscriber, of: current, audioConsumedWith: stream.info.hasAudio, in: sessionId)
         let disableReason: VideoDisableReason? =
             if video == nil { nil } else if !subscribeToVideo { .subscriberPropertyChanged } else if !current.info.hasVideo { .publisherPropertyChanged } else { nil }
         return SubscribeResult(
@@ -90,10 +90,16 @@ extension SessionDirectory {
     }
 
     /// Enters a new subscriber in the bookkeeping, with the stream's audio fallback for its downlink.
-    func record(_ subscriber: SubscriberState, of stream: StreamState, in sessionId: String) async {
+    /// `audioConsumedWith` is the stream's `hasAudio` its audio consumer was made with: a mute or an
+    /// unmute that came while the subscription was being set up passed this subscriber by, so its
+    /// consumer is brought in line now.
+    func record(_ subscriber: SubscriberState, of stream: StreamState, audioConsumedWith publisherSentAudio: Bool, in sessionId: String) async {
         sessions[sessionId]!.subscribers[subscriber.id] = subscriber
         sessions[sessionId]!.connections[subscriber.connectionId]!.subscriberIds.insert(subscriber.id)
         sessions[sessionId]!.streams[subscriber.streamId]!.subscriberIds.insert(subscriber.id)
+        if subscriber.audio != nil, sessions[sessionId]!.streams[subscriber.streamId]!.info.hasAudio != publisherSentAudio {
+            await alignAudioConsumers(of: subscriber.streamId, in: sessionId)
+        }
         if subscriber.video != nil, stream.audioFallback.subscriberAudioFallbackEnabled == true {
             await setAudioFallback(transport: subscriber.transportID, side: .subscriber, enabled: true)
         }

@@ -70,7 +70,7 @@ extension SessionDirectory {
             let subscriber = SubscriberState(
                 id: SessionIdentifier.make(prefix: "sb_"), streamId: streamId, connectionId: connectionId,
                 transportID: transport.transportID, audio: audio, video: video, subscribeToAudio: true, subscribeToVideo: true)
-            await record(subscriber, of: current, in: sessionId)
+            await record(subscriber, of: current, audioConsumedWith: stream.info.hasAudio, in: sessionId)
             let tracks = Self.outgoingTracks(
                 of: current, audio: audio, video: video,
                 transportWide: transportWideID.map { HeaderExtension(id: $0, uri: HeaderExtensionURI.transportWideSequenceNumber) },

@@ -33,6 +33,9 @@ struct StreamState {
     var subscriberIds: Set<String> = []
     /// The SDP state of a WebRTC publisher; nil for a plain transport.
     var webRTC: PublisherWebRTCState?
+    /// The latest pass that brings the subscribers' audio consumers in line with `info.hasAudio`;
+    /// each pass waits for the one before, so the router sees changes in the order they were made.
+    var audioAlignment: Task<Void, Never>?
 
     /// The producers of the tracks it carries.
     var producerIDs: [ProducerID] { [audio?.producerID, video?.producerID].compactMap { $0 } }
@@ -93,12 +96,15 @@ struct SessionState {
     var subscribers: [String: SubscriberState] = [:]
     /// Created on first use; a task so that two requests racing for it share one router.
     var router: Task<RouterID, any Error>?
+    /// Whether streams published now start muted, and which are spared.
+    var forceMute = ForceMuteState.inactive
 
     var snapshot: SessionSnapshot {
         SessionSnapshot(
             sessionId: id,
             connections: connections.values.map(\.info).sorted { ($0.creationTime, $0.connectionId) < ($1.creationTime, $1.connectionId) },
-            streams: streams.values.map(\.info).sorted { ($0.creationTime, $0.streamId) < ($1.creationTime, $1.streamId) })
+            streams: streams.values.map(\.info).sorted { ($0.creationTime, $0.streamId) < ($1.creationTime, $1.streamId) },
+            forceMute: forceMute)
     }
 
     /// Sends an event to every connection but `excluded`.

@@ -126,6 +126,11 @@ public struct ClientMessage: Equatable, Sendable {
         case .forceUnpublish: return .forceUnpublish(try params(StreamReference.self))
         case .answerSubscriber: return .answerSubscriber(try params(SubscriberAnswer.self))
         case .restartIce: return .restartIce(try params(ICERestartParameters.self))
+        case .forceMuteStream: return .forceMuteStream(try params(StreamReference.self))
+        case .forceMuteAll: return .forceMuteAll(try decoder.decode(OptionalParameters<ForceMuteAllParameters>.self, from: data).params ?? ForceMuteAllParameters())
+        case .disableForceMute:
+            _ = try decoder.decode(OptionalParameters<NoParameters>.self, from: data)
+            return .disableForceMute
         case .disconnect:
             _ = try decoder.decode(OptionalParameters<NoParameters>.self, from: data)
             return .disconnect
@@ -154,7 +159,7 @@ extension ClientMessage: Encodable {
         case .connect(let parameters): try container.encode(parameters, forKey: .params)
         case .reconnect(let parameters): try container.encode(parameters, forKey: .params)
         case .publish(let parameters): try container.encode(parameters, forKey: .params)
-        case .unpublish(let parameters), .forceUnpublish(let parameters), .getPublisherStats(let parameters):
+        case .unpublish(let parameters), .forceUnpublish(let parameters), .getPublisherStats(let parameters), .forceMuteStream(let parameters):
             try container.encode(parameters, forKey: .params)
         case .updateStream(let parameters): try container.encode(parameters, forKey: .params)
         case .subscribe(let parameters): try container.encode(parameters, forKey: .params)
@@ -164,7 +169,8 @@ extension ClientMessage: Encodable {
         case .forceDisconnect(let parameters): try container.encode(parameters, forKey: .params)
         case .answerSubscriber(let parameters): try container.encode(parameters, forKey: .params)
         case .restartIce(let parameters): try container.encode(parameters, forKey: .params)
-        case .disconnect: try container.encode(NoParameters(), forKey: .params)
+        case .forceMuteAll(let parameters): try container.encode(parameters, forKey: .params)
+        case .disconnect, .disableForceMute: try container.encode(NoParameters(), forKey: .params)
         }
     }
 }

@@ -15,12 +15,16 @@ public enum ClientRequest: Equatable, Sendable {
     case forceUnpublish(StreamReference)
     case answerSubscriber(SubscriberAnswer)
     case restartIce(ICERestartParameters)
+    case forceMuteStream(StreamReference)
+    case forceMuteAll(ForceMuteAllParameters)
+    case disableForceMute
     case disconnect
 
     /// The `method` string of each request.
     public enum Method: String, Codable, CaseIterable, Sendable {
         case connect, reconnect, publish, unpublish, updateStream, subscribe, unsubscribe, updateSubscriber, signal
         case getStats, getPublisherStats, forceDisconnect, forceUnpublish, answerSubscriber, restartIce, disconnect
+        case forceMuteStream, forceMuteAll, disableForceMute
     }
 
     public var method: Method {
@@ -40,6 +44,9 @@ public enum ClientRequest: Equatable, Sendable {
         case .forceUnpublish: .forceUnpublish
         case .answerSubscriber: .answerSubscriber
         case .restartIce: .restartIce
+        case .forceMuteStream: .forceMuteStream
+        case .forceMuteAll: .forceMuteAll
+        case .disableForceMute: .disableForceMute
         case .disconnect: .disconnect
         }
     }

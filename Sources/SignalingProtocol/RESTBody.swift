@@ -48,6 +48,18 @@ public enum RESTBody {
         }
     }
 
+    /// `POST /v1/sessions/{sessionId}/mute`: `active` true mutes every stream but the excluded ones
+    /// and every stream published from now on; false stops muting new streams (and unmutes nobody).
+    public struct ForceMute: Codable, Equatable, Sendable {
+        public var active: Bool
+        public var excludedStreamIds: [String]?
+
+        public init(active: Bool, excludedStreamIds: [String]? = nil) {
+            self.active = active
+            self.excludedStreamIds = excludedStreamIds
+        }
+    }
+
     /// Decodes a request body, naming exactly what was wrong when it cannot.
     public static func decode<Body: Decodable>(_ type: Body.Type, from data: Data) throws(SignalingError) -> Body {
         guard JSONText.isValid(data) else { throw .invalidParams("body", "not valid JSON") }

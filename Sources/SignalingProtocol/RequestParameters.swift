@@ -249,7 +249,19 @@ public struct ConnectionReference: Codable, Equatable, Sendable {
     public init(connectionId: String) { self.connectionId = connectionId }
 }
 
-/// Parameters of requests that take none (`disconnect`).
+/// Parameters of `forceMuteAll` (`params` may be left out): every stream but the excluded ones is
+/// muted, and so is every stream published until `disableForceMute`.
+public struct ForceMuteAllParameters: Codable, Equatable, Sendable {
+    /// Streams to leave alone, now and as they are published; at most 1000. Ids that name no stream
+    /// are allowed.
+    public var excludedStreamIds: [String]?
+
+    public init(excludedStreamIds: [String]? = nil) {
+        self.excludedStreamIds = excludedStreamIds
+    }
+}
+
+/// Parameters of requests that take none (`disconnect`, `disableForceMute`).
 public struct NoParameters: Codable, Equatable, Sendable {
     public init() {}
 }

@@ -5,6 +5,8 @@ public struct Capabilities: Codable, Equatable, Sendable {
     public var signal: Bool
     public var forceDisconnect: Bool
     public var forceUnpublish: Bool
+    /// `forceMuteStream`, `forceMuteAll` and `disableForceMute`.
+    public var forceMute: Bool
 
     public init(role: Role) {
         publish = role.canPublish
@@ -12,6 +14,7 @@ public struct Capabilities: Codable, Equatable, Sendable {
         signal = role.canSignal
         forceDisconnect = role.canModerate
         forceUnpublish = role.canModerate
+        forceMute = role.canModerate
     }
 }
 
@@ -21,12 +24,15 @@ public struct SessionSnapshot: Codable, Equatable, Sendable {
     public var connectionCount: Int
     public var connections: [ConnectionInfo]
     public var streams: [StreamInfo]
+    /// Whether streams published now start muted (`forceMuteAll` until `disableForceMute`).
+    public var forceMute: ForceMuteState
 
-    public init(sessionId: String, connections: [ConnectionInfo], streams: [StreamInfo]) {
+    public init(sessionId: String, connections: [ConnectionInfo], streams: [StreamInfo], forceMute: ForceMuteState = .inactive) {
         self.sessionId = sessionId
         self.connectionCount = connections.count
         self.connections = connections
         self.streams = streams
+        self.forceMute = forceMute
     }
 }
 

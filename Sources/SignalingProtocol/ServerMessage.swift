@@ -77,6 +77,8 @@ extension ServerMessage: Codable {
             case .signal(let value): try container.encode(value, forKey: .data)
             case .subscriberDestroyed(let value): try container.encode(value, forKey: .data)
             case .sessionDisconnected(let value): try container.encode(value, forKey: .data)
+            case .muteForced(let value): try container.encode(value, forKey: .data)
+            case .forceMuteChanged(let value): try container.encode(value, forKey: .data)
             }
         }
     }
@@ -130,6 +132,8 @@ extension ServerMessage: Codable {
         case .signal: return .signal(try data(SignalDelivery.self))
         case .subscriberDestroyed: return .subscriberDestroyed(try data(SubscriberEnded.self))
         case .sessionDisconnected: return .sessionDisconnected(try data(SessionDisconnection.self))
+        case .muteForced: return .muteForced(try data(MuteForced.self))
+        case .forceMuteChanged: return .forceMuteChanged(try data(ForceMuteState.self))
         }
     }
 

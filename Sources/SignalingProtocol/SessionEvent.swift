@@ -62,6 +62,12 @@ public enum StreamProperty: String, Codable, Equatable, Sendable {
     case videoLayers
 }
 
+/// Why a stream property changed, when it was not the publisher's own doing.
+public enum StreamPropertyChangeReason: String, Codable, Equatable, Sendable {
+    /// A moderator or the app's backend muted the stream's audio (`forceMuteStream`, `forceMuteAll`).
+    case forceMuted
+}
+
 /// A property value in `streamPropertyChanged`: a boolean, video dimensions or simulcast layers.
 public enum StreamPropertyValue: Codable, Equatable, Sendable {
     case flag(Bool)
@@ -116,13 +122,28 @@ public struct StreamPropertyChange: Codable, Equatable, Sendable {
     public var changedProperty: StreamProperty
     public var oldValue: StreamPropertyValue
     public var newValue: StreamPropertyValue
+    /// Left out when the publisher changed it (or the router learned it); `forceMuted` when a
+    /// moderator or the app's backend turned the audio off.
+    public var reason: StreamPropertyChangeReason?
 
-    public init(stream: StreamInfo, changedProperty: StreamProperty, oldValue: StreamPropertyValue, newValue: StreamPropertyValue) {
+    public init(
+        stream: StreamInfo, changedProperty: StreamProperty, oldValue: StreamPropertyValue, newValue: StreamPropertyValue,
+        reason: StreamPropertyChangeReason? = nil
+    ) {
         self.stream = stream
         self.changedProperty = changedProperty
         self.oldValue = oldValue
         self.newValue = newValue
+        self.reason = reason
     }
+}
+
+/// To a publisher: a moderator or the app's backend muted its stream's audio, now or as it was
+/// published while force mute was active. The publisher may turn it on again (`updateStream`).
+public struct MuteForced: Codable, Equatable, Sendable {
+    public var streamId: String
+
+    public init(streamId: String) { self.streamId = streamId }
 }
 
 /// A subscription the server ended although its stream goes on.
@@ -218,12 +239,17 @@ public enum SessionEvent: Equatable, Sendable {
     case subscriberDestroyed(SubscriberEnded)
     /// The last message on a connection the server closes.
     case sessionDisconnected(SessionDisconnection)
+    /// To the publishing connection only: one of its streams was force-muted.
+    case muteForced(MuteForced)
+    /// To every connection: force mute ("mute on entry") was turned on or off.
+    case forceMuteChanged(ForceMuteState)
 
     public enum Name: String, Codable, CaseIterable, Sendable {
         case connectionCreated, connectionDestroyed, streamCreated, streamDestroyed, streamPropertyChanged
         case videoDisabled, videoEnabled, videoDisableWarning, videoDisableWarningLifted, videoLayerChanged
         case publisherVideoDisableWarning, publisherVideoDisableWarningLifted, publisherVideoDisabled, publisherVideoEnabled
         case signal, subscriberDestroyed, sessionDisconnected
+        case muteForced, forceMuteChanged
     }
 
     public var name: Name {
@@ -245,6 +271,8 @@ public enum SessionEvent: Equatable, Sendable {
         case .signal: .signal
         case .subscriberDestroyed: .subscriberDestroyed
         case .sessionDisconnected: .sessionDisconnected
+        case .muteForced: .muteForced
+        case .forceMuteChanged: .forceMuteChanged
         }
     }
 }

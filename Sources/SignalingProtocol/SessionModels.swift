@@ -89,11 +89,32 @@ public enum Role: String, Codable, Equatable, Sendable, CaseIterable {
     case publisher
     /// Publish only: no subscribing, no signals.
     case publisheronly
-    /// Everything a publisher may do, plus force disconnect and force unpublish.
+    /// Everything a publisher may do, plus force disconnect, force unpublish and force mute.
     case moderator
 
     public var canPublish: Bool { self != .subscriber }
     public var canSubscribe: Bool { self != .publisheronly }
     public var canSignal: Bool { self != .publisheronly }
     public var canModerate: Bool { self == .moderator }
+}
+
+/// A session's force mute ("mute on entry"), as the reference platform's `forceMuteAll` leaves it:
+/// while `active`, every stream published starts with its audio muted, unless its id is in
+/// `excludedStreamIds`.
+public struct ForceMuteState: Codable, Equatable, Sendable {
+    public var active: Bool
+    /// While active, the streams left alone (an empty list when none); left out when not active.
+    public var excludedStreamIds: [String]?
+
+    public init(active: Bool, excludedStreamIds: [String]? = nil) {
+        self.active = active
+        self.excludedStreamIds = active ? (excludedStreamIds ?? []) : nil
+    }
+
+    public static let inactive = ForceMuteState(active: false)
+
+    /// Whether a stream published now starts muted.
+    public func mutesOnEntry(_ streamId: String) -> Bool {
+        active && !(excludedStreamIds ?? []).contains(streamId)
+    }
 }

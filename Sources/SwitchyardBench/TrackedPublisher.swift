@@ -14,7 +14,7 @@ final class TrackedPublisher: Sendable {
             switch event {
             case .publisherVideoDisableWarning, .publisherVideoDisableWarningLifted: true
             case .publisherVideoDisabled(let reason), .publisherVideoEnabled(let reason): reason == .quality
-            case .streamDestroyed, .publisherDidDisconnect, .publisherDidReconnect, .streamMoved: false
+            case .streamDestroyed, .publisherDidDisconnect, .publisherDidReconnect, .streamMoved, .muteForced: false
             }
         }
     }
@@ -29,6 +29,7 @@ final class TrackedPublisher: Sendable {
         case .publisherDidDisconnect: "publisherDisconnected"
         case .publisherDidReconnect: "publisherReconnected"
         case .streamMoved: "streamMoved"
+        case .muteForced: "muteForced"
         }
     }
 }

@@ -21,6 +21,12 @@ public enum SessionClientEvent: Equatable, Sendable {
     /// The session ended: the server said why, or `reason` is nil when the network dropped it and
     /// reconnection failed or was off.
     case sessionDidDisconnect(reason: SessionDisconnectedReason?)
+    /// A moderator or the app's backend muted one of this connection's streams (the publisher's
+    /// `muteForced`); it stopped sending audio. Also for a stream muted as it was published, before
+    /// `publish` returns.
+    case muteForced(streamId: String)
+    /// Force mute was turned on or off for the session (the session's `muteForced` with `active`).
+    case forceMuteChanged(ForceMuteState)
 }
 
 /// What happens to one subscriber, named after the reference platform's subscriber delegate.
@@ -56,4 +62,7 @@ public enum PublisherEvent: Equatable, Sendable {
     /// In a cluster, the session moved to another node (a drain, a lost node) and the stream was
     /// published there again: its new id and properties. Subscribers see it as a new stream.
     case streamMoved(StreamInfo)
+    /// A moderator or the app's backend muted this stream's audio; the publisher stopped sending it.
+    /// `setPublishAudio(true)` turns it on again.
+    case muteForced
 }

@@ -110,6 +110,13 @@ public final class Publisher: Sendable {
         eventSink.yield(.streamMoved(newBinding.stream))
     }
 
+    /// A moderator muted the stream: the server forwards none of its audio any more, so none is sent.
+    func muteForced() {
+        let media = self.media
+        session.options.mediaLoop.perform { media.value.sendsAudio = false }
+        eventSink.yield(.muteForced)
+    }
+
     func deliver(_ event: PublisherEvent) {
         eventSink.yield(event)
     }

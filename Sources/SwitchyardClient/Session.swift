@@ -41,6 +41,7 @@ public final class Session: Sendable {
         var nodeId: String?
         /// The STUN and TURN servers of the last connect or reconnect reply.
         var iceServers: [ICEServer] = []
+        var forceMute = ForceMuteState.inactive
     }
 
     /// Redirects to another node `connect` follows before giving up: one is the rule (the node
@@ -88,6 +89,8 @@ public final class Session: Sendable {
     public var iceServers: [ICEServer] { state.withLock { $0.iceServers } }
     public var streams: [StreamInfo] { state.withLock { Array($0.streams.values) } }
     public var connections: [ConnectionInfo] { state.withLock { Array($0.connections.values) } }
+    /// Whether streams published now start muted (a moderator's `forceMuteAll`, until `disableForceMute`).
+    public var forceMute: ForceMuteState { state.withLock { $0.forceMute } }
 
     private func open() async throws(SessionError) {
         let (channel, connected) = try await connectHoldingEvents()
@@ -248,6 +251,8 @@ public final class Session: Sendable {
             publishAudio: settings.publishAudio, publishVideo: settings.publishVideo, audioFallback: fallback,
             transport: offer(for: endpoint))
         guard case .publish(let result) = try await call(.publish(parameters)) else { throw .unexpectedReply(method: "publish") }
+        // Published while force mute is active: the stream starts muted, and the server forwards no audio.
+        if !result.stream.hasAudio { handler.sendsAudio = false }
         try accept(result.transport, on: endpoint)
         return (
             Publisher.Binding(stream: result.stream, endpoint: LoopBound(value: endpoint), media: LoopBound(value: handler), mediaPort: endpoint.port),
@@ -382,6 +387,23 @@ public final class Session: Sendable {
     /// Moderators only: stops another connection's stream.
     public func forceUnpublish(streamId: String) async throws(SessionError) {
         _ = try await call(.forceUnpublish(StreamReference(streamId: streamId)))
+    }
+
+    /// Moderators only: mutes another connection's stream; its subscribers stop receiving its audio
+    /// before this returns. The publisher may turn it on again.
+    public func forceMuteStream(streamId: String) async throws(SessionError) {
+        _ = try await call(.forceMuteStream(StreamReference(streamId: streamId)))
+    }
+
+    /// Moderators only: mutes every stream but `excluded`, and every stream published until
+    /// `disableForceMute` that is not among them.
+    public func forceMuteAll(excluding excluded: [String] = []) async throws(SessionError) {
+        _ = try await call(.forceMuteAll(ForceMuteAllParameters(excludedStreamIds: excluded.isEmpty ? nil : excluded)))
+    }
+
+    /// Moderators only: streams published from now on keep their audio. Nobody is unmuted.
+    public func disableForceMute() async throws(SessionError) {
+        _ = try await call(.disableForceMute)
     }
 
     /// Leaves the session: the server closes the WebSocket, every endpoint stops.
@@ -554,6 +576,12 @@ public final class Session: Sendable {
             }
         case .sessionDisconnected(let goodbye):
             state.withLock { $0.serverDisconnectReason = goodbye.reason }
+        case .muteForced(let muted):
+            publisher(muted.streamId)?.muteForced()
+            eventSink.yield(.muteForced(streamId: muted.streamId))
+        case .forceMuteChanged(let forceMute):
+            state.withLock { $0.forceMute = forceMute }
+            eventSink.yield(.forceMuteChanged(forceMute))
         }
     }
 
@@ -704,6 +732,7 @@ extension Session.State {
         reconnection = connected.reconnection
         nodeId = connected.nodeId
         iceServers = connected.iceServers ?? []
+        forceMute = connected.session.forceMute
         connections = Dictionary(connected.session.connections.map { ($0.connectionId, $0) }) { first, _ in first }
         streams = Dictionary(connected.session.streams.map { ($0.streamId, $0) }) { first, _ in first }
     }

@@ -23,6 +23,9 @@ import Testing
     @Test func everyMethodWithoutParametersDecodes() throws {
         #expect(try decode(#"{"v":1,"id":9,"method":"disconnect"}"#).get() == ClientMessage(id: 9, request: .disconnect))
         #expect(try decode(#"{"v":1,"id":9,"method":"disconnect","params":{}}"#).get().request == .disconnect)
+        #expect(try decode(#"{"v":1,"id":9,"method":"disableForceMute"}"#).get().request == .disableForceMute)
+        #expect(try decode(#"{"v":1,"id":9,"method":"forceMuteAll"}"#).get().request == .forceMuteAll(ForceMuteAllParameters()))
+        #expect(try decode(#"{"v":1,"id":9,"method":"forceMuteAll","params":{}}"#).get().request == .forceMuteAll(ForceMuteAllParameters()))
     }
 
     @Test func notJSONIsMalformedWithoutAnID() {

@@ -21,6 +21,9 @@ import TestSupport
         #expect(try RESTBody.decode(RESTBody.CreateSession.self, from: Data(#"{"sessionId":"demo"}"#.utf8)).sessionId == "demo")
         #expect(try RESTBody.decode(RESTBody.CreateSession.self, from: Data("{}".utf8)).sessionId == nil)
         #expect(try RESTBody.decode(RESTBody.Fault.self, from: Data(#"{"dropShare":0.25}"#.utf8)).dropShare == 0.25)
+        #expect(
+            try RESTBody.decode(RESTBody.ForceMute.self, from: Data(#"{"active":true,"excludedStreamIds":["st_a"]}"#.utf8))
+                == RESTBody.ForceMute(active: true, excludedStreamIds: ["st_a"]))
     }
 
     @Test func eachRefusalNamesTheField() {
@@ -29,6 +32,8 @@ import TestSupport
         #expect(refusal(RESTBody.Fault.self, #"{"dropShare":"half"}"#) == "body.dropShare: expected a number")
         #expect(refusal(RESTBody.CreateSession.self, "[]")?.hasPrefix("body: expected an object") == true)
         #expect(refusal(RESTBody.Signal.self, "{oops") == "body: not valid JSON")
+        #expect(refusal(RESTBody.ForceMute.self, #"{"excludedStreamIds":[]}"#) == "body.active: required field is missing")
+        #expect(refusal(RESTBody.ForceMute.self, #"{"active":true,"excludedStreamIds":"st_a"}"#)?.hasPrefix("body.excludedStreamIds: expected") == true)
     }
 
     /// JSONDecoder reads a string's escapes only when it decodes that string: a body broken inside a

@@ -34,6 +34,9 @@ import TestSupport
             .forceUnpublish(StreamReference(streamId: "st_x")),
             .answerSubscriber(SubscriberAnswer(subscriberId: "sb_x", sdpAnswer: "v=0\r\n")),
             .restartIce(ICERestartParameters(streamId: "st_x", sdpOffer: "v=0\r\n")),
+            .forceMuteStream(StreamReference(streamId: "st_x")),
+            .forceMuteAll(ForceMuteAllParameters(excludedStreamIds: ["st_a", "st_b"])),
+            .disableForceMute,
             .disconnect,
         ]
         return requests.enumerated().map { ClientMessage(id: $0.offset * 7 - 3, request: $0.element) }

@@ -58,10 +58,37 @@ import Testing
             .videoEnabled(SubscriberVideoChange(subscriberId: "sb", streamId: "st_1", reason: .subscriberPropertyChanged)),
             .signal(SignalDelivery(from: nil, type: "chat", data: "hi")),
             .sessionDisconnected(SessionDisconnection(reason: .serverShutdown, message: "bye")),
+            .streamPropertyChanged(
+                StreamPropertyChange(stream: stream, changedProperty: .hasAudio, oldValue: .flag(true), newValue: .flag(false), reason: .forceMuted)),
+            .muteForced(MuteForced(streamId: "st_1")),
+            .forceMuteChanged(ForceMuteState(active: true, excludedStreamIds: ["st_2"])),
+            .forceMuteChanged(.inactive),
         ]
         for event in events {
             #expect(try roundTrip(.event(event)) == .event(event))
         }
+    }
+
+    /// The publisher's own changes carry no `reason`, as before force mute, so older clients read
+    /// them as they did; a force mute says so. The force-mute state names its spared streams only
+    /// while active.
+    @Test func forceMuteFieldsAreLeftOutWhenTheyDoNotApply() throws {
+        let stream = StreamInfo(
+            streamId: "st_1", connection: connection, creationTime: 1, name: "", hasAudio: false, hasVideo: false, videoDimensions: nil,
+            videoType: .camera)
+        func data(_ event: SessionEvent) throws -> [String: Any] {
+            let json = try JSONSerialization.jsonObject(with: ServerMessage.event(event).encoded()) as! [String: Any]
+            return json["data"] as! [String: Any]
+        }
+        let own = StreamPropertyChange(stream: stream, changedProperty: .hasAudio, oldValue: .flag(true), newValue: .flag(false))
+        #expect(try data(.streamPropertyChanged(own))["reason"] == nil)
+        var forced = own
+        forced.reason = .forceMuted
+        #expect(try data(.streamPropertyChanged(forced))["reason"] as? String == "forceMuted")
+        #expect(try data(.forceMuteChanged(.inactive)).keys.sorted() == ["active"])
+        #expect(try data(.forceMuteChanged(ForceMuteState(active: true)))["excludedStreamIds"] as? [String] == [])
+        let old = #"{"v":1,"event":"streamPropertyChanged","data":{"stream":{"streamId":"st_1","connection":{"connectionId":"c_1","creationTime":1700000000000,"data":"name=Ann","status":"connected"},"creationTime":1,"name":"","hasAudio":false,"hasVideo":false,"videoType":"camera"},"changedProperty":"hasAudio","oldValue":true,"newValue":false}}"#
+        #expect(try JSONDecoder().decode(ServerMessage.self, from: Data(old.utf8)) == .event(.streamPropertyChanged(own)))
     }
 
     @Test func anotherVersionIsRefusedByTheClientSide() {
