@@ -332,9 +332,9 @@ extension SessionDirectory {
                     ssrc: layer.ssrc, rtxSSRC: layer.rtxSsrc, width: layer.width, height: layer.height, frameRate: layer.frameRate,
                     bitrate: layer.bitrate ?? 0)
             } ?? []
-        return options
-    }
-}
         if track.codec == .opus {
             options.audioLevelID = headerExtensions.first { $0.uri == HeaderExtensionURI.audioLevel && $0.id > 0 }?.id
         }
+        return options
+    }
+}

@@ -138,10 +138,10 @@ public final class TestPeer {
     }
 
     /// Protects and sends an RTP packet, naming its simulcast layer when `streamID` is given (in the
-    /// repaired-stream-id extension when `repaired`).
+    /// repaired-stream-id extension when `repaired`), with an RFC 6464 level when `audioLevel` is.
     public func sendRTP(
         payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, payload: [UInt8], tamper: Bool = false,
-        streamID: (extensionID: UInt8, rid: String, repaired: Bool)? = nil
+        streamID: (extensionID: UInt8, rid: String, repaired: Bool)? = nil, audioLevel: (extensionID: UInt8, level: UInt8)? = nil
     ) throws {
         var storage = [UInt8](repeating: 0, count: payload.count + 64)
         let length = try storage.withUnsafeMutableBytes { buffer in
@@ -156,6 +156,9 @@ public final class TestPeer {
                 } else {
                     try packet.setRTPStreamID(streamID.rid, id: streamID.extensionID)
                 }
+            }
+            if let audioLevel {
+                try packet.setAudioLevel(AudioLevelIndication(voiceActivity: audioLevel.level < 127, level: audioLevel.level), id: audioLevel.extensionID)
             }
             return try outbound.protectRTP(buffer, length: packet.length)
         }
