@@ -175,7 +175,7 @@ public struct ClientSessionHandler: Sendable {
                 case .connect(let parameters):
                     let grant = try await verify(parameters)
                     try await requireHere(grant.sessionId, placing: true)
-                    let result = try await directory.connect(grant: grant, outbox: outbox)
+                    let result = try await directory.connect(grant: grant, outbox: outbox, speakerEvents: parameters.subscribeToSpeakerEvents == true)
                     identity = Identity(sessionId: grant.sessionId, connectionId: result.connection.connectionId)
                     outbox.send(.reply(id: id, .connect(result)))
                 case .reconnect(let parameters):

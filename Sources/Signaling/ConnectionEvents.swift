@@ -64,6 +64,12 @@ final class ConnectionEvents: Sendable {
         }
     }
 
+    /// Sends an already encoded event without a `seq` to the attached socket, if any, and keeps
+    /// nothing: for events stale by the time a client could reconnect (`audioLevels`).
+    func sendUnlogged(encodedEvent text: String) {
+        state.withLock { $0.outbox }?.send(encodedEvent: text)
+    }
+
     /// Tells the attached socket's client why, then ends its outbox.
     func close(_ reason: SessionDisconnectedReason, message: String) {
         state.withLock { $0.outbox.take() }?.close(reason, message: message)

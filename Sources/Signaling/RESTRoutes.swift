@@ -22,7 +22,7 @@ struct RESTRoutes: Sendable {
         router.post("/v1/sessions") { request, _ in
             try await respond(to: request, status: .created, session: .new) { body throws(SignalingError) in
                 let parsed = try RESTBody.decode(RESTBody.CreateSession.self, from: body)
-                return CreatedSession(sessionId: try await directory.createSession(id: parsed.sessionId))
+                return CreatedSession(sessionId: try await directory.createSession(id: parsed.sessionId, audio: parsed.audio))
             }
         }
         router.get("/v1/cluster") { request, _ in
@@ -170,7 +170,8 @@ struct RESTRoutes: Sendable {
                 let parsed = try body.isEmpty ? RESTBody.CreateSession() : RESTBody.decode(RESTBody.CreateSession.self, from: body)
                 let sessionId = parsed.sessionId ?? SessionIdentifier.make(prefix: "s_")
                 guard SessionIdentifier.isValid(sessionId) else { throw .invalidParams("body.sessionId", SessionIdentifier.rule) }
-                body = Data(#"{"sessionId":"\#(sessionId)"}"#.utf8)
+                // The node that places the session creates it as asked, under the id chosen here.
+                body = try! JSONEncoder().encode(RESTBody.CreateSession(sessionId: sessionId, audio: parsed.audio))
                 if let answer = try await answerElsewhere(request, sessionId: sessionId, body: body, placing: true) { return Self.response(answer) }
             }
             guard let result = try await action(body) else { return Response(status: status) }

@@ -13,12 +13,15 @@ extension SessionDirectory {
     }
 
     /// Tells the people concerned what the media plane did that they hear of: the audio-fallback
-    /// policy's moves, simulcast layer changes and what the router learned of a stream's layers.
+    /// policy's moves, simulcast layer changes, what the router learned of a stream's layers, and
+    /// who speaks.
     public func handle(_ event: MediaEvent) {
         switch event {
         case .audioFallback(let transport, let side, let transition): audioFallbackChanged(transport, side: side, transition)
         case .consumerLayerChanged(let consumer, let state): layerChanged(consumer, state)
         case .producerLayersChanged(let producer, let layers): layersLearned(producer, layers)
+        case .dominantSpeakerChanged(let router, let producer): dominantSpeakerChanged(router, producer)
+        case .audioLevels(let router, let levels): audioLevelsMeasured(router, levels)
         default: return
         }
     }

@@ -52,7 +52,8 @@ extension SessionDirectory {
         var video: PublishedTrack?
         do {
             if let track = parameters.audio {
-                let extensions = webRTC?.audio?.headerExtensions ?? []
+                let declared = track.audioLevelId.map { [HeaderExtension(id: $0, uri: HeaderExtensionURI.audioLevel)] } ?? []
+                let extensions = webRTC?.audio?.headerExtensions ?? declared
                 audio = PublishedTrack(
                     description: track,
                     producerID: try await media.produce(transport: transportID, options: Self.producerOptions(track, extensions)),
@@ -98,6 +99,7 @@ extension SessionDirectory {
             audioFallback: fallback, webRTC: webRTC?.state)
         sessions[sessionId]!.connections[connectionId]!.streamIds.insert(info.streamId)
         sessions[sessionId]!.broadcast(.streamCreated(StreamEvent(stream: info)), excluding: connectionId)
+        if audio != nil, !info.hasAudio { await alignAudioConsumers(of: streamId, in: sessionId) }
         if mutedOnEntry {
             current.events.send(.muteForced(MuteForced(streamId: streamId)))
             logger.info("stream force-muted on entry", metadata: ["session": "\(sessionId)", "stream": "\(streamId)"])
@@ -189,6 +191,7 @@ extension SessionDirectory {
                 subscriber.audio.map { ConsumerChange(consumer: $0.consumerID, pause: !stream.info.hasAudio) }
             }
             await apply(changes, reason: .publisherChoice)
+            await muteAudioProducer(of: stream)
         }
         sessions[sessionId]?.streams[streamId]?.audioAlignment = alignment
         await alignment.value
@@ -223,6 +226,12 @@ extension SessionDirectory {
             for (field, payloadType) in [("payloadType", track.payloadType), ("rtxPayloadType", track.rtxPayloadType)] {
                 if let payloadType, !(96...127).contains(payloadType) {
                     throw .invalidParams("params.\(name).\(field)", "must be a dynamic payload type (96-127), not \(payloadType)")
+                }
+            }
+            if let id = track.audioLevelId {
+                guard name == "audio" else { throw .invalidParams("params.video.audioLevelId", "only an audio track carries audio levels") }
+                guard (1...14).contains(id) else {
+                    throw .invalidParams("params.audio.audioLevelId", "must be a one-byte header extension id (1-14), not \(id)")
                 }
             }
             if let layers = track.layers {

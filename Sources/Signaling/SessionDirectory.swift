@@ -18,6 +18,8 @@ public actor SessionDirectory {
     let logger: Logger
     private let wallClock: @Sendable () -> Date
     var sessions: [String: SessionState] = [:]
+    /// Which session each created router serves, for the media plane's events about routers.
+    var sessionIdsByRouter: [RouterID: String] = [:]
     /// Audio-fallback events sent to clients since the server started, by event name.
     var audioFallbackEventCounts: [String: UInt64] = [:]
     /// WebRTC transports whose publish or subscribe request is still under way: the media plane may
@@ -56,15 +58,23 @@ public actor SessionDirectory {
 
     // MARK: - Sessions
 
-    /// Creates an empty session, with the id asked for or a new one.
-    public func createSession(id requested: String?) throws(SignalingError) -> String {
+    /// Creates an empty session, with the id asked for or a new one, and its audio routing when
+    /// given (for a session that exists, the routing given replaces its own).
+    public func createSession(id requested: String?, audio: SessionAudioSettings? = nil) async throws(SignalingError) -> String {
         let id = requested ?? SessionIdentifier.make(prefix: "s_")
         guard SessionIdentifier.isValid(id) else { throw .invalidParams("body.sessionId", SessionIdentifier.rule) }
+        if let count = audio?.forwardLoudest, !SessionAudioSettings.forwardLoudestRange.contains(count) {
+            throw .invalidParams("body.audio.forwardLoudest", "must be 1-100, not \(count)")
+        }
         if sessions[id] == nil {
             guard sessions.count < limits.sessions else {
                 throw SignalingError(.limitReached, "this server already holds \(limits.sessions) sessions")
             }
             sessions[id] = SessionState(id: id, createdThroughREST: true, applicationSignalIds: recentSignalIds())
+        }
+        if let audio {
+            sessions[id]?.audio = audio.forwardLoudest == nil ? nil : audio
+            if let routerID = sessions[id]?.routerID { await applyAudioSettings(to: routerID, of: id) }
         }
         return id
     }
@@ -99,7 +109,7 @@ public actor SessionDirectory {
 
     /// Adds a connection to the session its token names, creating the session if needed, and tells
     /// everyone already there.
-    public func connect(grant: ClientGrant, outbox: ClientOutbox) throws(SignalingError) -> ConnectResult {
+    public func connect(grant: ClientGrant, outbox: ClientOutbox, speakerEvents: Bool = false) throws(SignalingError) -> ConnectResult {
         if sessions[grant.sessionId] == nil {
             guard sessions.count < limits.sessions else {
                 throw SignalingError(.limitReached, "this server already holds \(limits.sessions) sessions")
@@ -115,7 +125,7 @@ public actor SessionDirectory {
         let secret = Self.makeReconnectSecret()
         sessions[grant.sessionId]!.connections[info.connectionId] = ConnectionState(
             info: info, role: grant.role, events: ConnectionEvents(limits: reconnection, outbox: outbox), reconnectSecret: secret,
-            recentSignalIds: recentSignalIds())
+            recentSignalIds: recentSignalIds(), receivesSpeakerEvents: speakerEvents)
         logger.info("connection created", metadata: ["session": "\(grant.sessionId)", "connection": "\(info.connectionId)", "role": "\(grant.role.rawValue)"])
         return ConnectResult(
             connection: info, role: grant.role, session: sessions[grant.sessionId]!.snapshot, reconnection: reconnectionGrant(secret: secret),
@@ -156,6 +166,9 @@ public actor SessionDirectory {
         if sessions[sessionId]?.connections.isEmpty == true {
             emptiedRouter = sessions[sessionId]?.router
             sessions[sessionId]?.router = nil
+            if let routerID = sessions[sessionId]?.routerID { sessionIdsByRouter[routerID] = nil }
+            sessions[sessionId]?.routerID = nil
+            sessions[sessionId]?.activeSpeakerStreamId = nil
             if sessions[sessionId]?.createdThroughREST == false {
                 sessions[sessionId] = nil
                 // Unless a client brought it back here meanwhile (its placement stayed this node's).
@@ -184,6 +197,7 @@ public actor SessionDirectory {
             if let router = session.router { routers.append(router) }
         }
         sessions.removeAll()
+        sessionIdsByRouter.removeAll()
         for router in routers {
             if let id = try? await router.value { try? await media.closeRouter(id) }
         }
@@ -208,11 +222,18 @@ public actor SessionDirectory {
             task = Task { try await media.createRouter() }
             sessions[sessionId]!.router = task
         }
+        let routerID: RouterID
         do {
-            return try await task.value
+            routerID = try await task.value
         } catch {
             throw SignalingError(.mediaError, "the media plane could not create a router: \(error)")
         }
+        if sessions[sessionId]?.routerID == nil, sessions[sessionId]?.router != nil {
+            sessions[sessionId]?.routerID = routerID
+            sessionIdsByRouter[routerID] = sessionId
+            if sessions[sessionId]?.audio != nil { await applyAudioSettings(to: routerID, of: sessionId) }
+        }
+        return routerID
     }
 
     /// Removes a stream and its subscribers from the bookkeeping, tells the session, and returns the

@@ -20,6 +20,8 @@ struct ConnectionState {
     var graceTimer: Task<Void, Never>?
     /// Tells the current grace timer from one cancelled by a return.
     var graceGeneration: UInt64 = 0
+    /// Whether it asked for `activeSpeakerChanged` and `audioLevels` (`subscribeToSpeakerEvents`).
+    var receivesSpeakerEvents = false
 }
 
 /// One published stream: its transport, its producers and what the publisher has turned on.
@@ -98,13 +100,18 @@ struct SessionState {
     var router: Task<RouterID, any Error>?
     /// Whether streams published now start muted, and which are spared.
     var forceMute = ForceMuteState.inactive
+    /// The router once created, to know the media plane's events about it.
+    var routerID: RouterID?
+    /// How its audio is routed: nil forwards every stream.
+    var audio: SessionAudioSettings?
+    var activeSpeakerStreamId: String?
 
     var snapshot: SessionSnapshot {
         SessionSnapshot(
             sessionId: id,
             connections: connections.values.map(\.info).sorted { ($0.creationTime, $0.connectionId) < ($1.creationTime, $1.connectionId) },
             streams: streams.values.map(\.info).sorted { ($0.creationTime, $0.streamId) < ($1.creationTime, $1.streamId) },
-            forceMute: forceMute)
+            forceMute: forceMute, activeSpeakerStreamId: activeSpeakerStreamId, audio: audio)
     }
 
     /// Sends an event to every connection but `excluded`.

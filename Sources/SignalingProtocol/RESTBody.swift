@@ -6,9 +6,12 @@ public enum RESTBody {
     /// `POST /v1/sessions`: the id to give the session, or none for one the server makes.
     public struct CreateSession: Codable, Equatable, Sendable {
         public var sessionId: String?
+        /// How the session's audio is routed (docs/speakers.md).
+        public var audio: SessionAudioSettings?
 
-        public init(sessionId: String? = nil) {
+        public init(sessionId: String? = nil, audio: SessionAudioSettings? = nil) {
             self.sessionId = sessionId
+            self.audio = audio
         }
     }
 

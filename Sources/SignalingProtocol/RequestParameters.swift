@@ -3,10 +3,13 @@ public struct ConnectParameters: Codable, Equatable, Sendable {
     /// The session to join; the token must be for this session.
     public var sessionId: String
     public var token: String
+    /// Whether to receive `activeSpeakerChanged` and `audioLevels` (docs/speakers.md); off when left out.
+    public var subscribeToSpeakerEvents: Bool?
 
-    public init(sessionId: String, token: String) {
+    public init(sessionId: String, token: String, subscribeToSpeakerEvents: Bool? = nil) {
         self.sessionId = sessionId
         self.token = token
+        self.subscribeToSpeakerEvents = subscribeToSpeakerEvents
     }
 }
 

@@ -26,13 +26,22 @@ public struct SessionSnapshot: Codable, Equatable, Sendable {
     public var streams: [StreamInfo]
     /// Whether streams published now start muted (`forceMuteAll` until `disableForceMute`).
     public var forceMute: ForceMuteState
+    /// The stream the router hears as the dominant speaker; left out while there is none.
+    public var activeSpeakerStreamId: String?
+    /// How the session's audio is routed; left out when every audio stream is forwarded.
+    public var audio: SessionAudioSettings?
 
-    public init(sessionId: String, connections: [ConnectionInfo], streams: [StreamInfo], forceMute: ForceMuteState = .inactive) {
+    public init(
+        sessionId: String, connections: [ConnectionInfo], streams: [StreamInfo], forceMute: ForceMuteState = .inactive,
+        activeSpeakerStreamId: String? = nil, audio: SessionAudioSettings? = nil
+    ) {
         self.sessionId = sessionId
         self.connectionCount = connections.count
         self.connections = connections
         self.streams = streams
         self.forceMute = forceMute
+        self.activeSpeakerStreamId = activeSpeakerStreamId
+        self.audio = audio
     }
 }
 

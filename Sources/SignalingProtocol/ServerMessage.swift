@@ -79,6 +79,8 @@ extension ServerMessage: Codable {
             case .sessionDisconnected(let value): try container.encode(value, forKey: .data)
             case .muteForced(let value): try container.encode(value, forKey: .data)
             case .forceMuteChanged(let value): try container.encode(value, forKey: .data)
+            case .activeSpeakerChanged(let value): try container.encode(value, forKey: .data)
+            case .audioLevels(let value): try container.encode(value, forKey: .data)
             }
         }
     }
@@ -134,6 +136,8 @@ extension ServerMessage: Codable {
         case .sessionDisconnected: return .sessionDisconnected(try data(SessionDisconnection.self))
         case .muteForced: return .muteForced(try data(MuteForced.self))
         case .forceMuteChanged: return .forceMuteChanged(try data(ForceMuteState.self))
+        case .activeSpeakerChanged: return .activeSpeakerChanged(try data(ActiveSpeakerChange.self))
+        case .audioLevels: return .audioLevels(try data(AudioLevels.self))
         }
     }
 

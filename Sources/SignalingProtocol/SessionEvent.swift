@@ -146,6 +146,43 @@ public struct MuteForced: Codable, Equatable, Sendable {
     public init(streamId: String) { self.streamId = streamId }
 }
 
+/// The stream whose publisher the router hears as the session's dominant speaker (docs/speakers.md);
+/// nil when the one it had was muted or ended and nobody else speaks.
+public struct ActiveSpeakerChange: Codable, Equatable, Sendable {
+    public var streamId: String?
+
+    public init(streamId: String?) { self.streamId = streamId }
+
+    private enum CodingKeys: String, CodingKey { case streamId }
+
+    /// `streamId` is written as null rather than left out, so a client sees the floor go free.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(streamId, forKey: .streamId)
+    }
+}
+
+/// The smoothed levels of the loudest streams, loudest first (at most 5).
+public struct AudioLevels: Codable, Equatable, Sendable {
+    public var levels: [StreamAudioLevel]
+
+    public init(levels: [StreamAudioLevel]) { self.levels = levels }
+}
+
+/// One stream's audio level: a linear amplitude 0 (silence) ... 1 (0 dBov), the unit of WebRTC's
+/// `audioLevel` statistic, and whether the router counts it as speaking.
+public struct StreamAudioLevel: Codable, Equatable, Sendable {
+    public var streamId: String
+    public var level: Double
+    public var speaking: Bool
+
+    public init(streamId: String, level: Double, speaking: Bool) {
+        self.streamId = streamId
+        self.level = level
+        self.speaking = speaking
+    }
+}
+
 /// A subscription the server ended although its stream goes on.
 public struct SubscriberEnded: Codable, Equatable, Sendable {
     public var subscriberId: String
@@ -243,6 +280,12 @@ public enum SessionEvent: Equatable, Sendable {
     case muteForced(MuteForced)
     /// To every connection: force mute ("mute on entry") was turned on or off.
     case forceMuteChanged(ForceMuteState)
+    /// To connections that asked for speaker events: the session's dominant speaker changed.
+    case activeSpeakerChanged(ActiveSpeakerChange)
+    /// To connections that asked for speaker events, at most 4 times a second and only when they
+    /// changed: the loudest streams' levels. Sent without a `seq` and never replayed: a level is
+    /// stale by the time a client reconnects.
+    case audioLevels(AudioLevels)
 
     public enum Name: String, Codable, CaseIterable, Sendable {
         case connectionCreated, connectionDestroyed, streamCreated, streamDestroyed, streamPropertyChanged
@@ -250,6 +293,7 @@ public enum SessionEvent: Equatable, Sendable {
         case publisherVideoDisableWarning, publisherVideoDisableWarningLifted, publisherVideoDisabled, publisherVideoEnabled
         case signal, subscriberDestroyed, sessionDisconnected
         case muteForced, forceMuteChanged
+        case activeSpeakerChanged, audioLevels
     }
 
     public var name: Name {
@@ -273,6 +317,8 @@ public enum SessionEvent: Equatable, Sendable {
         case .sessionDisconnected: .sessionDisconnected
         case .muteForced: .muteForced
         case .forceMuteChanged: .forceMuteChanged
+        case .activeSpeakerChanged: .activeSpeakerChanged
+        case .audioLevels: .audioLevels
         }
     }
 }

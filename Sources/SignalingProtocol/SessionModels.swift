@@ -118,3 +118,23 @@ public struct ForceMuteState: Codable, Equatable, Sendable {
         active && !(excludedStreamIds ?? []).contains(streamId)
     }
 }
+
+/// How a session's audio is routed, set when the session is created (`POST /v1/sessions`).
+public struct SessionAudioSettings: Codable, Equatable, Sendable {
+    /// Forward to each subscriber only this many of the loudest audio streams, and the dominant
+    /// speaker's (1-100); left out to forward every stream.
+    public var forwardLoudest: Int?
+
+    public static let forwardLoudestRange = 1...100
+
+    public init(forwardLoudest: Int? = nil) {
+        self.forwardLoudest = forwardLoudest
+    }
+
+    private enum CodingKeys: String, CodingKey { case forwardLoudest }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        forwardLoudest = try container.decodeIntegerIfPresent(Int.self, forKey: .forwardLoudest)
+    }
+}

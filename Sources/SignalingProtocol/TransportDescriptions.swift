@@ -90,11 +90,15 @@ public struct TrackDescription: Codable, Equatable, Sendable {
     public var rtxPayloadType: UInt8?
     public var rtxSsrc: UInt32?
     public var layers: [LayerDescription]?
+    /// For an Opus track of a plain publisher: the one-byte header extension id (1-14) its packets
+    /// carry the RFC 6464 audio level in, so the router can tell who speaks (docs/speakers.md).
+    public var audioLevelId: UInt8?
 
     public init(
         codec: TrackCodec, payloadType: UInt8, ssrc: UInt32, rtxPayloadType: UInt8? = nil, rtxSsrc: UInt32? = nil,
-        layers: [LayerDescription]? = nil
+        layers: [LayerDescription]? = nil, audioLevelId: UInt8? = nil
     ) {
+        self.audioLevelId = audioLevelId
         self.codec = codec
         self.payloadType = payloadType
         self.ssrc = ssrc
@@ -104,7 +108,7 @@ public struct TrackDescription: Codable, Equatable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case codec, payloadType, ssrc, rtxPayloadType, rtxSsrc, layers
+        case codec, payloadType, ssrc, rtxPayloadType, rtxSsrc, layers, audioLevelId
     }
 
     public init(from decoder: any Decoder) throws {
@@ -113,6 +117,7 @@ public struct TrackDescription: Codable, Equatable, Sendable {
         payloadType = try container.decodeInteger(UInt8.self, forKey: .payloadType)
         rtxPayloadType = try container.decodeIntegerIfPresent(UInt8.self, forKey: .rtxPayloadType)
         layers = try container.decodeIfPresent([LayerDescription].self, forKey: .layers)
+        audioLevelId = try container.decodeIntegerIfPresent(UInt8.self, forKey: .audioLevelId)
         if let first = layers?.first, !container.contains(.ssrc) {
             ssrc = first.ssrc
             rtxSsrc = first.rtxSsrc

@@ -27,6 +27,11 @@ public enum SessionClientEvent: Equatable, Sendable {
     case muteForced(streamId: String)
     /// Force mute was turned on or off for the session (the session's `muteForced` with `active`).
     case forceMuteChanged(ForceMuteState)
+    /// With speaker events asked for at connect: the stream the router hears as the dominant
+    /// speaker (nil when nobody speaks any more).
+    case activeSpeakerChanged(streamId: String?)
+    /// With speaker events asked for at connect: the loudest streams' levels, loudest first.
+    case audioLevels([StreamAudioLevel])
 }
 
 /// What happens to one subscriber, named after the reference platform's subscriber delegate.

@@ -582,6 +582,10 @@ public final class Session: Sendable {
         case .forceMuteChanged(let forceMute):
             state.withLock { $0.forceMute = forceMute }
             eventSink.yield(.forceMuteChanged(forceMute))
+        case .activeSpeakerChanged(let change):
+            eventSink.yield(.activeSpeakerChanged(streamId: change.streamId))
+        case .audioLevels(let report):
+            eventSink.yield(.audioLevels(report.levels))
         }
     }
 
