@@ -158,7 +158,7 @@ import Testing
         let statistics = try await room.plane.statistics(router: room.router)
         #expect(statistics.dominantSpeaker == first)
         let talker = try #require(statistics.producers.first { $0.producerID == first })
-        #expect((talker.audioLevel ?? 0) > 0.01)
+        #expect((talker.audioLevel ?? 0) > 0, "the level decays once packets stop, but not to nothing this soon")
         #expect(statistics.producers.first { $0.producerID == room.producers[1] }?.speaking == false)
 
         try await room.plane.setProducerMuted(first, muted: true)
