@@ -29,6 +29,13 @@ a width of at most 320, then, after B's tile picker asks for 1280x720, at a larg
 The report gets "simulcast" {lowWidth, highWidth, highestWidth, upSwitchMs, layerEvents, publisherLayers
 (A's outbound-rtp per rid: width, fps, bytes), streamLayers (the StreamInfo's videoLayers B holds)}.
 
+With --rest-token and --force-mute, instead of the fault injection above, the app's backend mutes A's
+stream (POST /v1/sessions/S/streams/ID/mute): A's page must show `#mute-notice` and disable its
+microphone track, B's page must log `streamPropertyChanged` with reason `forceMuted`, and B's
+subscriber must receive no audio packet for 1.5 s; then A's "Mic on" button turns it on again, the
+notice goes, and B receives audio again (within 10 s). The report gets "forceMute" {noticeMs,
+audioPacketsWhileMuted, audioBackMs}.
+
 Prints one JSON line: {"ok", "session", "streamId", "subscriberId", "joinToFirstFrameMs",
 "subscribeToFirstFrameMs", "framesDecoded", "framesPerSecond", "frameWidth", "frameHeight",
 "videoPacketsLost", "jitterSeconds", "totalSamplesReceived", "audioPacketsLost", "videoCodec", "audioCodec", "srtpCipher", "dtlsCipher", "tlsVersion",
@@ -147,14 +154,18 @@ def put_fault(args, subscriber_id: str, share: float):
 
 
 def put_json(args, path: str, body: dict):
+    send_json(args, "PUT", path, body)
+
+
+def send_json(args, method: str, path: str, body: dict | None):
     url = f"{args.base.rstrip('/')}{path}"
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="PUT",
+    request = urllib.request.Request(url, data=None if body is None else json.dumps(body).encode(), method=method,
                                      headers={"Authorization": f"Bearer {args.rest_token}", "Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             response.read()
     except urllib.error.HTTPError as error:
-        raise Failure(f"PUT {url} answered {error.code}: {error.read().decode(errors='replace')}") from None
+        raise Failure(f"{method} {url} answered {error.code}: {error.read().decode(errors='replace')}") from None
 
 
 def log_since(driver, start: int) -> list:
@@ -225,7 +236,10 @@ def run(args, drivers: dict, out: dict):
     if args.drain_marker:
         drain(args, a, b, stream_id, out)
 
-    if args.rest_token:
+    if args.rest_token and args.force_mute:
+        force_mute(args, a, b, stream_id, subscriber_id, out)
+
+    if args.rest_token and not args.force_mute:
         out["fault"] = fault = {}
         mark = len(log_since(b, 0))
         put_at = time.time() * 1000
@@ -394,6 +408,42 @@ def bandwidth(args, a, b, stream_id: str, subscriber_id: str, out: dict):
     wait_for("A's encoder target to climb back past the cap", 25, lambda: (sender().get("targetBitrate") or 0) >= uplink_cap, 0.5)
     report["uplinkRecoveredMs"] = int((time.monotonic() - lifted) * 1000)
 
+def force_mute(args, a, b, stream_id: str, subscriber_id: str, out: dict):
+    """The app's backend mutes A's stream: A's page says so and stops its microphone, B receives no
+    audio; A's mic button turns it back on and B receives audio again."""
+    out["forceMute"] = report = {}
+    mark_a, mark_b = len(log_since(a, 0)), len(log_since(b, 0))
+    started = time.time() * 1000
+    send_json(args, "POST", f"/v1/sessions/{args.session}/streams/{stream_id}/mute", None)
+
+    def notice_shown():
+        return a.execute_script("const n = document.getElementById('mute-notice'); return !!n && !n.hidden;")
+    wait_for("page A to show the mute notice", 10, notice_shown)
+    report["noticeMs"] = int(time.time() * 1000 - started)
+    if not any(e["event"] == "muteForced" for e in log_since(a, mark_a)):
+        raise Failure("page A did not log muteForced")
+    if demo_js(a, "d.publisher.mediaStream.getAudioTracks().some((t) => t.enabled)"):
+        raise Failure("page A's microphone track is still enabled")
+    wait_for("page B to log streamPropertyChanged (forceMuted)", 10, lambda: any(
+        e["event"] == "streamPropertyChanged" and e["reason"] == "forceMuted" for e in log_since(b, mark_b)))
+
+    def audio_packets():
+        return (inbound(b, subscriber_id).get("inbound", {}).get("audio") or {}).get("packetsReceived", 0)
+    # The router stopped forwarding before the POST was answered; the polls above took longer than
+    # anything still on the loopback.
+    before = audio_packets()
+    time.sleep(1.5)
+    report["audioPacketsWhileMuted"] = audio_packets() - before
+    if report["audioPacketsWhileMuted"]:
+        raise Failure(f"B received {report['audioPacketsWhileMuted']} audio packets from a muted stream")
+
+    unmuted = time.time() * 1000
+    a.execute_script("document.getElementById('toggle-audio').click();")
+    wait_for("page A to hide the mute notice", 10, lambda: not notice_shown())
+    wait_for("B to receive A's audio again", 10, lambda: audio_packets() > before + 10)
+    report["audioBackMs"] = int(time.time() * 1000 - unmuted)
+
+
 def drop_websocket(args, a, b, stream_id: str, subscriber_id: str, out: dict):
     """The server resets A's WebSocket; A comes back as the same connection and B never notices."""
     out["reconnect"] = reconnect = {}
@@ -474,6 +524,8 @@ def main() -> int:
     parser.add_argument("--session", required=True)
     parser.add_argument("--rest-token", help="a REST token: also test fault injection and audio fallback")
     parser.add_argument("--fault-seconds", type=float, default=2.0, help="keep the drop on this long after videoDisabled")
+    parser.add_argument("--force-mute", action="store_true",
+                        help="with --rest-token: mute A's stream through REST instead of injecting faults, and check both pages")
     parser.add_argument("--drop-websocket", action="store_true", help="with --rest-token: drop page A's WebSocket and check it reconnects")
     parser.add_argument("--bandwidth", action="store_true",
                         help="with --rest-token: cap B's downlink and A's uplink and check the estimate and A's encoder follow")

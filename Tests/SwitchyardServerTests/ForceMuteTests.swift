@@ -8,9 +8,9 @@ import Testing
 /// of every stream, and on entry; the router stops forwarding the audio before the request is
 /// answered. Over real sockets: the daemon, WebSocket clients, media through plain SRTP transports.
 @Suite(.serialized) struct ForceMuteTests {
-    /// Everything `client` hears up to a signal of type `marker`, which `sender` sends to every
+    /// What each of `clients` hears up to a signal of type `marker`, which `sender` sends to every
     /// connection: what an action sent before it, in order, with nothing left out or left over.
-    private func events(of clients: [WebSocketTestClient], through marker: String, from sender: WebSocketTestClient) async throws -> [[SessionEvent]] {
+    static func events(of clients: [WebSocketTestClient], through marker: String, from sender: WebSocketTestClient) async throws -> [[SessionEvent]] {
         _ = try await sender.call(.signal(SignalParameters(type: marker, data: "")))
         var heard: [[SessionEvent]] = []
         for client in clients {
@@ -25,43 +25,9 @@ import Testing
         return heard
     }
 
-    private static let markerIndex = 1000
-
-    private func sendAudio(_ peer: TestPeer, from index: Int, count: Int) throws {
-        for number in index..<(index + count) {
-            try peer.sendRTP(
-                payloadType: 111, sequenceNumber: UInt16(number), timestamp: UInt32(number * 960), ssrc: TestPeer.audioSSRC,
-                payload: [0x78] + Array(repeating: UInt8(truncatingIfNeeded: number), count: 60))
-        }
-    }
-
-    /// Audio packets, then one video packet as a marker; `sequence` numbers the video packet.
-    private func sendAudioThenMarker(_ peer: TestPeer, audioFrom index: Int, count: Int, videoSequence sequence: Int) throws {
-        try sendAudio(peer, from: index, count: count)
-        try peer.sendRTP(
-            payloadType: 96, sequenceNumber: UInt16(sequence), timestamp: UInt32(sequence * 3000), ssrc: TestPeer.videoSSRC,
-            payload: VP8TestPayload.make(index: Self.markerIndex, keyFrame: false, size: 400))
-    }
-
-    /// The audio packets a subscriber receives before the marker video packet, and whether the marker
-    /// came: the publisher sent them in that order on one socket, so everything forwarded of them is
-    /// in before the marker.
-    private func audioBeforeMarker(_ peer: TestPeer, audioSSRC: UInt32) async throws -> (audio: Int, marker: Bool) {
-        let marker = VP8TestPayload.make(index: Self.markerIndex, keyFrame: false, size: 400)
-        return try await onOwnThread {
-            var audio = 0
-            let seen = peer.receiveFirst(within: 3000) { packet -> Bool? in
-                guard case .rtp(_, _, let ssrc, _, let payload) = packet else { return nil }
-                if ssrc == audioSSRC { audio += 1 }
-                return payload == marker ? true : nil
-            }
-            return (audio, seen ?? false)
-        }
-    }
-
     /// Publishes a TestPeer's audio and video stream and subscribes `viewer` to it; media flows (the
     /// audio too unless `mutedOnEntry`).
-    private func publishAndSubscribe(
+    static func publishAndSubscribe(
         _ publisher: WebSocketTestClient, _ viewer: WebSocketTestClient, mutedOnEntry: Bool = false
     ) async throws -> (stream: StreamInfo, publisherPeer: TestPeer, viewerPeer: TestPeer, audioSSRC: UInt32) {
         let publisherPeer = try TestPeer()
@@ -89,34 +55,34 @@ import Testing
         let (publisher, publisherConnect) = try await harness.connect(session: "mute", role: .publisher)
         #expect(!publisherConnect.capabilities.forceMute)
         let (viewer, _) = try await harness.connect(session: "mute", role: .subscriber)
-        let (stream, publisherPeer, viewerPeer, audioSSRC) = try await publishAndSubscribe(publisher, viewer)
-        _ = try await events(of: [moderator, publisher, viewer], through: "before", from: moderator)
+        let (stream, publisherPeer, viewerPeer, audioSSRC) = try await Self.publishAndSubscribe(publisher, viewer)
+        _ = try await Self.events(of: [moderator, publisher, viewer], through: "before", from: moderator)
 
         _ = try await moderator.call(.forceMuteStream(StreamReference(streamId: stream.streamId)))
         // Sent after the answer: none of this audio may reach the viewer; the video after it does.
-        try sendAudioThenMarker(publisherPeer, audioFrom: 5, count: 5, videoSequence: 5)
-        let whileMuted = try await audioBeforeMarker(viewerPeer, audioSSRC: audioSSRC)
+        try publisherPeer.sendAudioThenMarker(audioFrom: 5, count: 5, videoSequence: 5)
+        let whileMuted = try await viewerPeer.audioBeforeMarker(audioSSRC: audioSSRC)
         #expect(whileMuted.marker, "video goes on")
         #expect(whileMuted.audio == 0)
 
         var muted = stream
         muted.hasAudio = false
         let change = StreamPropertyChange(stream: muted, changedProperty: .hasAudio, oldValue: .flag(true), newValue: .flag(false), reason: .forceMuted)
-        let heard = try await events(of: [moderator, publisher, viewer], through: "after-mute", from: moderator)
+        let heard = try await Self.events(of: [moderator, publisher, viewer], through: "after-mute", from: moderator)
         #expect(heard[0] == [.streamPropertyChanged(change)])
         #expect(heard[1] == [.streamPropertyChanged(change), .muteForced(MuteForced(streamId: stream.streamId))])
         #expect(heard[2] == [.streamPropertyChanged(change)])
 
         // Muting a muted stream again changes nothing and tells nobody.
         _ = try await moderator.call(.forceMuteStream(StreamReference(streamId: stream.streamId)))
-        #expect(try await events(of: [moderator, publisher, viewer], through: "again", from: moderator) == [[], [], []])
+        #expect(try await Self.events(of: [moderator, publisher, viewer], through: "again", from: moderator) == [[], [], []])
 
         // The publisher may turn it on again, as on the reference platform; it is its own change.
         _ = try await publisher.call(.updateStream(StreamUpdate(streamId: stream.streamId, publishAudio: true)))
         let unmuted = StreamPropertyChange(stream: stream, changedProperty: .hasAudio, oldValue: .flag(false), newValue: .flag(true))
-        #expect(try await events(of: [viewer], through: "unmuted", from: moderator) == [[.streamPropertyChanged(unmuted)]])
-        try sendAudioThenMarker(publisherPeer, audioFrom: 10, count: 5, videoSequence: 6)
-        let afterUnmute = try await audioBeforeMarker(viewerPeer, audioSSRC: audioSSRC)
+        #expect(try await Self.events(of: [viewer], through: "unmuted", from: moderator) == [[.streamPropertyChanged(unmuted)]])
+        try publisherPeer.sendAudioThenMarker(audioFrom: 10, count: 5, videoSequence: 6)
+        let afterUnmute = try await viewerPeer.audioBeforeMarker(audioSSRC: audioSSRC)
         #expect(afterUnmute.marker && afterUnmute.audio == 5)
         try await harness.stop()
     }
@@ -127,17 +93,17 @@ import Testing
         let (muted, _) = try await harness.connect(session: "mute-all", role: .publisher)
         let (spared, _) = try await harness.connect(session: "mute-all", role: .publisher)
         let (viewer, _) = try await harness.connect(session: "mute-all", role: .subscriber)
-        let mutedStream = try await publishAndSubscribe(muted, viewer)
-        let sparedStream = try await publishAndSubscribe(spared, viewer)
+        let mutedStream = try await Self.publishAndSubscribe(muted, viewer)
+        let sparedStream = try await Self.publishAndSubscribe(spared, viewer)
         let everyone = [moderator, muted, spared, viewer]
-        _ = try await events(of: everyone, through: "before", from: moderator)
+        _ = try await Self.events(of: everyone, through: "before", from: moderator)
 
         let excluded = [sparedStream.stream.streamId, "st_notPublishedYet"]
         _ = try await moderator.call(.forceMuteAll(ForceMuteAllParameters(excludedStreamIds: excluded)))
-        try sendAudioThenMarker(mutedStream.publisherPeer, audioFrom: 5, count: 5, videoSequence: 5)
-        try sendAudioThenMarker(sparedStream.publisherPeer, audioFrom: 5, count: 5, videoSequence: 5)
-        let fromMuted = try await audioBeforeMarker(mutedStream.viewerPeer, audioSSRC: mutedStream.audioSSRC)
-        let fromSpared = try await audioBeforeMarker(sparedStream.viewerPeer, audioSSRC: sparedStream.audioSSRC)
+        try mutedStream.publisherPeer.sendAudioThenMarker(audioFrom: 5, count: 5, videoSequence: 5)
+        try sparedStream.publisherPeer.sendAudioThenMarker(audioFrom: 5, count: 5, videoSequence: 5)
+        let fromMuted = try await mutedStream.viewerPeer.audioBeforeMarker(audioSSRC: mutedStream.audioSSRC)
+        let fromSpared = try await sparedStream.viewerPeer.audioBeforeMarker(audioSSRC: sparedStream.audioSSRC)
         #expect(fromMuted.marker && fromMuted.audio == 0)
         #expect(fromSpared.marker && fromSpared.audio == 5)
 
@@ -146,7 +112,7 @@ import Testing
         silenced.hasAudio = false
         let change = StreamPropertyChange(
             stream: silenced, changedProperty: .hasAudio, oldValue: .flag(true), newValue: .flag(false), reason: .forceMuted)
-        let heard = try await events(of: everyone, through: "muted-all", from: moderator)
+        let heard = try await Self.events(of: everyone, through: "muted-all", from: moderator)
         #expect(heard[0] == [.forceMuteChanged(active), .streamPropertyChanged(change)])
         #expect(heard[1] == [.forceMuteChanged(active), .streamPropertyChanged(change), .muteForced(MuteForced(streamId: silenced.streamId))])
         #expect(heard[2] == [.forceMuteChanged(active), .streamPropertyChanged(change)])
@@ -157,33 +123,33 @@ import Testing
         #expect(joinerConnect.session.forceMute == active)
         let hasAudio = Dictionary(uniqueKeysWithValues: joinerConnect.session.streams.map { ($0.streamId, $0.hasAudio) })
         #expect(hasAudio == [silenced.streamId: false, sparedStream.stream.streamId: true])
-        _ = try await events(of: everyone, through: "joined", from: moderator)
+        _ = try await Self.events(of: everyone, through: "joined", from: moderator)
 
         // A stream published now starts muted: its subscribers get none of its audio until its
         // publisher turns it on.
         let (late, _) = try await harness.connect(session: "mute-all", role: .publisher)
-        let lateStream = try await publishAndSubscribe(late, viewer, mutedOnEntry: true)
+        let lateStream = try await Self.publishAndSubscribe(late, viewer, mutedOnEntry: true)
         #expect(!lateStream.stream.hasAudio)
-        #expect(try await events(of: [late], through: "on-entry", from: moderator) == [[.muteForced(MuteForced(streamId: lateStream.stream.streamId))]])
+        #expect(try await Self.events(of: [late], through: "on-entry", from: moderator) == [[.muteForced(MuteForced(streamId: lateStream.stream.streamId))]])
         guard case .streamCreated(let created) = try await viewer.event(.streamCreated) else { return }
         #expect(!created.stream.hasAudio)
         _ = try await late.call(.updateStream(StreamUpdate(streamId: lateStream.stream.streamId, publishAudio: true)))
-        try sendAudioThenMarker(lateStream.publisherPeer, audioFrom: 5, count: 5, videoSequence: 5)
-        let fromLate = try await audioBeforeMarker(lateStream.viewerPeer, audioSSRC: lateStream.audioSSRC)
+        try lateStream.publisherPeer.sendAudioThenMarker(audioFrom: 5, count: 5, videoSequence: 5)
+        let fromLate = try await lateStream.viewerPeer.audioBeforeMarker(audioSSRC: lateStream.audioSSRC)
         #expect(fromLate.marker && fromLate.audio == 5)
-        _ = try await events(of: everyone + [late], through: "late-unmuted", from: moderator)
+        _ = try await Self.events(of: everyone + [late], through: "late-unmuted", from: moderator)
 
         // Disabled: nobody is unmuted, and a stream published now keeps its audio.
         _ = try await moderator.call(.disableForceMute)
-        #expect(try await events(of: everyone, through: "disabled", from: moderator) == Array(repeating: [.forceMuteChanged(.inactive)], count: 4))
+        #expect(try await Self.events(of: everyone, through: "disabled", from: moderator) == Array(repeating: [.forceMuteChanged(.inactive)], count: 4))
         _ = try await moderator.call(.disableForceMute)
-        #expect(try await events(of: everyone, through: "disabled-again", from: moderator) == Array(repeating: [], count: 4))
+        #expect(try await Self.events(of: everyone, through: "disabled-again", from: moderator) == Array(repeating: [], count: 4))
         let (after, afterConnect) = try await harness.connect(session: "mute-all", role: .publisher)
         #expect(afterConnect.session.forceMute == .inactive)
         #expect(afterConnect.session.streams.first { $0.streamId == silenced.streamId }?.hasAudio == false)
         guard case .publish(let unmutedPublish) = try await after.call(.publish(try TestPeer().publishParameters())) else { return }
         #expect(unmutedPublish.stream.hasAudio)
-        #expect(try await events(of: [after], through: "after", from: moderator) == [[]])
+        #expect(try await Self.events(of: [after], through: "after", from: moderator) == [[]])
         try await harness.stop()
     }
 
@@ -194,7 +160,7 @@ import Testing
         let (viewer, _) = try await harness.connect(session: "mute-roles", role: .subscriber)
         guard case .publish(let published) = try await publisher.call(.publish(try TestPeer().publishParameters())) else { return }
         let streamId = published.stream.streamId
-        _ = try await events(of: [publisher], through: "before", from: moderator)
+        _ = try await Self.events(of: [publisher], through: "before", from: moderator)
 
         for (client, role) in [(publisher, "publisher"), (viewer, "subscriber")] {
             #expect(
@@ -219,55 +185,18 @@ import Testing
         guard case .error(let id, let error) = try await moderator.message(where: { if case .error = $0 { true } else { false } }) else { return }
         #expect(id == 90 && error == SignalingError(.invalidParams, "params.excludedStreamIds[0]: expected a string"))
         // Refused requests changed nothing: the stream still has its audio, and nobody heard a word.
-        #expect(try await events(of: [publisher], through: "refused", from: moderator) == [[]])
+        #expect(try await Self.events(of: [publisher], through: "refused", from: moderator) == [[]])
 
         // A stream without audio, or one its publisher muted, is left alone without an error.
         _ = try await publisher.call(.updateStream(StreamUpdate(streamId: streamId, publishAudio: false)))
-        _ = try await events(of: [publisher], through: "self-muted", from: moderator)
+        _ = try await Self.events(of: [publisher], through: "self-muted", from: moderator)
         _ = try await moderator.call(.forceMuteStream(StreamReference(streamId: streamId)))
         var videoOnly = try TestPeer().publishParameters()
         videoOnly.audio = nil
         guard case .publish(let silent) = try await publisher.call(.publish(videoOnly)) else { return }
         _ = try await moderator.call(.forceMuteStream(StreamReference(streamId: silent.stream.streamId)))
-        #expect(try await events(of: [publisher], through: "left-alone", from: moderator) == [[]])
+        #expect(try await Self.events(of: [publisher], through: "left-alone", from: moderator) == [[]])
         try await harness.stop()
-    }
-
-    /// In a cluster, a subscriber past the session node's share is served by another node over a
-    /// relay leg: its consumer there is paused before the moderator's answer too.
-    @Test(.stopsWhatItStarts) func aCascadedSubscriberStopsGettingTheAudioBeforeTheAnswerToo() async throws {
-        let cluster = try await ClusterFixture.start(nodes: 2) { $0.cluster?.subscribersBeforeCascading = 1 }
-        let (origin, edge) = (cluster.nodes[0], cluster.nodes[1])
-        let (moderator, _) = try await origin.connect(session: "cascade-mute", role: .moderator)
-        let (publisher, _) = try await origin.connect(session: "cascade-mute", role: .publisher)
-        let (near, _) = try await origin.connect(session: "cascade-mute", role: .subscriber)
-        let (far, _) = try await origin.connect(session: "cascade-mute", role: .subscriber)
-        let stream = try await publishAndSubscribe(publisher, near)
-        let farPeer = try TestPeer()
-        guard case .subscribe(let farSubscribed) = try await far.call(
-            .subscribe(SubscribeParameters(streamId: stream.stream.streamId, transport: farPeer.transportOffer)))
-        else { return }
-        let farAnswer = try #require(farSubscribed.transport)
-        try farPeer.accept(farAnswer)
-        #expect(edge.configuration.media.portRange.contains(farAnswer.local.port), "the far subscriber's media comes from the other node")
-        let farAudioSSRC = try #require(farSubscribed.audio?.ssrc)
-        // A key frame for the far subscriber's video to start from, then audio flows to both.
-        try stream.publisherPeer.sendMedia(startingAt: 5, count: 1, keyFrameFirst: true)
-        #expect(try await onOwnThread { farPeer.receiveRTP(count: 2) }.count == 2)
-        #expect(try await onOwnThread { stream.viewerPeer.receiveRTP(count: 2) }.count == 2)
-
-        _ = try await moderator.call(.forceMuteStream(StreamReference(streamId: stream.stream.streamId)))
-        try sendAudioThenMarker(stream.publisherPeer, audioFrom: 6, count: 5, videoSequence: 6)
-        let atFar = try await audioBeforeMarker(farPeer, audioSSRC: farAudioSSRC)
-        let atNear = try await audioBeforeMarker(stream.viewerPeer, audioSSRC: stream.audioSSRC)
-        #expect(atFar.marker && atFar.audio == 0)
-        #expect(atNear.marker && atNear.audio == 0)
-
-        _ = try await publisher.call(.updateStream(StreamUpdate(streamId: stream.stream.streamId, publishAudio: true)))
-        try sendAudioThenMarker(stream.publisherPeer, audioFrom: 11, count: 5, videoSequence: 7)
-        let unmutedAtFar = try await audioBeforeMarker(farPeer, audioSSRC: farAudioSSRC)
-        #expect(unmutedAtFar.marker && unmutedAtFar.audio == 5)
-        await cluster.stop()
     }
 
     /// The Swift client: a moderator's three calls, the publisher's `muteForced` (it stops sending
@@ -339,19 +268,19 @@ import Testing
         let rest = try await harness.restToken()
         let (publisher, _) = try await harness.connect(session: "rest-mute", role: .publisher)
         let (viewer, _) = try await harness.connect(session: "rest-mute", role: .subscriber)
-        let stream = try await publishAndSubscribe(publisher, viewer)
-        _ = try await events(of: [publisher, viewer], through: "before", from: publisher)
+        let stream = try await Self.publishAndSubscribe(publisher, viewer)
+        _ = try await Self.events(of: [publisher, viewer], through: "before", from: publisher)
         let streamPath = "/v1/sessions/rest-mute/streams/\(stream.stream.streamId)/mute"
 
         #expect(try await harness.http("POST", streamPath, token: nil).status == 401)
         #expect(try await harness.http("POST", streamPath, token: rest).status == 204)
-        try sendAudioThenMarker(stream.publisherPeer, audioFrom: 5, count: 5, videoSequence: 5)
-        let whileMuted = try await audioBeforeMarker(stream.viewerPeer, audioSSRC: stream.audioSSRC)
+        try stream.publisherPeer.sendAudioThenMarker(audioFrom: 5, count: 5, videoSequence: 5)
+        let whileMuted = try await stream.viewerPeer.audioBeforeMarker(audioSSRC: stream.audioSSRC)
         #expect(whileMuted.marker && whileMuted.audio == 0)
         var silenced = stream.stream
         silenced.hasAudio = false
         let change = StreamPropertyChange(stream: silenced, changedProperty: .hasAudio, oldValue: .flag(true), newValue: .flag(false), reason: .forceMuted)
-        let heard = try await events(of: [publisher, viewer], through: "muted", from: publisher)
+        let heard = try await Self.events(of: [publisher, viewer], through: "muted", from: publisher)
         #expect(heard == [[.streamPropertyChanged(change), .muteForced(MuteForced(streamId: silenced.streamId))], [.streamPropertyChanged(change)]])
 
         let missingStream = try await harness.http("POST", "/v1/sessions/rest-mute/streams/st_missing/mute", token: rest)
@@ -376,12 +305,12 @@ import Testing
         let excluded = #"{"active":true,"excludedStreamIds":["st_spared"]}"#
         #expect(try await harness.http("POST", "/v1/sessions/rest-mute/mute", token: rest, body: excluded).status == 204)
         let active = ForceMuteState(active: true, excludedStreamIds: ["st_spared"])
-        #expect(try await events(of: [publisher, viewer], through: "all", from: publisher) == [[.forceMuteChanged(active)], [.forceMuteChanged(active)]])
+        #expect(try await Self.events(of: [publisher, viewer], through: "all", from: publisher) == [[.forceMuteChanged(active)], [.forceMuteChanged(active)]])
         let snapshot = try await harness.http("GET", "/v1/sessions/rest-mute", token: rest)
         #expect(try JSONDecoder().decode(SessionSnapshot.self, from: snapshot.body).forceMute == active)
         #expect(try await harness.http("POST", "/v1/sessions/rest-mute/mute", token: rest, body: #"{"active":false}"#).status == 204)
         #expect(
-            try await events(of: [publisher, viewer], through: "off", from: publisher)
+            try await Self.events(of: [publisher, viewer], through: "off", from: publisher)
                 == [[.forceMuteChanged(.inactive)], [.forceMuteChanged(.inactive)]])
         try await harness.stop()
     }

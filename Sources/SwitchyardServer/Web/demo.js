@@ -15,7 +15,8 @@
 // getStats: data-path "udp", "tcp" or "relay", data-relay-protocol "udp", "tcp" or "tls" for a relay;
 // empty until a candidate pair is selected); the publisher's tile has data-publisher; the event log is `#log li[data-event][data-reason]` (data-local for the page's own
 // entries: connected, published, subscribed, error). `#status[data-state]` is the session's
-// connectionStatus (connected, reconnecting, ...).
+// connectionStatus (connected, reconnecting, ...). `#mute-notice` shows (not `hidden`) from a
+// moderator's mute of our stream (`muteForced`) until the mic is turned on again.
 import { Session, mediaPath } from "./switchyard.js";
 
 const params = new URLSearchParams(location.search);
@@ -25,7 +26,7 @@ const PROTOCOL_EVENTS = ["connectionCreated", "connectionDestroyed", "streamCrea
   "streamPropertyChanged", "videoDisabled", "videoEnabled", "videoDisableWarning", "videoDisableWarningLifted", "videoLayerChanged",
   "publisherVideoDisableWarning", "publisherVideoDisableWarningLifted", "publisherVideoDisabled",
   "publisherVideoEnabled", "signal", "subscriberDestroyed", "sessionReconnecting", "sessionReconnected", "sessionMoved", "sessionDisconnected",
-  "error"];
+  "muteForced", "forceMuteChanged", "error"];
 const FALLBACK_EVENTS = new Set(["videoDisableWarning", "videoDisableWarningLifted", "videoDisabled", "videoEnabled"]);
 
 /** What tests read. `timing` values are Date.now() milliseconds. */
@@ -257,6 +258,9 @@ function onEvent(name, detail) {
   } else if (name === "streamDestroyed") {
     removeStream(detail.stream.streamId);
     if (demo.publisher?.streamId === detail.stream.streamId) clearPublisher();
+  } else if (name === "muteForced") {
+    // Only the publishing connection hears it, so the stream is ours (perhaps still being published).
+    showMicOff(true);
   } else if (name === "sessionReconnecting") {
     setStatus("Reconnecting…");
   } else if (name === "sessionMoved") {
@@ -375,6 +379,16 @@ function clearPublisher() {
   document.querySelector("[data-publisher]")?.remove();
   demo.publisher = null;
   $("toggle-video").disabled = $("toggle-audio").disabled = true;
+  showMicOff(false);
+}
+
+/** The mic button's state; `byModerator` also shows the notice, which goes when the mic comes back on. */
+function showMicOff(off, byModerator = off) {
+  const button = $("toggle-audio");
+  button.dataset.off = off ? "1" : "";
+  button.textContent = `Mic ${off ? "on" : "off"}`;
+  if (byModerator) $("mute-notice").hidden = false;
+  if (!off) $("mute-notice").hidden = true;
 }
 
 function teardown(message, isError = false) {
@@ -401,8 +415,12 @@ async function toggle(kind) {
   const on = button.dataset.off === "1";
   try {
     await (kind === "video" ? publisher.setPublishVideo(on) : publisher.setPublishAudio(on));
-    button.dataset.off = on ? "" : "1";
-    button.textContent = `${kind === "video" ? "Camera" : "Mic"} ${on ? "off" : "on"}`;
+    if (kind === "audio") {
+      showMicOff(!on, false);
+    } else {
+      button.dataset.off = on ? "" : "1";
+      button.textContent = `Camera ${on ? "off" : "on"}`;
+    }
   } catch (error) {
     logEvent("error", { reason: error.code ?? "", message: describe(error) }, true);
   }

@@ -34,7 +34,7 @@ const SIMULCAST_ENCODINGS = [
 ];
 /** Events about one of our streams (data has `streamId`): also dispatched on that {@link Publisher}. */
 const PUBLISHER_EVENTS = new Set(["publisherVideoDisableWarning", "publisherVideoDisableWarningLifted",
-  "publisherVideoDisabled", "publisherVideoEnabled"]);
+  "publisherVideoDisabled", "publisherVideoEnabled", "muteForced"]);
 
 /** An error answer from the server (`code` and `message` exactly as sent, see protocol.md), or a
  *  local failure (`code` `timeout`, `closed`, or `reconnecting` for a request made while the session
@@ -142,6 +142,12 @@ export async function mediaPath(pc) {
  * StreamInfo); subscriptions end, and the others' streams come again as `streamCreated`
  * (docs/cluster.md).
  * An error answer that cannot be matched to a request (`"id": null`) is dispatched as `error`.
+ * Force mute (moderators: `forceMuteStream`, `forceMuteAll`, `disableForceMute`): `muteForced`
+ * (detail: {streamId}) when a moderator muted one of our streams, also on its Publisher, whose
+ * microphone track is then disabled (`publisher.setPublishAudio(true)` turns it on again; a stream
+ * muted as it is published fires it on the Session before `publish` resolves, and starts with its
+ * track disabled); `forceMuteChanged` (detail: {active, excludedStreamIds}) when force mute is
+ * turned on or off, kept in `forceMute`.
  */
 export class Session extends EventTarget {
   /**
@@ -209,6 +215,9 @@ export class Session extends EventTarget {
     /** @type {RTCIceServer[]} the STUN and TURN servers of the last connect or reconnect reply, TURN
      *  ones with this connection's credentials; empty when the server has none */
     this.iceServers = [];
+    /** @type {{active: boolean, excludedStreamIds?: string[]}} whether streams published now start
+     *  muted (a moderator's `forceMuteAll`, until `disableForceMute`) */
+    this.forceMute = { active: false };
   }
 
   /** The configuration every peer connection of this session is created with: the server's
@@ -245,6 +254,7 @@ export class Session extends EventTarget {
     this.#reconnection = result.reconnection ?? null;
     this.#nodeId = result.nodeId ?? null;
     this.iceServers = result.iceServers ?? [];
+    this.forceMute = result.session.forceMute ?? { active: false };
     this.#status = "connected";
     for (const c of result.session.connections) this.connections.set(c.connectionId, c);
     for (const s of result.session.streams) this.streams.set(s.streamId, s);
@@ -313,6 +323,7 @@ export class Session extends EventTarget {
       case "connectionDestroyed": this.connections.delete(data.connection.connectionId); break;
       case "streamCreated": case "streamPropertyChanged": this.streams.set(data.stream.streamId, data.stream); break;
       case "streamDestroyed": this.streams.delete(data.stream.streamId); break;
+      case "forceMuteChanged": this.forceMute = data; break;
       case "sessionDisconnected":
         this.#sawDisconnected = true;
         this.#disconnectReason = data.reason;
@@ -329,7 +340,10 @@ export class Session extends EventTarget {
       if (subscriber) targets.push(subscriber);
     } else if (PUBLISHER_EVENTS.has(name)) {
       const publisher = this.publishers.get(data.streamId);
-      if (publisher) targets.push(publisher);
+      if (publisher) {
+        if (name === "muteForced") publisher._muteForced();
+        targets.push(publisher);
+      }
     } else if (name === "streamPropertyChanged" || name === "streamDestroyed") {
       const publisher = this.publishers.get(data.stream.streamId);
       if (publisher) { publisher.stream = data.stream; targets.push(publisher); }
@@ -549,6 +563,8 @@ export class Session extends EventTarget {
       if (publishAudio === false && audioTrack) audioTrack.enabled = false;
       if (publishVideo === false && videoTrack) videoTrack.enabled = false;
       const result = await this.request("publish", params);
+      // Published while force mute is active: muted from the start, as the server forwards none of it.
+      if (audioTrack && !result.stream.hasAudio) audioTrack.enabled = false;
       this.streams.set(result.stream.streamId, result.stream);
       await pc.setRemoteDescription({ type: "answer", sdp: result.sdpAnswer });
       return { pc, result };
@@ -619,6 +635,32 @@ export class Session extends EventTarget {
   }
 
   /**
+   * Moderators only: mutes a stream's audio. Its subscribers stop receiving it before this resolves;
+   * its publisher gets `muteForced` and may turn it on again.
+   * @param {object|string} stream a StreamInfo, or a streamId
+   * @returns {Promise<void>}
+   */
+  async forceMuteStream(stream) {
+    await this.request("forceMuteStream", { streamId: typeof stream === "string" ? stream : stream.streamId });
+  }
+
+  /**
+   * Moderators only: mutes every stream but the excluded ones, and every stream published until
+   * {@link Session#disableForceMute} that is not excluded. Everyone gets `forceMuteChanged`.
+   * @param {Array<object|string>} [excluding] StreamInfos or streamIds to leave alone (at most 1000)
+   * @returns {Promise<void>}
+   */
+  async forceMuteAll(excluding = []) {
+    const excludedStreamIds = excluding.map((s) => (typeof s === "string" ? s : s.streamId));
+    await this.request("forceMuteAll", excludedStreamIds.length ? { excludedStreamIds } : {});
+  }
+
+  /** Moderators only: streams published from now on keep their audio; nobody is unmuted. @returns {Promise<void>} */
+  async disableForceMute() {
+    await this.request("disableForceMute");
+  }
+
+  /**
    * Leaves the session: sends `disconnect`, closes every peer connection, and waits for the
    * WebSocket to close (at most 2 s).
    * @returns {Promise<void>}
@@ -639,7 +681,9 @@ export class Session extends EventTarget {
 
 /**
  * One published stream. `stream` is its current StreamInfo. Fires `streamPropertyChanged`,
- * `streamDestroyed` (for `forceUnpublished`) and the `publisherVideo...` events about it.
+ * `streamDestroyed` (for `forceUnpublished`), `muteForced` (a moderator muted it: the microphone
+ * track is disabled; `setPublishAudio(true)` turns it on again) and the `publisherVideo...` events
+ * about it.
  */
 export class Publisher extends EventTarget {
   constructor(session, pc, stream, mediaStream, ownsMedia) {
@@ -687,6 +731,11 @@ export class Publisher extends EventTarget {
   async setPublishAudio(on) {
     this.mediaStream.getAudioTracks().forEach((t) => { t.enabled = on; });
     await this.session.request("updateStream", { streamId: this.streamId, publishAudio: on });
+  }
+
+  /** @private A moderator muted the stream: the router forwards none of its audio, so none is sent. */
+  _muteForced() {
+    this.mediaStream.getAudioTracks().forEach((t) => { t.enabled = false; });
   }
 
   /** Which way the media goes now (UDP or TCP to the router, or a TURN relay): see {@link mediaPath}. */
