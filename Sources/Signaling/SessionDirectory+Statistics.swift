@@ -82,9 +82,16 @@ extension SessionDirectory {
         func track(_ published: PublishedTrack?) -> PublishedTrackStatistics? {
             guard let published, let counters = measured.producers.first(where: { $0.producerID == published.producerID }) else { return nil }
             report.addInbound(track: published.description, counters: counters)
-            return PublishedTrackStatistics(
+            var statistics = PublishedTrackStatistics(
                 packetsReceived: counters.packetsReceived, bytesReceived: counters.bytesReceived, packetsLost: counters.packetsLost,
                 jitterSeconds: counters.jitterSeconds, nacksSent: counters.nacksSent, keyFrameRequestsSent: counters.keyFrameRequestsSent)
+            if counters.kind == .audio {
+                statistics.audioLevel = counters.audioLevel
+                statistics.speaking = counters.speaking
+                statistics.packetsHeldBack = counters.packetsHeldBack
+                statistics.heldBackAsQuieter = counters.heldBackAsQuieter
+            }
+            return statistics
         }
         let audio = track(stream.audio)
         let video = track(stream.video)

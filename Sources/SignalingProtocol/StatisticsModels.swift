@@ -43,6 +43,14 @@ public struct PublishedTrackStatistics: Codable, Equatable, Sendable {
     public var jitterSeconds: Double
     public var nacksSent: UInt64
     public var keyFrameRequestsSent: UInt64
+    /// For audio with RFC 6464 levels (docs/speakers.md): the smoothed level, a linear amplitude
+    /// 0...1, and whether the router counts the stream as speaking; left out otherwise.
+    public var audioLevel: Double?
+    public var speaking: Bool?
+    /// Packets kept from every subscriber while the track was muted or, in a `forwardLoudest`
+    /// session, held back as quieter than the loudest; and whether it is held back now.
+    public var packetsHeldBack: UInt64?
+    public var heldBackAsQuieter: Bool?
 
     public init(packetsReceived: UInt64, bytesReceived: UInt64, packetsLost: Int64, jitterSeconds: Double, nacksSent: UInt64, keyFrameRequestsSent: UInt64) {
         self.packetsReceived = packetsReceived
