@@ -49,6 +49,29 @@ struct ConnectionEventsTests {
         #expect(sent.map(\.sequence) == [nil, 2, 3, 4])
     }
 
+    @Test func anUnloggedEventTakesNoNumberAndIsNeverReplayed() async throws {
+        let first = ClientOutbox()
+        let events = ConnectionEvents(limits: ReconnectionSettings(), outbox: first)
+        let levels = SessionEvent.audioLevels(AudioLevels(levels: [StreamAudioLevel(streamId: "st_1", level: 0.5, speaking: true)]))
+        let text = String(decoding: ServerMessage.event(levels).encoded(), as: UTF8.self)
+        events.send(signal("a"))
+        events.sendUnlogged(encodedEvent: text)
+        events.send(signal("b"))
+        let sent = await taken(first)
+        #expect(sent.map(\.message) == [.event(signal("a")), .event(levels), .event(signal("b"))])
+        #expect(sent.map(\.sequence) == [1, nil, 2])
+
+        // Away, it is not kept: a returning socket gets only the numbered events it missed.
+        #expect(events.detach(first))
+        events.sendUnlogged(encodedEvent: text)
+        events.send(signal("missed"))
+        try events.canResume(after: 2)
+        let second = ClientOutbox()
+        let reply = ServerMessage.reply(id: 3, .empty(.signal))
+        #expect(events.attach(second, first: reply, after: 2) == nil)
+        #expect(await taken(second).map(\.message) == [reply, .event(signal("missed"))])
+    }
+
     @Test func attachingWhileASocketIsOpenReturnsTheOneReplaced() {
         let first = ClientOutbox()
         let events = ConnectionEvents(limits: ReconnectionSettings(), outbox: first)
