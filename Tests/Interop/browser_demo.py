@@ -36,6 +36,18 @@ subscriber must receive no audio packet for 1.5 s; then A's "Mic on" button turn
 notice goes, and B receives audio again (within 10 s). The report gets "forceMute" {noticeMs,
 audioPacketsWhileMuted, audioBackMs}.
 
+With --rest-token and --speakers, instead of the fault injection above, page A's Chromium captures
+"speech" from a WAV the script writes (48 kHz: 2.5 s of silence, then 3 s of voiced bursts and pauses,
+looped) and page B's a silent WAV (--use-file-for-fake-audio-capture). A MediaStreamTrackProcessor on
+A's microphone track notes when the first burst reaches it. The router's statistics of A's stream (GET
+/v1/sessions/S/streams/ID/stats) must show `audio.audioLevel` > 0 and `speaking` (so Chromium sends
+the RFC 6464 level, which the router's answer must accept), and B's not `speaking`; B's page must
+highlight A's tile as the active speaker, receive `audioLevels` with A speaking and show A's level on
+its meter, and B's own stream must never take the floor; then A's "Mic off" button mutes A, and B must
+log `activeSpeakerChanged` with a null streamId and drop the highlight (within 10 s). The report gets
+"speakers" {firstSpeechToEventMs, firstSpeechToHighlightMs (from the burst reaching A's track),
+routerAudioLevel, levelOnBsMeter, audioLevelsForA, silentStreamRouterLevel, micOffToNullMs, ...}.
+
 Prints one JSON line: {"ok", "session", "streamId", "subscriberId", "joinToFirstFrameMs",
 "subscribeToFirstFrameMs", "framesDecoded", "framesPerSecond", "frameWidth", "frameHeight",
 "videoPacketsLost", "jitterSeconds", "totalSamplesReceived", "audioPacketsLost", "videoCodec", "audioCodec", "srtpCipher", "dtlsCipher", "tlsVersion",
@@ -106,7 +118,7 @@ class Failure(Exception):
     pass
 
 
-def new_driver(args) -> webdriver.Chrome:
+def new_driver(args, extra_flags: list | None = None) -> webdriver.Chrome:
     options = webdriver.ChromeOptions()
     options.binary_location = args.chromium
     for flag in CHROME_FLAGS:
@@ -114,7 +126,7 @@ def new_driver(args) -> webdriver.Chrome:
     # getUserMedia needs a secure context: loopback is one, a daemon on another address over plain
     # HTTP (a test's network namespace) is not.
     options.add_argument(f"--unsafely-treat-insecure-origin-as-secure={args.base.rstrip('/')}")
-    for flag in args.chromium_flag:
+    for flag in args.chromium_flag + (extra_flags or []):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(executable_path=args.chromedriver))
@@ -163,7 +175,8 @@ def send_json(args, method: str, path: str, body: dict | None):
                                      headers={"Authorization": f"Bearer {args.rest_token}", "Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
-            response.read()
+            text = response.read()
+            return json.loads(text) if text else None
     except urllib.error.HTTPError as error:
         raise Failure(f"{method} {url} answered {error.code}: {error.read().decode(errors='replace')}") from None
 
@@ -184,13 +197,19 @@ def inbound(driver, subscriber_id: str) -> dict:
 
 
 def run(args, drivers: dict, out: dict):
-    b = drivers["B"] = new_driver(args)
+    audio_flags = speech_files(args) if args.speakers else {"A": [], "B": []}
+    b = drivers["B"] = new_driver(args, audio_flags["B"])
     b.get(page_url(args, "B", **({'resolution': '320x180'} if args.simulcast else {})))
     wait_for("page B to connect", args.timeout, lambda: demo_js(b, "d.session && d.session.connection"))
-    a = drivers["A"] = new_driver(args)
+    if args.speakers:
+        b.execute_script(LEVELS_RECORDER_JS)
+    a = drivers["A"] = new_driver(args, audio_flags["A"])
     a.get(page_url(args, "A"))
-    stream_id = wait_for("page A to publish", args.timeout, lambda: demo_js(a, "d.publisher && d.publisher.streamId"))
+    stream_id = wait_for("page A to publish", args.timeout, lambda: demo_js(a, "d.publisher && d.publisher.streamId"), 0.05)
     out["streamId"] = stream_id
+    if args.speakers:
+        # Before A's file reaches its first burst (2.5 s after capture started).
+        a.execute_script(SPEECH_WATCH_JS)
     subscriber_id = wait_for("page B to subscribe to A's stream", args.timeout, lambda: demo_js(
         b, f"[...d.subscribers.values()].filter((s) => s.streamId === {json.dumps(stream_id)}).map((s) => s.id)[0]"))
     out["subscriberId"] = subscriber_id
@@ -239,7 +258,10 @@ def run(args, drivers: dict, out: dict):
     if args.rest_token and args.force_mute:
         force_mute(args, a, b, stream_id, subscriber_id, out)
 
-    if args.rest_token and not args.force_mute:
+    if args.rest_token and args.speakers:
+        speakers(args, a, b, stream_id, subscriber_id, out)
+
+    if args.rest_token and not args.force_mute and not args.speakers:
         out["fault"] = fault = {}
         mark = len(log_since(b, 0))
         put_at = time.time() * 1000
@@ -444,6 +466,163 @@ def force_mute(args, a, b, stream_id: str, subscriber_id: str, out: dict):
     report["audioBackMs"] = int(time.time() * 1000 - unmuted)
 
 
+SPEECH_LEAD_SECONDS = 2.5
+
+
+def speech_files(args) -> dict:
+    """Writes the WAVs the two Chromiums capture and returns each page's flags: A "talks" (after a
+    silent lead, voiced bursts with pauses between them, as speech has), B is silent. 48 kHz, mono,
+    16-bit; Chromium loops the file."""
+    import math
+    import tempfile
+    import wave
+    rate = 48000
+    directory = tempfile.mkdtemp(prefix="switchyard-speech-")
+    args.speech_directory = directory
+    # A voiced sound: a 140 Hz fundamental with falling harmonics and a slow vibrato, its loudness
+    # shaped into syllables (4 per second) inside each burst, with 20 ms ramps at the burst's edges.
+    bursts = [(0.9, 0.35), (0.7, 0.3), (0.75, 0.0)]
+    samples = [0] * int(SPEECH_LEAD_SECONDS * rate)
+    phase = 0.0
+    for talk, pause in bursts:
+        n = int(talk * rate)
+        for i in range(n):
+            t = i / rate
+            f0 = 140 * (1 + 0.03 * math.sin(2 * math.pi * 5 * t))
+            phase += 2 * math.pi * f0 / rate
+            voiced = sum(math.sin(k * phase) / k for k in range(1, 8))
+            syllable = 0.55 + 0.45 * math.sin(2 * math.pi * 4 * t) ** 2
+            edge = min(1.0, t / 0.02, (talk - t) / 0.02)
+            samples.append(int(9000 * voiced * syllable * edge))
+        samples += [0] * int(pause * rate)
+    paths = {}
+    for name, frames in (("talk", samples), ("silence", [0] * rate)):
+        path = os.path.join(directory, f"{name}.wav")
+        with wave.open(path, "wb") as file:
+            file.setnchannels(1)
+            file.setsampwidth(2)
+            file.setframerate(rate)
+            file.writeframes(b"".join(max(-32768, min(32767, v)).to_bytes(2, "little", signed=True) for v in frames))
+        paths[name] = path
+    return {"A": [f"--use-file-for-fake-audio-capture={paths['talk']}"], "B": [f"--use-file-for-fake-audio-capture={paths['silence']}"]}
+
+
+# On page A: notes (Date.now()) when the microphone track first carries sound, reading its 10 ms
+# frames as the track delivers them (MediaStreamTrackProcessor on a clone; a Web Audio analyser
+# hears them some 20 ms later), and what the first frame read (it must fall in the silent lead).
+SPEECH_WATCH_JS = """
+const track = window.switchyardDemo.publisher.mediaStream.getAudioTracks()[0].clone();
+const watch = window.speechWatch = {startedAt: Date.now(), firstReading: null, firstSoundAt: null, error: null};
+const reader = new MediaStreamTrackProcessor({track}).readable.getReader();
+(async () => {
+  for (;;) {
+    const {value: frame, done} = await reader.read();
+    if (done) return;
+    const samples = new Float32Array(frame.numberOfFrames);
+    frame.copyTo(samples, {planeIndex: 0, format: "f32-planar"});
+    frame.close();
+    let sum = 0;
+    for (const v of samples) sum += v * v;
+    const rms = Math.sqrt(sum / samples.length);
+    if (watch.firstReading === null) watch.firstReading = rms;
+    if (rms > 0.01) { watch.firstSoundAt = Date.now(); reader.cancel(); track.stop(); return; }
+  }
+})().catch((e) => { watch.error = String(e); });
+"""
+
+
+# On page B: the loudest level and whether `speaking` came, per stream, over every audioLevels event.
+LEVELS_RECORDER_JS = """
+const seen = window.levelsSeen = {};
+window.switchyardDemo.session.addEventListener("audioLevels", (e) => {
+  for (const {streamId, level, speaking} of e.detail.levels) {
+    const s = seen[streamId] ??= {maxLevel: 0, speaking: false, events: 0};
+    s.maxLevel = Math.max(s.maxLevel, level);
+    s.speaking ||= speaking;
+    s.events += 1;
+  }
+});
+"""
+
+
+def speakers(args, a, b, stream_id: str, subscriber_id: str, out: dict):
+    """A talks, B is silent: the router hears A's levels, B's page highlights A as the active
+    speaker; A's Mic off frees the floor and B's highlight goes."""
+    out["speakers"] = report = {}
+    b_stream = demo_js(b, "d.publisher && d.publisher.streamId")
+    watch = wait_for("A's microphone to carry its first burst", 15, lambda: demo_js(
+        a, "window.speechWatch && (window.speechWatch.firstSoundAt || window.speechWatch.error) && window.speechWatch"), 0.1)
+    if watch.get("error"):
+        raise Failure(f"A's watch on its microphone failed: {watch['error']}")
+    report["watchStartedBeforeSpeechMs"] = int(watch["firstSoundAt"] - watch["startedAt"])
+    if watch["firstReading"] is None or watch["firstReading"] > 0.001:
+        raise Failure(f"A's watch on its microphone started after the first burst (first frame's RMS {watch['firstReading']}): the timing would be wrong")
+    first_sound = watch["firstSoundAt"]
+    answer = demo_js(a, "d.publisher.pc.remoteDescription.sdp") or ""
+    if "urn:ietf:params:rtp-hdrext:ssrc-audio-level" not in answer:
+        raise Failure("the router's answer to A does not accept the ssrc-audio-level extension")
+    offer = demo_js(a, "d.publisher.pc.localDescription.sdp") or ""
+    report["audioLevelExtmap"] = next((line for line in answer.splitlines() if "ssrc-audio-level" in line), None)
+    report["offeredAudioLevelExtmap"] = next((line for line in offer.splitlines() if "ssrc-audio-level" in line), None)
+
+    tile_js = "document.querySelector(`.tile[data-subscriber-id][data-stream-id='${arguments[0]}']`)"
+
+    def highlighted():
+        return b.execute_script(f"const t = {tile_js}; return t && t.dataset.activeSpeaker === '1' && t.classList.contains('active-speaker') ? t.dataset.activeSpeakerSince : null;", stream_id)
+    since = wait_for("B's page to highlight A's tile as the active speaker", 15, highlighted, 0.1)
+    event = next((e for e in demo_js(b, "d.log.map((e) => ({event: e.event, time: e.time, streamId: e.detail.streamId}))")
+                  if e["event"] == "activeSpeakerChanged" and e["streamId"] == stream_id), None)
+    if event is None:
+        raise Failure("B's page highlights A without having logged activeSpeakerChanged for it")
+    report["firstSpeechToEventMs"] = int(event["time"] - first_sound)
+    report["firstSpeechToHighlightMs"] = int(int(since) - first_sound)
+    if b.execute_script("return document.getElementById('active-speaker').dataset.streamId") != stream_id:
+        raise Failure("B's #active-speaker does not name A's stream")
+
+    def router_speaking():
+        stats = send_json(args, "GET", f"/v1/sessions/{args.session}/streams/{stream_id}/stats", None) or {}
+        audio = stats.get("audio") or {}
+        report["routerAudioLevel"] = max(report.get("routerAudioLevel", 0), audio.get("audioLevel") or 0)
+        return audio.get("speaking") is True and (audio.get("audioLevel") or 0) > 0
+    polled = time.time()
+    wait_for("the router's statistics of A's audio to show a level and speaking", 10, router_speaking, 0.1)
+    report["routerSpeakingMs"] = int((time.time() - polled) * 1000)
+
+    def level_on_meter():
+        level = float(b.execute_script(f"const t = {tile_js}; return t ? t.querySelector('.level').dataset.level : '0';", stream_id) or 0)
+        report["levelOnBsMeter"] = max(report.get("levelOnBsMeter", 0), level)
+        return level > 0
+    wait_for("B's meter on A's tile to show a level", 10, level_on_meter, 0.1)
+    heard = wait_for("B to receive audioLevels with A speaking", 10, lambda: demo_js(
+        b, f"(window.levelsSeen[{json.dumps(stream_id)}] || {{}}).speaking && window.levelsSeen[{json.dumps(stream_id)}]"), 0.1)
+    report["audioLevelsForA"] = heard
+    report["levelOnAsOwnMeter"] = float(a.execute_script("return document.querySelector('[data-publisher] .level').dataset.level") or 0)
+    b_floor = [e for e in demo_js(b, "d.log.map((e) => ({event: e.event, streamId: e.detail.streamId}))")
+               if e["event"] == "activeSpeakerChanged" and b_stream and e["streamId"] == b_stream]
+    if b_floor:
+        raise Failure(f"B's silent stream took the floor: {b_floor}")
+    if b_stream:
+        silent = (send_json(args, "GET", f"/v1/sessions/{args.session}/streams/{b_stream}/stats", None) or {}).get("audio") or {}
+        report["silentStreamRouterLevel"] = silent.get("audioLevel")
+        if silent.get("speaking"):
+            raise Failure(f"the router hears B's silent stream as speaking: {silent}")
+    if args.screenshot:
+        b.save_screenshot(os.path.join(args.screenshot, "b-speaker.png"))
+
+    mark = len(log_since(b, 0))
+    clicked = time.time() * 1000
+    a.execute_script("document.getElementById('toggle-audio').click();")
+
+    def freed():
+        entries = demo_js(b, f"d.log.slice({mark}).map((e) => ({{event: e.event, time: e.time, streamId: e.detail.streamId}}))") or []
+        return next((e for e in entries if e["event"] == "activeSpeakerChanged" and e["streamId"] is None), None)
+    event = wait_for("B to log activeSpeakerChanged with a null streamId after A's Mic off", 10, freed, 0.1)
+    report["micOffToNullMs"] = int(event["time"] - clicked)
+    wait_for("B's highlight of A's tile to go", 5, lambda: b.execute_script(
+        f"const t = {tile_js}; return t && !t.dataset.activeSpeaker && !t.classList.contains('active-speaker') && document.getElementById('active-speaker').dataset.streamId === '';",
+        stream_id))
+
+
 def drop_websocket(args, a, b, stream_id: str, subscriber_id: str, out: dict):
     """The server resets A's WebSocket; A comes back as the same connection and B never notices."""
     out["reconnect"] = reconnect = {}
@@ -526,6 +705,8 @@ def main() -> int:
     parser.add_argument("--fault-seconds", type=float, default=2.0, help="keep the drop on this long after videoDisabled")
     parser.add_argument("--force-mute", action="store_true",
                         help="with --rest-token: mute A's stream through REST instead of injecting faults, and check both pages")
+    parser.add_argument("--speakers", action="store_true",
+                        help="with --rest-token: A captures speech from a WAV, B silence; check the router's levels, B's active-speaker highlight and that A's Mic off frees the floor")
     parser.add_argument("--drop-websocket", action="store_true", help="with --rest-token: drop page A's WebSocket and check it reconnects")
     parser.add_argument("--bandwidth", action="store_true",
                         help="with --rest-token: cap B's downlink and A's uplink and check the estimate and A's encoder follow")
@@ -565,6 +746,9 @@ def main() -> int:
             driver.quit()
         except Exception:
             pass
+    if getattr(args, "speech_directory", None):
+        import shutil
+        shutil.rmtree(args.speech_directory, ignore_errors=True)
     print(json.dumps(out), flush=True)
     return status
 

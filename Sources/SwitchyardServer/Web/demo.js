@@ -1,5 +1,5 @@
 // The demo page: join a session, publish camera and mic, subscribe to everyone else, and show
-// per subscriber the video state, the last audio-fallback event and live stats.
+// per subscriber the video state, the last audio-fallback event and live stats, and who speaks.
 // Query parameters: session, name, token, autojoin=1, ws (a WebSocket URL other than this host's /v1/ws),
 // simulcast=0 (publish one encoding instead of three), resolution=WxH (the preferred resolution each
 // new subscriber starts with; each tile's picker changes it), forceRelay=1 (media through the
@@ -17,6 +17,11 @@
 // entries: connected, published, subscribed, error). `#status[data-state]` is the session's
 // connectionStatus (connected, reconnecting, ...). `#mute-notice` shows (not `hidden`) from a
 // moderator's mute of our stream (`muteForced`) until the mic is turned on again.
+// Speakers (the page connects with subscribeToSpeakerEvents): the active speaker's tile has the class
+// `active-speaker`, data-active-speaker="1" and data-active-speaker-since (Date.now() ms, when it was
+// highlighted); `#active-speaker[data-stream-id]` names it ("" while there is none). Every tile's
+// `.level[data-level][data-speaking]` meter shows the router's last audioLevels for its stream
+// (linear 0-1 as sent, drawn on a dB scale; 0 while the stream is not among the loudest).
 import { Session, mediaPath } from "./switchyard.js";
 
 const params = new URLSearchParams(location.search);
@@ -26,7 +31,7 @@ const PROTOCOL_EVENTS = ["connectionCreated", "connectionDestroyed", "streamCrea
   "streamPropertyChanged", "videoDisabled", "videoEnabled", "videoDisableWarning", "videoDisableWarningLifted", "videoLayerChanged",
   "publisherVideoDisableWarning", "publisherVideoDisableWarningLifted", "publisherVideoDisabled",
   "publisherVideoEnabled", "signal", "subscriberDestroyed", "sessionReconnecting", "sessionReconnected", "sessionMoved", "sessionDisconnected",
-  "muteForced", "forceMuteChanged", "error"];
+  "muteForced", "forceMuteChanged", "activeSpeakerChanged", "error"];
 const FALLBACK_EVENTS = new Set(["videoDisableWarning", "videoDisableWarningLifted", "videoDisabled", "videoEnabled"]);
 
 /** What tests read. `timing` values are Date.now() milliseconds. */
@@ -72,7 +77,8 @@ function logEvent(name, detail = {}, local = false) {
   li.dataset.event = name;
   li.dataset.reason = reason;
   if (local) li.dataset.local = "1";
-  const who = detail.stream?.name || detail.connection?.data || detail.subscriberId || detail.streamId || detail.message || "";
+  const who = name === "activeSpeakerChanged" ? speakerLabel(detail.streamId)
+    : detail.stream?.name || detail.connection?.data || detail.subscriberId || detail.streamId || detail.message || "";
   li.textContent = `${clock(time)} ${name}${reason ? " " + reason : ""}${who ? " — " + who : ""}`;
   const list = $("log");
   list.append(li);
@@ -96,12 +102,57 @@ function makeTile(label, stream) {
   const media = document.createElement("div");
   media.className = "media";
   media.append(video);
+  const level = document.createElement("div");
+  level.className = "level";
+  level.append(document.createElement("span"));
+  level.firstChild.className = "bar";
   const name = document.createElement("div");
   name.className = "name";
   name.textContent = label;
-  tile.append(media, name);
+  tile.append(media, level, name);
   $("tiles").append(tile);
+  renderLevel(tile, undefined);
+  renderActiveSpeaker();
   return { tile, video };
+}
+
+/** The name the page shows for a stream id: its StreamInfo's, else the id itself. */
+function speakerLabel(streamId) {
+  if (!streamId) return "none";
+  const stream = demo.session?.streams.get(streamId);
+  return stream ? streamLabel(stream) : streamId;
+}
+
+/** Highlights the active speaker's tile (the session's activeSpeakerStreamId) and names it. */
+function renderActiveSpeaker() {
+  const active = demo.session?.activeSpeakerStreamId ?? null;
+  for (const tile of document.querySelectorAll(".tile[data-stream-id]")) {
+    const on = tile.dataset.streamId === active;
+    if (on && !tile.dataset.activeSpeaker) tile.dataset.activeSpeakerSince = String(Date.now());
+    if (on) tile.dataset.activeSpeaker = "1";
+    else { delete tile.dataset.activeSpeaker; delete tile.dataset.activeSpeakerSince; }
+    tile.classList.toggle("active-speaker", on);
+  }
+  const label = $("active-speaker");
+  label.dataset.streamId = active ?? "";
+  label.textContent = `Active speaker: ${speakerLabel(active)}`;
+}
+
+/** Sets a tile's meter from one `audioLevels` entry (undefined: not among the loudest, so silent).
+ *  Drawn from -60 to 0 dB, since speech sits far below full scale on a linear one. */
+function renderLevel(tile, entry) {
+  const meter = tile.querySelector(".level");
+  const level = entry?.level ?? 0;
+  meter.dataset.level = String(level);
+  meter.dataset.speaking = entry?.speaking ? "1" : "";
+  const share = level > 0 ? Math.min(1, Math.max(0, (20 * Math.log10(level) + 60) / 60)) : 0;
+  meter.firstChild.style.width = `${(share * 100).toFixed(1)}%`;
+  meter.title = `level ${level.toFixed(3)}${entry?.speaking ? ", speaking" : ""}`;
+}
+
+function renderLevels(levels) {
+  const byStream = new Map(levels.map((entry) => [entry.streamId, entry]));
+  for (const tile of document.querySelectorAll(".tile[data-stream-id]")) renderLevel(tile, byStream.get(tile.dataset.streamId));
 }
 
 function line(tile, className, text = "") {
@@ -258,6 +309,8 @@ function onEvent(name, detail) {
   } else if (name === "streamDestroyed") {
     removeStream(detail.stream.streamId);
     if (demo.publisher?.streamId === detail.stream.streamId) clearPublisher();
+  } else if (name === "activeSpeakerChanged") {
+    renderActiveSpeaker();
   } else if (name === "muteForced") {
     // Only the publishing connection hears it, so the stream is ours (perhaps still being published).
     showMicOff(true);
@@ -335,10 +388,13 @@ async function join() {
   try {
     const token = $("token").value.trim() || await devToken(sessionId, name);
     const url = params.get("ws") || `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/v1/ws`;
-    const session = await Session.connect({ url, sessionId, token, forceRelay });
+    const session = await Session.connect({ url, sessionId, token, forceRelay, subscribeToSpeakerEvents: true });
     demo.session = session;
     demo.timing.connected = Date.now();
     for (const event of PROTOCOL_EVENTS) session.addEventListener(event, (e) => onEvent(event, e.detail));
+    // Up to four a second: shown on the meters, not logged.
+    session.addEventListener("audioLevels", (e) => renderLevels(e.detail.levels));
+    renderActiveSpeaker();
     logEvent("connected", { connection: session.connection }, true);
     setStatus(`Connected to ${sessionId} as ${session.connection.connectionId} (${session.role}).`);
     $("leave").disabled = false;
@@ -364,6 +420,8 @@ async function publish(name) {
     const { tile, video } = makeTile(`${name} (you)`, publisher.stream);
     tile.classList.add("publisher");
     tile.dataset.publisher = "1";
+    // In a cluster the stream is published again under a new id when the session moves.
+    publisher.addEventListener("streamMoved", (e) => { tile.dataset.streamId = e.detail.stream.streamId; renderActiveSpeaker(); });
     addPathLine(tile);
     video.muted = true;
     video.srcObject = publisher.mediaStream;
@@ -397,6 +455,7 @@ function teardown(message, isError = false) {
   subscribedStreams.clear();
   clearPublisher();
   demo.session = null;
+  renderActiveSpeaker();
   $("join").disabled = false;
   $("leave").disabled = true;
   setStatus(message, isError);

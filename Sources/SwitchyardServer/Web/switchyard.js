@@ -11,7 +11,9 @@
 //
 // Peer connections use the STUN and TURN servers the server gives in the connect reply
 // (`iceServers`, docs/turn.md); `Session.connect({ ..., forceRelay: true })` makes them use TURN
-// relays only, as the hosted platform's `forceTurn` does.
+// relays only, as the hosted platform's `forceTurn` does. `Session.connect({ ...,
+// subscribeToSpeakerEvents: true })` brings the router's `activeSpeakerChanged` and `audioLevels`
+// (docs/speakers.md).
 
 const PROTOCOL_VERSION = 1;
 const REQUEST_TIMEOUT_MS = 15000;
@@ -148,20 +150,27 @@ export async function mediaPath(pc) {
  * muted as it is published fires it on the Session before `publish` resolves, and starts with its
  * track disabled); `forceMuteChanged` (detail: {active, excludedStreamIds}) when force mute is
  * turned on or off, kept in `forceMute`.
+ * Speakers (connected with `subscribeToSpeakerEvents`): `activeSpeakerChanged` (detail: {streamId},
+ * null when the floor went free), kept in `activeSpeakerStreamId`; `audioLevels` (detail: {levels:
+ * [{streamId, level, speaking}]}, the loudest streams, at most 4 a second; never replayed after a
+ * reconnection, since a level is stale by then).
  */
 export class Session extends EventTarget {
   /**
    * Opens the WebSocket and joins the session.
-   * @param {{url: string, sessionId: string, token: string, forceRelay?: boolean}} options `url` e.g.
-   *   `ws://127.0.0.1:7880/v1/ws`; `forceRelay`: media only through the TURN servers of the connect
-   *   reply (`iceTransportPolicy: "relay"`), refused when the server gives none
+   * @param {{url: string, sessionId: string, token: string, forceRelay?: boolean,
+   *   subscribeToSpeakerEvents?: boolean}} options `url` e.g. `ws://127.0.0.1:7880/v1/ws`;
+   *   `forceRelay`: media only through the TURN servers of the connect reply (`iceTransportPolicy:
+   *   "relay"`), refused when the server gives none; `subscribeToSpeakerEvents`: receive
+   *   `activeSpeakerChanged` and `audioLevels` (docs/speakers.md)
    * @returns {Promise<Session>} once `connect` succeeded; rejects with {@link SwitchyardError}
    */
-  static async connect({ url, sessionId, token, forceRelay = false }) {
+  static async connect({ url, sessionId, token, forceRelay = false, subscribeToSpeakerEvents = false }) {
     const session = new Session(url);
     session.#entryUrl = url;
     session.#token = token;
     session.#forceRelay = forceRelay;
+    session.#speakerEvents = subscribeToSpeakerEvents;
     session.#connected(await session.#join(sessionId));
     if (forceRelay && !session.iceServers.some((server) => [server.urls].flat().some((u) => /^turns?:/i.test(u)))) {
       await session.disconnect();
@@ -178,7 +187,9 @@ export class Session extends EventTarget {
       this.url = url;
       await this.#open();
       try {
-        return await this.#send("connect", { sessionId, token: this.#token });
+        const params = { sessionId, token: this.#token };
+        if (this.#speakerEvents) params.subscribeToSpeakerEvents = true;
+        return await this.#send("connect", params);
       } catch (error) {
         this.#ws.close();
         if (error.code !== "sessionOnOtherNode" || !error.location || hops >= 3) throw error;
@@ -189,7 +200,7 @@ export class Session extends EventTarget {
 
   #ws; #nextId = 1; #pending = new Map(); #early = []; #ready = false; #closed = false; #sawDisconnected = false;
   #status = "connecting"; #reconnection = null; #lastSeq = 0; #leaving = false; #waiters = [];
-  #entryUrl; #token; #nodeId = null; #disconnectReason = null; #forceRelay = false;
+  #entryUrl; #token; #nodeId = null; #disconnectReason = null; #forceRelay = false; #speakerEvents = false;
 
   /** `connecting`, `connected`, `reconnecting`, `disconnected` (left, or ended by the server) or
    *  `failed` (dropped and could not come back). */
@@ -218,6 +229,9 @@ export class Session extends EventTarget {
     /** @type {{active: boolean, excludedStreamIds?: string[]}} whether streams published now start
      *  muted (a moderator's `forceMuteAll`, until `disableForceMute`) */
     this.forceMute = { active: false };
+    /** @type {string|null} the stream the router hears as the session's dominant speaker (kept
+     *  current only with `subscribeToSpeakerEvents`; seeded from the connect reply either way) */
+    this.activeSpeakerStreamId = null;
   }
 
   /** The configuration every peer connection of this session is created with: the server's
@@ -255,6 +269,7 @@ export class Session extends EventTarget {
     this.#nodeId = result.nodeId ?? null;
     this.iceServers = result.iceServers ?? [];
     this.forceMute = result.session.forceMute ?? { active: false };
+    this.activeSpeakerStreamId = result.session.activeSpeakerStreamId ?? null;
     this.#status = "connected";
     for (const c of result.session.connections) this.connections.set(c.connectionId, c);
     for (const s of result.session.streams) this.streams.set(s.streamId, s);
@@ -298,6 +313,7 @@ export class Session extends EventTarget {
     let message;
     try { message = JSON.parse(text); } catch { return console.warn("switchyard: not JSON", text); }
     if (message.event !== undefined) {
+      // Events without a `seq` (`audioLevels`) are never replayed: each is taken as it comes.
       if (typeof message.seq === "number") {
         if (message.seq <= this.#lastSeq) return;  // replayed after a reconnection, already seen
         this.#lastSeq = message.seq;
@@ -324,6 +340,7 @@ export class Session extends EventTarget {
       case "streamCreated": case "streamPropertyChanged": this.streams.set(data.stream.streamId, data.stream); break;
       case "streamDestroyed": this.streams.delete(data.stream.streamId); break;
       case "forceMuteChanged": this.forceMute = data; break;
+      case "activeSpeakerChanged": this.activeSpeakerStreamId = data.streamId ?? null; break;
       case "sessionDisconnected":
         this.#sawDisconnected = true;
         this.#disconnectReason = data.reason;
@@ -457,7 +474,7 @@ export class Session extends EventTarget {
     this.#lastSeq = 0;
     this.#early = [];
     const result = await this.#join(this.sessionId);
-    const before = { streams: new Map(this.streams), connections: new Map(this.connections) };
+    const before = { streams: new Map(this.streams), connections: new Map(this.connections), speaker: this.activeSpeakerStreamId };
     this.connections.clear();
     this.streams.clear();
     this.#sawDisconnected = false;
@@ -476,6 +493,9 @@ export class Session extends EventTarget {
     }
     for (const [id, stream] of this.streams) {
       if (!before.streams.has(id)) this.dispatchEvent(new CustomEvent("streamCreated", { detail: { stream } }));
+    }
+    if (this.#speakerEvents && this.activeSpeakerStreamId !== before.speaker) {
+      this.dispatchEvent(new CustomEvent("activeSpeakerChanged", { detail: { streamId: this.activeSpeakerStreamId } }));
     }
     for (const publisher of [...this.publishers.values()]) {
       this.publishers.delete(publisher.streamId);
