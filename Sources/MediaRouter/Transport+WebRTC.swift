@@ -84,7 +84,7 @@ extension Transport {
         }
         if !wasVerified, link.ice.isVerified(source) {
             if link.ice.nominated == nil { remote = link.ice.selected }
-            if link.sharesWorkerSocket, worker.tcpFrameSource == nil { worker.sharedSocketTransportsByAddress[source.key] = self }
+            if link.sharesWorkerSocket, worker.tcpFrameSource == nil { routeSharedSocket(from: source.key, link: link) }
         }
     }
 
@@ -169,6 +169,18 @@ extension Transport {
         if case .consentExpired = webRTC.ice.tick(now: now) {
             failWebRTC(webRTC, reason: "ICE consent expired: no connectivity check from the client for \(worker.configuration.iceConsentTimeout)")
         }
+    }
+
+    /// Routes the worker's shared socket's packets from a newly verified address here. A client that
+    /// keeps verifying new addresses holds at most `WebRTCLink.maximumSharedSocketRoutes`: the oldest
+    /// route goes first, as ICE forgets the oldest address.
+    private func routeSharedSocket(from key: UInt64, link: WebRTCLink) {
+        worker.sharedSocketTransportsByAddress[key] = self
+        link.sharedSocketAddressKeys.removeAll { $0 == key }
+        link.sharedSocketAddressKeys.append(key)
+        guard link.sharedSocketAddressKeys.count > WebRTCLink.maximumSharedSocketRoutes else { return }
+        let oldest = link.sharedSocketAddressKeys.removeFirst()
+        if worker.sharedSocketTransportsByAddress[oldest] === self { worker.sharedSocketTransportsByAddress[oldest] = nil }
     }
 
     /// ICE restart: new local credentials (and the client's, when known); DTLS and SRTP stay.

@@ -9,6 +9,9 @@ final class WebRTCLink {
     /// Whether the transport reads the worker's shared socket (demultiplexed by ufrag and address)
     /// rather than a port of its own.
     let sharesWorkerSocket: Bool
+    /// The worker's shared-socket routes to this transport, by remote address key, oldest first.
+    var sharedSocketAddressKeys: [UInt64] = []
+    static let maximumSharedSocketRoutes = 16
     /// Where DTLS last came from: handshake replies and retransmissions go there until ICE nominates.
     var dtlsPeer: IPv4Address?
     /// When the transport was created; a handshake that has not finished by `handshakeDeadline` fails.

@@ -469,9 +469,13 @@ final class Worker: @unchecked Sendable {
     /// Forgets a WebRTC transport's routes: its username fragment, its shared-socket addresses and its
     /// ICE-TCP connections.
     func removeWebRTCRoutes(of transport: Transport) {
-        webRTCTransportsByUsernameFragment = webRTCTransportsByUsernameFragment.filter { $0.value !== transport }
-        if transport.webRTC?.sharesWorkerSocket == true {
-            sharedSocketTransportsByAddress = sharedSocketTransportsByAddress.filter { $0.value !== transport }
+        if let link = transport.webRTC {
+            // Only its own entries: each close costs what the transport had, not what the worker has.
+            let fragment = link.ice.localCredentials.usernameFragment
+            if webRTCTransportsByUsernameFragment[fragment] === transport { webRTCTransportsByUsernameFragment[fragment] = nil }
+            for key in link.sharedSocketAddressKeys where sharedSocketTransportsByAddress[key] === transport {
+                sharedSocketTransportsByAddress[key] = nil
+            }
         }
         closeTCPConnections(of: transport)
     }

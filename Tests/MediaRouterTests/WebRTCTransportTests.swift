@@ -146,6 +146,29 @@ import Testing
         #expect(try await onOwnThread { pair.publisher.peer.receiveRTP(count: 1).count } == 0)
     }
 
+    @Test func aClientVerifyingAddressAfterAddressHoldsABoundedShareOfTheSharedPortsRoutes() async throws {
+        let pair = try await Self.connectedPair(
+            configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_380...46_389, webRTCSharedPort: 46_390))
+        defer { pair.plane.shutdown() }
+        let paths = try (0..<24).map { _ in try TestPeer() }
+        for path in paths { path.routerPort = 46_390 }
+        for path in paths {
+            #expect(try await onOwnThread { pair.subscriber.check(via: path) } == .success(mappedPort: path.port))
+        }
+        let worker = pair.plane.workers[0]
+        let routes = { worker.performAndWait { (worker.sharedSocketTransportsByAddress.count, worker.webRTCTransportsByUsernameFragment.count) } }
+        // The publisher's one address and the subscriber's newest 16.
+        #expect(routes().0 == 1 + WebRTCLink.maximumSharedSocketRoutes)
+        #expect(routes().1 == 2)
+        // The newest addresses still reach the subscriber's transport.
+        #expect(try await onOwnThread { pair.subscriber.check(via: paths.last!) } == .success(mappedPort: paths.last!.port))
+
+        try await pair.plane.closeTransport(pair.subscriberTransport.transportID)
+        #expect(routes().0 == 1 && routes().1 == 1, "a closed transport left routes behind")
+        try await pair.plane.closeTransport(pair.publisherTransport.transportID)
+        #expect(routes().0 == 0 && routes().1 == 0)
+    }
+
     @Test func aCheckWithTheWrongUsernameOrPasswordGetsNoSuccessAndOthersAreUnaffected() async throws {
         let pair = try await Self.connectedPair(
             configuration: MediaRouterConfiguration(workerCount: 1, portRange: 46_240...46_249, webRTCSharedPort: 46_250))
