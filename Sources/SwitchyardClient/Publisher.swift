@@ -62,6 +62,14 @@ public final class Publisher: Sendable {
         session.options.mediaLoop.perform { media.value.sendsAudio = enabled }
     }
 
+    /// From its next 20 ms frame on, the audio track plays `audio`'s loop from the start, each packet
+    /// with its frame's level, as a microphone hears someone start or stop talking. Ignored when the
+    /// stream has no audio track; while muted the loop goes on unheard.
+    public func play(_ audio: EncodedAudio) {
+        let media = self.media
+        session.options.mediaLoop.perform { media.value.play(audio) }
+    }
+
     /// What this client sent and heard back, measured here.
     public func statistics() async -> PublisherMediaStatistics {
         let media = self.media

@@ -15,12 +15,18 @@ public struct PublisherSettings: Sendable {
     /// What the publisher's own network does to its packets.
     public var uplinkImpairment: ImpairmentSchedule
     public var downlinkImpairment: ImpairmentSchedule
+    /// Whether the audio track declares the RFC 6464 audio-level header extension and every audio
+    /// packet carries the level of the frame it holds, so the router can tell when this stream
+    /// speaks (docs/speakers.md). Off, the router cannot: the stream is never the active speaker, and
+    /// a session that forwards only its loudest audio forwards this stream's always.
+    public var sendsAudioLevels: Bool
 
     public init(
         name: String = "", media: EncodedMedia, videoType: VideoType = .camera, publishAudio: Bool = true, publishVideo: Bool = true,
         subscriberAudioFallbackEnabled: Bool? = nil, publisherAudioFallbackEnabled: Bool? = nil,
-        uplinkImpairment: ImpairmentSchedule = .clean, downlinkImpairment: ImpairmentSchedule = .clean
+        uplinkImpairment: ImpairmentSchedule = .clean, downlinkImpairment: ImpairmentSchedule = .clean, sendsAudioLevels: Bool = true
     ) {
+        self.sendsAudioLevels = sendsAudioLevels
         self.name = name
         self.media = media
         self.videoType = videoType

@@ -42,6 +42,9 @@ public final class Session: Sendable {
         /// The STUN and TURN servers of the last connect or reconnect reply.
         var iceServers: [ICEServer] = []
         var forceMute = ForceMuteState.inactive
+        /// With speaker events: the dominant speaker's stream, from the connect reply and then
+        /// `activeSpeakerChanged`.
+        var activeSpeakerStreamId: String?
     }
 
     /// Redirects to another node `connect` follows before giving up: one is the rule (the node
@@ -51,22 +54,30 @@ public final class Session: Sendable {
     public let url: String
     public let sessionId: String
     public let options: SessionOptions
+    /// Whether this connection hears who speaks: `activeSpeakerChanged` and `audioLevels` events, and
+    /// `activeSpeakerStreamId` (docs/speakers.md).
+    public let subscribesToSpeakerEvents: Bool
     public let events: AsyncStream<SessionClientEvent>
     private let eventSink: AsyncStream<SessionClientEvent>.Continuation
     private let token: String
     private let state = Mutex(State())
 
-    private init(url: String, sessionId: String, token: String, options: SessionOptions) {
+    private init(url: String, sessionId: String, token: String, options: SessionOptions, subscribesToSpeakerEvents: Bool) {
         self.url = url
         self.sessionId = sessionId
         self.token = token
         self.options = options
+        self.subscribesToSpeakerEvents = subscribesToSpeakerEvents
         (events, eventSink) = AsyncStream.makeStream(of: SessionClientEvent.self, bufferingPolicy: .bufferingNewest(4096))
     }
 
     /// Opens a WebSocket to `url` (`ws://host:port/v1/ws`) and connects to `sessionId` with `token`.
-    public static func connect(url: String, sessionId: String, token: String, options: SessionOptions) async throws(SessionError) -> Session {
-        let session = Session(url: url, sessionId: sessionId, token: token, options: options)
+    /// With `subscribeToSpeakerEvents`, the session hears who speaks (`activeSpeakerChanged`,
+    /// `audioLevels`, `activeSpeakerStreamId`); a connection that did not ask hears none of it.
+    public static func connect(
+        url: String, sessionId: String, token: String, options: SessionOptions, subscribeToSpeakerEvents: Bool = false
+    ) async throws(SessionError) -> Session {
+        let session = Session(url: url, sessionId: sessionId, token: token, options: options, subscribesToSpeakerEvents: subscribeToSpeakerEvents)
         try await session.open()
         return session
     }
@@ -91,6 +102,10 @@ public final class Session: Sendable {
     public var connections: [ConnectionInfo] { state.withLock { Array($0.connections.values) } }
     /// Whether streams published now start muted (a moderator's `forceMuteAll`, until `disableForceMute`).
     public var forceMute: ForceMuteState { state.withLock { $0.forceMute } }
+    /// The stream the router hears as the dominant speaker (nil while nobody has spoken, or once the
+    /// speaker was muted or left and nobody else speaks): from the connect reply, then every
+    /// `activeSpeakerChanged`. Always nil unless the session subscribed to speaker events.
+    public var activeSpeakerStreamId: String? { state.withLock { $0.activeSpeakerStreamId } }
 
     private func open() async throws(SessionError) {
         let (channel, connected) = try await connectHoldingEvents()
@@ -106,7 +121,9 @@ public final class Session: Sendable {
             $0.heldEvents = []
         }
         do {
-            return try await openChannel(with: .connect(ConnectParameters(sessionId: sessionId, token: token)))
+            let parameters = ConnectParameters(
+                sessionId: sessionId, token: token, subscribeToSpeakerEvents: subscribesToSpeakerEvents ? true : nil)
+            return try await openChannel(with: .connect(parameters))
         } catch {
             state.withLock { $0.heldEvents = nil }
             throw error
@@ -118,6 +135,7 @@ public final class Session: Sendable {
         let held = state.withLock { state in
             defer { state.heldEvents = nil }
             state.take(connected)
+            if subscribesToSpeakerEvents { state.activeSpeakerStreamId = connected.session.activeSpeakerStreamId }
             return state.heldEvents ?? []
         }
         for (event, sequence) in held { handle(event, sequence: sequence) }
@@ -231,9 +249,11 @@ public final class Session: Sendable {
     /// Asks the server for a stream and keys its endpoint; the endpoint starts sending once started.
     private func startPublishing(_ settings: PublisherSettings) async throws(SessionError) -> (Publisher.Binding, PublisherMedia) {
         let endpoint = try makeEndpoint()
-        let audio = settings.media.audioFrames.isEmpty ? nil : OutgoingTrack(ssrc: UInt32.random(in: 1...UInt32.max), payloadType: 111)
+        let audio = settings.media.audio == nil ? nil : OutgoingTrack(ssrc: UInt32.random(in: 1...UInt32.max), payloadType: 111)
         let video = settings.media.videoLayers.map { _ in OutgoingTrack(ssrc: UInt32.random(in: 1...UInt32.max), payloadType: 96) }
-        let handler = PublisherMedia(media: settings.media, audio: audio, video: video, reporterSSRC: UInt32.random(in: 1...UInt32.max))
+        let audioLevelID = settings.sendsAudioLevels ? PublisherMedia.audioLevelID : nil
+        let handler = PublisherMedia(
+            media: settings.media, audio: audio, video: video, reporterSSRC: UInt32.random(in: 1...UInt32.max), audioLevelID: audioLevelID)
         handler.sendsAudio = settings.publishAudio
         handler.sendsVideo = settings.publishVideo
         endpoint.handler = handler
@@ -246,7 +266,7 @@ public final class Session: Sendable {
         let parameters = PublishParameters(
             name: settings.name, videoType: settings.videoType,
             videoDimensions: video.isEmpty ? nil : VideoDimensions(width: settings.media.settings.width, height: settings.media.settings.height),
-            audio: audio.map { TrackDescription(codec: .opus, payloadType: $0.payloadType, ssrc: $0.ssrc) },
+            audio: audio.map { TrackDescription(codec: .opus, payloadType: $0.payloadType, ssrc: $0.ssrc, audioLevelId: audioLevelID) },
             video: video.first.map { TrackDescription(codec: .vp8, payloadType: $0.payloadType, ssrc: $0.ssrc, layers: Self.layers(video, settings.media)) },
             publishAudio: settings.publishAudio, publishVideo: settings.publishVideo, audioFallback: fallback,
             transport: offer(for: endpoint))
@@ -583,6 +603,7 @@ public final class Session: Sendable {
             state.withLock { $0.forceMute = forceMute }
             eventSink.yield(.forceMuteChanged(forceMute))
         case .activeSpeakerChanged(let change):
+            state.withLock { $0.activeSpeakerStreamId = change.streamId }
             eventSink.yield(.activeSpeakerChanged(streamId: change.streamId))
         case .audioLevels(let report):
             eventSink.yield(.audioLevels(report.levels))

@@ -9,7 +9,7 @@ import Testing
     @Test func theEncodedLoopDecodesWithEveryCounterInOrder() throws {
         let media = try EncodedMedia(settings: Self.settings)
         #expect(media.videoFrames.count == 30)
-        #expect(media.audioFrames.count == 50)
+        #expect(media.audio?.frames.count == 50)
         #expect(media.videoFrames.map(\.isKeyFrame) == [true] + Array(repeating: false, count: 29))
         let decoder = try VP8Decoder()
         var counters: [Int] = []
@@ -21,8 +21,8 @@ import Testing
         }
         #expect(counters == Array(0..<30))
         let audio = try OpusDecoder()
-        for packet in media.audioFrames {
-            #expect(try packet.withUnsafeBytes { try audio.decode($0) } == 960)
+        for frame in media.audio?.frames ?? [] {
+            #expect(try frame.payload.withUnsafeBytes { try audio.decode($0) } == 960)
         }
     }
 

@@ -15,7 +15,8 @@ public final class EncodedMedia: Sendable {
     /// SRTP tag, so packets stay well clear of path MTUs.
     public static let maximumPayloadBytes = 1150
 
-    public let audioFrames: [[UInt8]]
+    /// What the audio track plays; nil without one.
+    public let audio: EncodedAudio?
     /// The main (highest) video encoding's loop.
     public let videoFrames: [VideoFrame]
     /// Every video encoding's loop, lowest first; one entry unless the settings ask for simulcast,
@@ -23,13 +24,17 @@ public final class EncodedMedia: Sendable {
     public let videoLayers: [[VideoFrame]]
     public let settings: MediaSettings
 
-    public init(settings: MediaSettings) throws(CodecError) {
+    /// Encodes the settings' video and, unless `audio` is given, their test tone (none when the audio
+    /// bitrate is 0).
+    public init(settings: MediaSettings, audio: EncodedAudio? = nil) throws(CodecError) {
         self.settings = settings
         let seconds = settings.loopSeconds
-        var audioFrames: [[UInt8]] = []
-        if settings.audioBitrate > 0 {
-            let encoder = try OpusEncoder(bitrate: settings.audioBitrate)
-            for index in 0..<(seconds * 50) { audioFrames.append(try encoder.encodeNextFrame(frameIndex: index)) }
+        if let audio {
+            self.audio = audio
+        } else if settings.audioBitrate > 0 {
+            self.audio = try EncodedAudio(pcm: SynthesizedAudio.tone(seconds: seconds), bitrate: settings.audioBitrate)
+        } else {
+            self.audio = nil
         }
         var videoLayers: [[VideoFrame]] = []
         if settings.videoBitrate > 0 {
@@ -46,7 +51,6 @@ public final class EncodedMedia: Sendable {
                 videoLayers.append(frames)
             }
         }
-        self.audioFrames = audioFrames
         self.videoLayers = videoLayers
         videoFrames = videoLayers.last ?? []
     }

@@ -1,15 +1,24 @@
 import RTPWire
 
 /// What a publisher sends: the encoded loop, paced in real time (an Opus frame every 20 ms, a VP8
-/// frame every 1/frameRate s on each video encoding), each packet stamped with abs-send-time; sender
-/// reports every second; NACKed packets resent byte for byte; a PLI or FIR answered by jumping to the
-/// loop's key frame on the encoding it names.
+/// frame every 1/frameRate s on each video encoding), each packet stamped with abs-send-time and each
+/// audio packet, when asked, with its frame's RFC 6464 level; sender reports every second; NACKed
+/// packets resent byte for byte; a PLI or FIR answered by jumping to the loop's key frame on the
+/// encoding it names.
 final class PublisherMedia: MediaHandler {
     static let absoluteSendTimeID: UInt8 = 3
+    /// The audio-level extension's id: clear of abs-send-time (3) and a subscriber's transport-wide
+    /// sequence number (5).
+    static let audioLevelID: UInt8 = 1
     static let senderReportInterval: UInt64 = 1_000_000_000
 
     let media: EncodedMedia
     let audio: OutgoingTrack?
+    /// The header extension id audio packets carry their level in; nil sends none.
+    let audioLevelID: UInt8?
+    /// What the audio track plays now (`play`), and where in its loop it is.
+    private var audioLoop: EncodedAudio?
+    private var audioLoopPosition = 0
     /// One per video encoding, lowest first (one unless simulcast).
     let videoEncodings: [VideoEncodingSender]
     var sendsAudio = true
@@ -29,9 +38,11 @@ final class PublisherMedia: MediaHandler {
     /// publisher sends, `true` when they show it again. Called on the media loop.
     var onPathChange: ((Bool) -> Void)?
 
-    init(media: EncodedMedia, audio: OutgoingTrack?, video: [OutgoingTrack], reporterSSRC: UInt32) {
+    init(media: EncodedMedia, audio: OutgoingTrack?, video: [OutgoingTrack], reporterSSRC: UInt32, audioLevelID: UInt8? = nil) {
         self.media = media
-        self.audio = media.audioFrames.isEmpty ? nil : audio
+        self.audio = media.audio == nil ? nil : audio
+        self.audioLevelID = audioLevelID
+        audioLoop = media.audio
         videoEncodings = zip(video, media.videoLayers).map { VideoEncodingSender(track: $0, frames: $1, numbersPictures: media.videoLayers.count > 1) }
         self.reporterSSRC = reporterSSRC
     }
@@ -53,7 +64,7 @@ final class PublisherMedia: MediaHandler {
             // A loop thread that fell far behind skips ahead rather than bursting the backlog.
             if now > nextAudioAt + 200_000_000 { nextAudioAt = now }
             while nextAudioAt <= now {
-                if sendsAudio { sendAudioFrame(audio, now: now, endpoint: endpoint) }
+                if let frame = takeAudioFrame(), sendsAudio { sendAudioFrame(audio, frame: frame, now: now, endpoint: endpoint) }
                 audioFrameCount += 1
                 nextAudioAt += 20_000_000
             }
@@ -77,12 +88,28 @@ final class PublisherMedia: MediaHandler {
         }
     }
 
-    private func sendAudioFrame(_ track: OutgoingTrack, now: UInt64, endpoint: MediaEndpoint) {
-        let frame = media.audioFrames[audioFrameCount % media.audioFrames.count]
+    /// From the next frame on, plays `audio`'s loop from its start, as a microphone hears something
+    /// new; ignored without an audio track.
+    func play(_ audio: EncodedAudio) {
+        guard self.audio != nil else { return }
+        audioLoop = audio
+        audioLoopPosition = 0
+    }
+
+    /// The next frame of the audio loop, which moves on whether or not it is sent: a muted talker
+    /// goes on talking.
+    private func takeAudioFrame() -> EncodedAudio.Frame? {
+        guard let frames = audioLoop?.frames, !frames.isEmpty else { return nil }
+        defer { audioLoopPosition = (audioLoopPosition + 1) % frames.count }
+        return frames[audioLoopPosition % frames.count]
+    }
+
+    private func sendAudioFrame(_ track: OutgoingTrack, frame: EncodedAudio.Frame, now: UInt64, endpoint: MediaEndpoint) {
         let timestamp = track.timestampBase &+ UInt32(truncatingIfNeeded: audioFrameCount &* 960)
-        send(track, payload: frame, timestamp: timestamp, marker: false, now: now, endpoint: endpoint)
+        let level = audioLevelID.map { (AudioLevelIndication(voiceActivity: frame.level.voiceActivity, level: frame.level.level), $0) }
+        send(track, payload: frame.payload, timestamp: timestamp, marker: false, now: now, endpoint: endpoint, audioLevel: level)
         statistics.audio.packetsSent += 1
-        statistics.audio.bytesSent += UInt64(frame.count)
+        statistics.audio.bytesSent += UInt64(frame.payload.count)
     }
 
     private func sendVideoFrame(_ encoding: VideoEncodingSender, now: UInt64, endpoint: MediaEndpoint) {
@@ -103,7 +130,7 @@ final class PublisherMedia: MediaHandler {
 
     private func send(
         _ track: OutgoingTrack, payload: [UInt8], timestamp: UInt32, marker: Bool, now: UInt64, endpoint: MediaEndpoint,
-        encoding: VideoEncodingSender? = nil, pictureID: UInt16? = nil
+        encoding: VideoEncodingSender? = nil, pictureID: UInt16? = nil, audioLevel: (AudioLevelIndication, id: UInt8)? = nil
     ) {
         let sequenceNumber = track.takeSequenceNumber()
         endpoint.sendRTP(now: now) { buffer in
@@ -113,6 +140,7 @@ final class PublisherMedia: MediaHandler {
                     ssrc: track.ssrc, marker: marker, payload: bytes)
             }
             try packet.setAbsoluteSendTime(AbsoluteSendTime(nanoseconds: now), id: Self.absoluteSendTimeID)
+            if let (level, id) = audioLevel { try packet.setAudioLevel(level, id: id) }
             if let pictureID, var descriptor = try? VP8PayloadDescriptor(parsing: packet.payload), descriptor.pictureID != nil {
                 try descriptor.rewrite(pictureID: pictureID, in: packet.payload)
             }
