@@ -40,13 +40,13 @@ extension SessionDirectory {
     /// a `seq`, never kept for a reconnecting client.
     func audioLevelsMeasured(_ routerID: RouterID, _ levels: [ProducerAudioLevel]) {
         guard let sessionId = session(of: routerID), let session = sessions[sessionId] else { return }
+        let listeners = session.connections.values.filter(\.receivesSpeakerEvents)
+        guard !listeners.isEmpty else { return }
         let streams = levels.compactMap { level in
             session.streams.values.first { $0.audio?.producerID == level.producerID }.map {
                 StreamAudioLevel(streamId: $0.info.streamId, level: level.level, speaking: level.speaking)
             }
         }
-        let listeners = session.connections.values.filter(\.receivesSpeakerEvents)
-        guard !listeners.isEmpty else { return }
         let text = String(decoding: ServerMessage.event(.audioLevels(AudioLevels(levels: streams))).encoded(), as: UTF8.self)
         for connection in listeners { connection.events.sendUnlogged(encodedEvent: text) }
     }
