@@ -20,7 +20,7 @@ public struct BenchOptions: Codable, Sendable {
     public var apiSecret: String
     /// Subscribers (fanout, audio-only, fallback, soak) or participants (room).
     public var clients: Int
-    /// Seconds of measurement, after everyone has joined and a warm-up.
+    /// Seconds of measurement, after everyone has joined and a warm-up; speakers: of each CPU window.
     public var durationSeconds: Double
     public var warmupSeconds: Double
     public var videoBitrate: Int
@@ -71,6 +71,17 @@ public struct BenchOptions: Codable, Sendable {
     /// never), and for how long.
     public var topLayerStopAtSeconds: Double?
     public var topLayerStopSeconds: Double
+    /// Speakers: scripted talker starts per room, how long each talks, and the silence before the
+    /// next starts.
+    public var turns: Int
+    public var turnSeconds: Double
+    public var turnGapSeconds: Double
+    /// Speakers: how long one participant talks while the others make background noise, watched for
+    /// false switches; the room without levels runs meanwhile, for the CPU windows.
+    public var steadySeconds: Double
+    /// Speakers: the `audio.forwardLoudest` of the room whose downlink is compared with a room that
+    /// forwards everything.
+    public var forwardLoudest: Int
 
     public init(scenario: BenchScenario) {
         self.scenario = scenario
@@ -108,10 +119,17 @@ public struct BenchOptions: Codable, Sendable {
         joinIntervalSeconds = 1.1
         dropSeconds = [1, 5, 30]
         signalsPerDrop = 5
-        workers = 0
+        // Speakers runs two rooms at once, each on its own worker, whose named thread's CPU it reads.
+        workers = scenario == .speakers ? 2 : 0
+        workerLoop = scenario == .speakers ? "epoll" : nil
         srtpProfile = "AEAD_AES_128_GCM"
         connectConcurrency = 32
         mediaThreads = 1
+        turns = 8
+        turnSeconds = 3
+        turnGapSeconds = 0.3
+        steadySeconds = 60
+        forwardLoudest = 3
     }
 
     /// The problem with these options, naming the option, or nil.
@@ -122,6 +140,21 @@ public struct BenchOptions: Codable, Sendable {
             return "--worker-loop must be dispatch-wait, dispatch or epoll, not \(workerLoop)"
         }
         if scenario == .room, clients < 2 { return "--clients must be at least 2 for room" }
+        if scenario == .speakers {
+            if clients < 3 { return "--clients must be at least 3 for speakers (talkers and a listener)" }
+            if !(1...1000).contains(turns) { return "--turns must be within 1...1000" }
+            if !(turnSeconds >= 1 && turnSeconds <= 60) { return "--turn-seconds must be within 1...60" }
+            if !(turnGapSeconds >= 0 && turnGapSeconds <= 10) { return "--turn-gap must be within 0...10 seconds" }
+            if !(steadySeconds >= 1 && steadySeconds <= 3600) { return "--steady-seconds must be within 1...3600" }
+            if steadySeconds < durationSeconds { return "--steady-seconds must hold at least one CPU window of --duration seconds" }
+            if !SessionAudioSettings.forwardLoudestRange.contains(forwardLoudest) {
+                return "--forward-loudest must be within \(SessionAudioSettings.forwardLoudestRange.lowerBound)...\(SessionAudioSettings.forwardLoudestRange.upperBound)"
+            }
+            if workers == 1 { return "speakers runs two rooms on two media workers at once: --workers must be 0 (one per core) or at least 2" }
+            if let workerLoop, workerLoop != "epoll" {
+                return "speakers reads each media worker's CPU from its named thread: --worker-loop must be epoll, not \(workerLoop)"
+            }
+        }
         if !(durationSeconds > 0) { return "--duration must be positive" }
         if scenario == .soak, durationSeconds > 3600 { return "--duration for soak is capped at 3600 s" }
         if !(0...3600).contains(floodSeconds) { return "--flood-seconds must be within 0...3600" }
@@ -177,9 +210,12 @@ public struct BenchOptions: Codable, Sendable {
 
     var mediaSettings: MediaSettings {
         MediaSettings(
-            videoBitrate: scenario == .audioOnly ? 0 : videoBitrate, audioBitrate: audioBitrate, width: width, height: height,
+            videoBitrate: sendsVideo ? videoBitrate : 0, audioBitrate: audioBitrate, width: width, height: height,
             frameRate: frameRate, lowerLayers: scenario == .simulcast ? simulcastLowerLayers : [])
     }
+
+    /// Whether publishers send video: not in the audio-only scenarios, nor with a video bitrate of 0.
+    var sendsVideo: Bool { scenario != .audioOnly && scenario != .speakers && videoBitrate > 0 }
 
     /// The simulcast scenario's lower layers: a quarter and half of the picture, at 15 % and 40 % of
     /// the top layer's bitrate (even sizes, as libvpx wants).

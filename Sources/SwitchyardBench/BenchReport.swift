@@ -396,6 +396,7 @@ public struct BenchReport: Codable, Sendable {
     public var bandwidth: Bandwidth?
     public var simulcast: Simulcast?
     public var soak: Soak?
+    public var speakers: Speakers?
     public var timeline: [TimelineSeries] = []
     public var targets: [TargetCheck] = []
     public var errors: [String] = []

@@ -50,7 +50,13 @@ public final class BenchRun: @unchecked Sendable {
                 return address.host.map { MetricsScraper(url: "\(secure ? "https" : "http")://\($0):\(address.port ?? (secure ? 443 : 80))/metrics") }
             }
         } else {
-            let transports = options.scenario == .room ? options.clients * options.clients : options.clients + 2
+            let transports =
+                switch options.scenario {
+                case .room: options.clients * options.clients
+                // Three rooms of participants who each publish once and subscribe to all the others.
+                case .speakers: 3 * options.clients * options.clients
+                default: options.clients + 2
+                }
             progress("starting \(daemonExecutable.path)")
             let daemon = try await LocalDaemon(executable: daemonExecutable, options: options, transports: transports)
             self.daemon = daemon
@@ -86,6 +92,7 @@ public final class BenchRun: @unchecked Sendable {
             case .join: try await runJoins()
             case .reconnect: try await runReconnects()
             case .cluster: try await runCluster()
+            case .speakers: try await runSpeakers()
             }
         } catch {
             report.errors.append("\(error)")
@@ -108,9 +115,10 @@ public final class BenchRun: @unchecked Sendable {
     // MARK: Clients
 
     /// A client of `sessionId`, through `entry` (default: the daemon's URL); one that `reconnects`
-    /// comes back by itself after a drop.
+    /// comes back by itself after a drop; one with `speakerEvents` hears who speaks.
     func connect(
-        session sessionId: String, role: Role, reconnects: Bool = false, through entry: String? = nil, alternatives: [String] = []
+        session sessionId: String, role: Role, reconnects: Bool = false, through entry: String? = nil, alternatives: [String] = [],
+        speakerEvents: Bool = false
     ) async throws -> Session {
         let token = try await tokens.mintClientToken(sessionId: sessionId, role: role, lifetime: 3600, now: Date())
         var options = nextLoop.withLock { next in
@@ -119,7 +127,8 @@ public final class BenchRun: @unchecked Sendable {
         }
         options.reconnects = reconnects
         options.alternativeURLs = alternatives
-        let session = try await Session.connect(url: entry ?? url, sessionId: sessionId, token: token, options: options)
+        let session = try await Session.connect(
+            url: entry ?? url, sessionId: sessionId, token: token, options: options, subscribeToSpeakerEvents: speakerEvents)
         sessionList.withLock { $0.append(session) }
         return session
     }

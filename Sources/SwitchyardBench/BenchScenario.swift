@@ -20,6 +20,10 @@ public enum BenchScenario: String, CaseIterable, Codable, Sendable {
     /// A three-layer simulcast publisher, subscribers with preferred resolutions, some with downlink
     /// caps on a schedule; which layer each gets, and how fast it moves down and back up.
     case simulcast
+    /// A room whose participants publish audio with RFC 6464 levels and take turns talking while the
+    /// others make background noise: how soon the listeners hear who speaks, whether the choice stays
+    /// put while one talks, what forwarding only the loudest saves, and what level tracking costs.
+    case speakers
     /// Sessions over the nodes of a running cluster (every `--server`): where they are placed and
     /// how long that takes, REST signals through the session's node and through another, and with
     /// `--kill-pid`, how long the clients of a killed node take to be back on another.

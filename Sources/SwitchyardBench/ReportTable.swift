@@ -13,11 +13,11 @@ public enum ReportTable {
         row("scenario", report.scenario.rawValue)
         row("daemon", "\(report.daemon.local ? "local" : "remote") \(report.daemon.url)\(report.daemon.srtpBuild.map { " (srtp \($0))" } ?? "")")
         row("clients", "\(report.clients.publishers) publishers, \(report.clients.subscribers) subscribers, \(report.clients.connectFailures) failed to connect")
-        row("media", options.videoBitrate > 0 && report.scenario != .audioOnly
+        row("media", options.sendsVideo
             ? "VP8 \(options.width)x\(options.height)@\(options.frameRate) \(options.videoBitrate / 1000) kbps + Opus \(options.audioBitrate / 1000) kbps"
             : "Opus \(options.audioBitrate / 1000) kbps")
         row("measured", number(report.measuredSeconds, " s"))
-        if report.scenario != .join, report.scenario != .cluster {
+        if report.scenario != .join, report.scenario != .cluster, report.scenario != .speakers {
             let forwarding = report.forwarding
             row("forwarded packets/s", number(forwarding.packetsPerSecond, digits: 0))
             row("forwarded packets per server CPU-s", number(forwarding.packetsPerServerCPUSecond, digits: 0))
@@ -121,6 +121,33 @@ public enum ReportTable {
                 row(
                     "  \(number(step.startSeconds, " s", digits: 0))–\(number(step.endSeconds, " s", digits: 0)) cap \(number(step.capacityKbps, " kbps", digits: 0))",
                     "target \(number(step.targetKbps, " kbps", digits: 0)): \(number(step.convergedAfterSeconds, " s", digits: 2)); \(shares)")
+            }
+        }
+        if let speakers = report.speakers {
+            let named = speakers.turns.filter { $0.namedAfterMs != nil }.count
+            row(
+                "talker start → named at a listener",
+                "p50 / p95 / max \([speakers.detectionP50Ms, speakers.detectionP95Ms, speakers.detectionMaxMs].map { number($0, digits: 0) }.joined(separator: " / ")) ms "
+                    + "(\(named) of \(speakers.turns.count) turns of \(number(speakers.turnSeconds, " s", digits: 1)), \(number(speakers.turnGapSeconds, " s", digits: 1)) apart; \(speakers.wrongSwitchesDuringTurns) wrong switches)")
+            row(
+                "  turns: named (speaking reported), ms",
+                speakers.turns.map { "\($0.room) \($0.talker) \(number($0.namedAfterMs, digits: 0)) (\(number($0.speakingReportedAfterMs, digits: 0)))" }.joined(separator: ", "))
+            row(
+                "one talker for \(number(speakers.steadySeconds, " s", digits: 0))",
+                "named after \(number(speakers.steadyTalkerNamedAfterMs, " ms", digits: 0)), then \(speakers.falseSwitches) false switches"
+                    + (speakers.falseSwitchEvents.isEmpty ? "" : ": " + speakers.falseSwitchEvents.prefix(10).map { String(format: "%.2fs %@", $0.seconds, $0.event) }.joined(separator: ", ")))
+            let downlink = speakers.downlink
+            row(
+                "downlink per participant, all / loudest \(downlink.forwardLoudest)",
+                "\(number(downlink.packetsPerSecondAll, digits: 0)) / \(number(downlink.packetsPerSecondLoudest, digits: 0)) audio packets/s, "
+                    + "\(number(downlink.kbpsAll, digits: 1)) / \(number(downlink.kbpsLoudest, " kbit/s", digits: 1)) of payload: "
+                    + "\(number(downlink.packetRatio, "×", digits: 3)) the packets, \(number(downlink.byteRatio, "×", digits: 3)) the bytes")
+            if let cpu = speakers.cpu {
+                row(
+                    "media worker CPU per forwarded audio packet",
+                    "\(number(cpu.withLevelsMicroseconds, " µs", digits: 2)) with levels (worker \(cpu.withLevelsWorker)), \(number(cpu.withoutLevelsMicroseconds, " µs", digits: 2)) without (worker \(cpu.withoutLevelsWorker)): "
+                        + "\(number(cpu.ratio, "×", digits: 3)); \(cpu.windows.count) windows of \(number(cpu.windowSeconds, " s", digits: 0)) between \(number(cpu.ratioLowest, "×", digits: 3)) and \(number(cpu.ratioHighest, "×", digits: 3)) "
+                        + "(\(number(cpu.packetsPerSecondWithLevels, digits: 0)) / \(number(cpu.packetsPerSecondWithoutLevels, " packets/s", digits: 0)); rest of the daemon \(number(cpu.restOfDaemonMillisecondsPerSecond, " ms/s", digits: 1)))")
             }
         }
         if let soak = report.soak {

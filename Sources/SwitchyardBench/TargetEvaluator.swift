@@ -23,6 +23,16 @@ enum TargetEvaluator {
                     ) { $0 <= BenchReport.Flood.settleMarginMB }
                 }
             }
+        case .speakers:
+            let speakers = report.speakers
+            check("talker start → named at a listener, p95", "≤ 300 ms", speakers?.detectionP95Ms, unit: " ms") { $0 <= 300 }
+            check("scripted talkers named", "all \(speakers?.turns.count ?? 0)", speakers.map { Double($0.turns.count - $0.turnsMissed) }, unit: "") {
+                Int($0) == speakers?.turns.count
+            }
+            check("false switches while one talks", "0", speakers?.steadyTalkerNamedAfterMs == nil ? nil : speakers.map { Double($0.falseSwitches) }, unit: "") {
+                $0 == 0
+            }
+            check("media worker CPU per forwarded audio packet, levels / none", "≤ 1.02", speakers?.cpu?.ratio, unit: "×") { $0 <= 1.02 }
         case .cluster:
             // The issue sets no targets for a cluster; the report's table carries its figures.
             break

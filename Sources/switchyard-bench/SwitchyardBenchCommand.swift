@@ -13,7 +13,7 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         abstract: "Load-test a Switchyard daemon with simulated clients sending real Opus and VP8.",
         discussion: "Without --server it starts a local daemon (the switchyard binary beside this one, or --daemon) and stops it afterwards.")
 
-    @Argument(help: "fanout, room, audio-only, join, fallback, soak, reconnect, bandwidth, simulcast or cluster.")
+    @Argument(help: "fanout, room, audio-only, join, fallback, soak, reconnect, bandwidth, simulcast, speakers or cluster.")
     var scenario: String
 
     @Option(help: "The daemon's WebSocket URL (ws://host:port/v1/ws); omit to start a local daemon. Cluster: once per node.")
@@ -34,7 +34,7 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var apiSecret: String?
     @Option(help: "Subscribers (fanout, audio-only, fallback, soak) or participants (room).")
     var clients: Int?
-    @Option(help: "Seconds of measurement.")
+    @Option(help: "Seconds of measurement (speakers: of each CPU window).")
     var duration: Double?
     @Option(help: "Seconds between everyone joining and the measurement.")
     var warmup: Double?
@@ -64,11 +64,11 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var drops: String?
     @Option(help: "Reconnect: signals sent each way during each outage.")
     var signalsPerDrop: Int?
-    @Option(help: "Local daemon: media workers (0: one per core).")
+    @Option(help: "Local daemon: media workers (0: one per core; speakers: 2).")
     var workers: Int?
     @Option(help: "Local daemon: subscribers of one track past which new subscribers go to the least-loaded worker (media.spreadThreshold; 0: never).")
     var spreadThreshold: Int?
-    @Option(help: "Local daemon: how media workers wait, dispatch-wait, dispatch or epoll (media.workerLoop).")
+    @Option(help: "Local daemon: how media workers wait, dispatch-wait, dispatch or epoll (media.workerLoop; speakers: epoll).")
     var workerLoop: String?
     @Option(help: "SRTP profile the clients offer.")
     var srtpProfile: String?
@@ -88,6 +88,16 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var floodClients: Int?
     @Option(help: "Soak: seconds of churn after the measurement, then 30 s of reading the daemon's memory (0: no flood).")
     var floodSeconds: Double?
+    @Option(help: "Speakers: scripted talker starts in each room.")
+    var turns: Int?
+    @Option(help: "Speakers: seconds each talker talks.")
+    var turnSeconds: Double?
+    @Option(help: "Speakers: seconds of only background noise between two talkers.")
+    var turnGap: Double?
+    @Option(help: "Speakers: seconds one participant talks on while the others make background noise (false switches).")
+    var steadySeconds: Double?
+    @Option(help: "Speakers: audio.forwardLoudest of the room whose downlink is compared with one that forwards everything.")
+    var forwardLoudest: Int?
     @Option(help: "Write the report as JSON to this file.")
     var json: String?
     @Option(help: "Draw the timeline as SVG to this file.")
@@ -151,6 +161,11 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         if let floodIdle { options.floodIdleSockets = floodIdle }
         if let floodClients { options.floodClients = floodClients }
         if let floodSeconds { options.floodSeconds = floodSeconds }
+        if let turns { options.turns = turns }
+        if let turnSeconds { options.turnSeconds = turnSeconds }
+        if let turnGap { options.turnGapSeconds = turnGap }
+        if let steadySeconds { options.steadySeconds = steadySeconds }
+        if let forwardLoudest { options.forwardLoudest = forwardLoudest }
         if let preferences {
             options.preferences = try preferences.split(separator: ",").map { item throws(ValidationError) -> VideoDimensions? in
                 let text = item.trimmingCharacters(in: .whitespaces)

@@ -178,7 +178,41 @@ import Testing
         #expect(points.contains { $0["estimateKbps"] as? Double != nil } && points.contains { $0["capacityKbps"] as? Double == 300 })
     }
 
+    @Test func speakersTimesTheTalkersWatchesOneTalkerAndComparesDownlinkAndWorkerCPU() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
+        let outcome = try run([
+            "speakers", "--clients", "4", "--turns", "2", "--turn-seconds", "2", "--steady-seconds", "3", "--duration", "1", "--forward-loudest", "1",
+            "--warmup", "1",
+        ])
+        #expect(outcome.status == 0, "\(outcome.errors)")
+        expectDocumentedFields(outcome.report, scenario: "speakers")
+        #expect(value(outcome.report, "clients.publishers") as? Int == 12)
+        #expect(value(outcome.report, "clients.subscribers") as? Int == 36)
+        // Two turns in the room forwarding everything, the same two in the one forwarding the loudest.
+        let turns = try #require(value(outcome.report, "speakers.turns") as? [[String: Any]])
+        #expect(turns.map { "\($0["room"] ?? "")/\($0["talker"] ?? "")" } == ["levels/p1", "levels/p2", "loudest/p1", "loudest/p2"])
+        #expect(turns.allSatisfy { ($0["namedAfterMs"] as? Double ?? 0) > 0 }, "every talker named: \(turns)")
+        #expect(value(outcome.report, "speakers.steadyTalkerNamedAfterMs") as? Double != nil)
+        #expect(value(outcome.report, "speakers.falseSwitches") as? Int == 0, "\(value(outcome.report, "speakers.falseSwitchEvents") ?? "")")
+        // Each listens to 3 others; with forwardLoudest 1 fewer of their packets come through.
+        let all = try #require(value(outcome.report, "speakers.downlink.packetsPerSecondAll") as? Double)
+        #expect(all > 120 && all <= 151, "3 streams of 50 packets/s: \(all)")
+        let ratio = try #require(value(outcome.report, "speakers.downlink.packetRatio") as? Double)
+        #expect(ratio > 0 && ratio < 0.9)
+        let windows = try #require(value(outcome.report, "speakers.cpu.windows") as? [[String: Any]])
+        #expect(windows.count == 3, "one window of --duration 1 s per second of --steady-seconds 3")
+        #expect(value(outcome.report, "speakers.cpu.withLevelsWorker") as? Int != value(outcome.report, "speakers.cpu.withoutLevelsWorker") as? Int)
+        #expect((value(outcome.report, "speakers.cpu.withLevelsMicroseconds") as? Double ?? 0) > 0)
+        #expect((value(outcome.report, "speakers.cpu.withoutLevelsMicroseconds") as? Double ?? 0) > 0)
+    }
+
     @Test(arguments: [
+        (["speakers", "--clients", "2"], "--clients must be at least 3 for speakers"),
+        (["speakers", "--forward-loudest", "0"], "--forward-loudest must be within 1...100"),
+        (["speakers", "--turn-seconds", "0.5"], "--turn-seconds must be within 1...60"),
+        (["speakers", "--steady-seconds", "5", "--duration", "8"], "--steady-seconds must hold at least one CPU window"),
+        (["speakers", "--workers", "1"], "speakers runs two rooms on two media workers at once"),
+        (["speakers", "--worker-loop", "dispatch-wait"], "--worker-loop must be epoll, not dispatch-wait"),
         (["bandwidth", "--feedback", "pigeon"], "--feedback must be one of remb, transport-cc"),
         (["bandwidth", "--schedule", "1s:loss=0.1"], "bandwidth needs a --schedule with a rate cap"),
         (["fanout", "--clients", "0"], "--clients must be at least 1"),
