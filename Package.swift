@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "MediaRouter", targets: ["MediaRouter"]),
         .library(name: "SignalingProtocol", targets: ["SignalingProtocol"]),
         .library(name: "Signaling", targets: ["Signaling"]),
+        .library(name: "Webhooks", targets: ["Webhooks"]),
         .library(name: "Cluster", targets: ["Cluster"]),
         .library(name: "SwitchyardServer", targets: ["SwitchyardServer"]),
         .library(name: "SwitchyardClient", targets: ["SwitchyardClient"]),
@@ -32,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         // Already resolved for jwt-kit; Signaling mints TURN credentials with its HMAC-SHA1.
         .package(url: "https://github.com/apple/swift-crypto.git", "4.1.0"..<"6.0.0"),
     ],
@@ -72,9 +74,19 @@ let package = Package(
             ]
         ),
         .target(
+            name: "Webhooks",
+            dependencies: [
+                "Signaling", "SignalingProtocol",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
             name: "Cluster",
             dependencies: [
-                "Signaling", "SignalingProtocol", "MediaControl", "SRTP",
+                "Signaling", "SignalingProtocol", "MediaControl", "SRTP", "Webhooks",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -84,7 +96,7 @@ let package = Package(
         .target(
             name: "SwitchyardServer",
             dependencies: [
-                "Signaling", "SignalingProtocol", "MediaControl", "MediaRouter", "Quality", "SRTP", "Cluster", "CSystemShims",
+                "Signaling", "SignalingProtocol", "MediaControl", "MediaRouter", "Quality", "SRTP", "Cluster", "Webhooks", "CSystemShims",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -145,6 +157,14 @@ let package = Package(
         .testTarget(name: "CLibraryTests", dependencies: ["COpus", "CVPX", "CSystemShims"]),
         .testTarget(name: "SignalingProtocolTests", dependencies: ["SignalingProtocol", "TestSupport"]),
         .testTarget(name: "SwitchyardClientTests", dependencies: ["SwitchyardClient"]),
+        .testTarget(
+            name: "WebhooksTests",
+            dependencies: [
+                "Webhooks", "Signaling", "SignalingProtocol", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "SignalingTests",
             dependencies: ["Signaling", "SignalingProtocol", .product(name: "JWTKit", package: "jwt-kit")]

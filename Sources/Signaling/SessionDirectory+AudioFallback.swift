@@ -71,5 +71,20 @@ extension SessionDirectory {
         guard let connection = sessions[sessionId]?.connections[connectionId] else { return }
         connection.events.send(event)
         audioFallbackEventCounts[event.name.rawValue, default: 0] += 1
+        reportVideoChange(event, to: connectionId, in: sessionId)
+    }
+
+    /// Tells the webhooks of a subscriber's or publisher's video going off or on; warnings and
+    /// other events are for the clients only.
+    func reportVideoChange(_ event: SessionEvent, to connectionId: String, in sessionId: String) {
+        let activity: SessionActivity.Event
+        switch event {
+        case .videoDisabled(let change): activity = .videoDisabled(change)
+        case .videoEnabled(let change): activity = .videoEnabled(change)
+        case .publisherVideoDisabled(let change): activity = .publisherVideoDisabled(change)
+        case .publisherVideoEnabled(let change): activity = .publisherVideoEnabled(change)
+        default: return
+        }
+        report(activity, in: sessionId, to: connectionId)
     }
 }

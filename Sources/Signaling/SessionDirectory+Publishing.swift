@@ -99,6 +99,7 @@ extension SessionDirectory {
             audioFallback: fallback, webRTC: webRTC?.state)
         sessions[sessionId]!.connections[connectionId]!.streamIds.insert(info.streamId)
         sessions[sessionId]!.broadcast(.streamCreated(StreamEvent(stream: info)), excluding: connectionId)
+        report(.streamCreated(StreamEvent(stream: info)), in: sessionId)
         if audio != nil, !info.hasAudio { await alignAudioConsumers(of: streamId, in: sessionId) }
         if mutedOnEntry {
             current.events.send(.muteForced(MuteForced(streamId: streamId)))
@@ -145,7 +146,9 @@ extension SessionDirectory {
                 consumerChanges.append(ConsumerChange(consumer: video.consumerID, pause: !publishVideo))
                 if subscriber.subscribeToVideo {
                     let change = SubscriberVideoChange(subscriberId: subscriber.id, streamId: stream.info.streamId, reason: .publisherPropertyChanged)
-                    sessions[sessionId]?.connections[subscriber.connectionId]?.events.send(publishVideo ? .videoEnabled(change) : .videoDisabled(change))
+                    let event: SessionEvent = publishVideo ? .videoEnabled(change) : .videoDisabled(change)
+                    sessions[sessionId]?.connections[subscriber.connectionId]?.events.send(event)
+                    reportVideoChange(event, to: subscriber.connectionId, in: sessionId)
                 }
             }
         }

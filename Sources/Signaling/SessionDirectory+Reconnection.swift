@@ -20,6 +20,7 @@ extension SessionDirectory {
             guard !Task.isCancelled else { return }
             await self?.graceEnded(sessionId: sessionId, connectionId: connectionId, generation: generation)
         }
+        report(.connectionReconnecting(ConnectionEvent(connection: sessions[sessionId]!.connections[connectionId]!.info)), in: sessionId)
         logger.info("connection reconnecting", metadata: ["session": "\(sessionId)", "connection": "\(connectionId)"])
     }
 
@@ -70,6 +71,9 @@ extension SessionDirectory {
             reconnection: reconnectionGrant(secret: secret), nodeId: placement?.nodeId, iceServers: iceServers(for: connectionId))
         let replaced = connection.events.attach(outbox, first: .reply(id: replyID, .reconnect(result)), after: parameters.lastEventSeq)
         replaced?.close(.replaced, message: "another WebSocket reconnected as this connection")
+        if connection.info.status == .reconnecting {
+            report(.connectionReconnected(ConnectionEvent(connection: sessions[sessionId]!.connections[connectionId]!.info)), in: sessionId)
+        }
         logger.info(
             "connection reconnected",
             metadata: ["session": "\(sessionId)", "connection": "\(connectionId)", "lastEventSeq": "\(parameters.lastEventSeq)", "tookOver": "\(replaced != nil)"])

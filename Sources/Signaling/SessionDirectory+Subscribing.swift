@@ -142,7 +142,9 @@ extension SessionDirectory {
                 changes.append(ConsumerChange(consumer: video.consumerID, pause: !wanted))
                 if stream?.info.hasVideo == true {
                     let change = SubscriberVideoChange(subscriberId: subscriber.id, streamId: subscriber.streamId, reason: .subscriberPropertyChanged)
-                    sessions[sessionId]?.connections[connectionId]?.events.send(wanted ? .videoEnabled(change) : .videoDisabled(change))
+                    let event: SessionEvent = wanted ? .videoEnabled(change) : .videoDisabled(change)
+                    sessions[sessionId]?.connections[connectionId]?.events.send(event)
+                    reportVideoChange(event, to: connectionId, in: sessionId)
                 }
             }
         }

@@ -15,6 +15,8 @@ public actor SessionDirectory {
     let placement: (any SessionPlacement)?
     /// Mints each connection's TURN credentials; nil when the server has no `turn` configuration.
     let turn: TURNCredentialMinter?
+    /// Hears what the app's backend is told through webhooks; nil when nobody listens.
+    let activity: (any SessionActivitySink)?
     let logger: Logger
     private let wallClock: @Sendable () -> Date
     var sessions: [String: SessionState] = [:]
@@ -30,8 +32,8 @@ public actor SessionDirectory {
 
     public init(
         media: any MediaControl, limits: SignalingLimits, reconnection: ReconnectionSettings = ReconnectionSettings(),
-        faultInjection: Bool = false, placement: (any SessionPlacement)? = nil, turn: TURNConfiguration? = nil, logger: Logger,
-        wallClock: @escaping @Sendable () -> Date = Date.init
+        faultInjection: Bool = false, placement: (any SessionPlacement)? = nil, turn: TURNConfiguration? = nil,
+        activity: (any SessionActivitySink)? = nil, logger: Logger, wallClock: @escaping @Sendable () -> Date = Date.init
     ) {
         self.media = media
         self.limits = limits
@@ -39,11 +41,18 @@ public actor SessionDirectory {
         self.faultInjection = faultInjection
         self.placement = placement
         self.turn = turn.map(TURNCredentialMinter.init)
+        self.activity = activity
         self.logger = logger
         self.wallClock = wallClock
     }
 
     var nowMilliseconds: Int64 { Int64(wallClock().timeIntervalSince1970 * 1000) }
+
+    /// Tells the webhooks what happened in `sessionId`, addressed to `connectionId` when it
+    /// concerns one connection's own media.
+    func report(_ event: SessionActivity.Event, in sessionId: String?, to connectionId: String? = nil) {
+        activity?.record(SessionActivity(sessionId: sessionId, connectionId: connectionId, event: event, time: nowMilliseconds))
+    }
 
     /// The STUN and TURN servers `connectionId` is given, with credentials minted now; nil without
     /// a `turn` configuration, so the reply leaves the key out.
@@ -71,6 +80,7 @@ public actor SessionDirectory {
                 throw SignalingError(.limitReached, "this server already holds \(limits.sessions) sessions")
             }
             sessions[id] = SessionState(id: id, createdThroughREST: true, applicationSignalIds: recentSignalIds())
+            report(.sessionCreated(SessionCreation(origin: .rest)), in: id)
         }
         if let audio {
             sessions[id]?.audio = audio.forwardLoudest == nil ? nil : audio
@@ -115,6 +125,7 @@ public actor SessionDirectory {
                 throw SignalingError(.limitReached, "this server already holds \(limits.sessions) sessions")
             }
             sessions[grant.sessionId] = SessionState(id: grant.sessionId, createdThroughREST: false, applicationSignalIds: recentSignalIds())
+            report(.sessionCreated(SessionCreation(origin: .connect)), in: grant.sessionId)
         }
         guard sessions[grant.sessionId]!.connections.count < limits.connectionsPerSession else {
             throw SignalingError(.limitReached, "session \(grant.sessionId) already has \(limits.connectionsPerSession) connections")
@@ -122,6 +133,7 @@ public actor SessionDirectory {
         let info = ConnectionInfo(
             connectionId: SessionIdentifier.make(prefix: "c_"), creationTime: nowMilliseconds, data: grant.connectionData)
         sessions[grant.sessionId]!.broadcast(.connectionCreated(ConnectionEvent(connection: info)))
+        report(.connectionCreated(ConnectionEvent(connection: info)), in: grant.sessionId)
         let secret = Self.makeReconnectSecret()
         sessions[grant.sessionId]!.connections[info.connectionId] = ConnectionState(
             info: info, role: grant.role, events: ConnectionEvents(limits: reconnection, outbox: outbox), reconnectSecret: secret,
@@ -156,6 +168,7 @@ public actor SessionDirectory {
             }
         }
         sessions[sessionId]?.broadcast(.connectionDestroyed(ConnectionEvent(connection: connection.info, reason: reason)))
+        report(.connectionDestroyed(ConnectionEvent(connection: connection.info, reason: reason)), in: sessionId)
         if let (closeReason, message) = closing {
             connection.events.close(closeReason, message: message)
         } else {
@@ -171,6 +184,7 @@ public actor SessionDirectory {
             sessions[sessionId]?.activeSpeakerStreamId = nil
             if sessions[sessionId]?.createdThroughREST == false {
                 sessions[sessionId] = nil
+                report(.sessionDestroyed(SessionDestruction(reason: .lastConnectionLeft)), in: sessionId)
                 // Unless a client brought it back here meanwhile (its placement stayed this node's).
                 if let placement {
                     Task { [weak self] in
@@ -196,6 +210,8 @@ public actor SessionDirectory {
             }
             if let router = session.router { routers.append(router) }
         }
+        let destruction = SessionDestruction(reason: reason == .nodeDraining ? .nodeDraining : .serverShutdown)
+        for sessionId in sessions.keys.sorted() { report(.sessionDestroyed(destruction), in: sessionId) }
         sessions.removeAll()
         sessionIdsByRouter.removeAll()
         for router in routers {
@@ -253,6 +269,7 @@ public actor SessionDirectory {
         sessions[sessionId]?.broadcast(
             .streamDestroyed(StreamEvent(stream: stream.info, reason: reason)),
             excluding: notifyPublisher ? nil : stream.publisherConnectionId)
+        report(.streamDestroyed(StreamEvent(stream: stream.info, reason: reason)), in: sessionId)
         logger.info("stream destroyed", metadata: ["session": "\(sessionId)", "stream": "\(streamId)", "reason": "\(reason.rawValue)"])
         return transports
     }

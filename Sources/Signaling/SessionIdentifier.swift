@@ -1,7 +1,7 @@
 import Foundation
 
 /// Identifiers of sessions, connections, streams and subscribers.
-enum SessionIdentifier {
+public enum SessionIdentifier {
     static let rule = "must be 1 to 128 characters of A-Z a-z 0-9 - _"
 
     /// Session ids come from the app (tokens, REST), so they are checked.
@@ -14,7 +14,7 @@ enum SessionIdentifier {
     }
 
     /// A new random identifier: a prefix and 128 random bits in base64url.
-    static func make(prefix: String) -> String {
+    public static func make(prefix: String) -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let text = Data(bytes).base64EncodedString()
