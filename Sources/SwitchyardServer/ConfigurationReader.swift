@@ -27,6 +27,21 @@ struct ConfigurationReader {
         return try ConfigurationReader(value, path: keyPath(key))
     }
 
+    /// The objects of the array at `key`, each read with its index in its path; nil when absent or null.
+    mutating func optionalObjects(_ key: String) throws(ConfigurationError) -> [ConfigurationReader]? {
+        read.insert(key)
+        switch members[key] {
+        case nil, .null?: return nil
+        case .array(let elements)?:
+            var readers: [ConfigurationReader] = []
+            for (index, element) in elements.enumerated() {
+                readers.append(try ConfigurationReader(element, path: "\(keyPath(key))[\(index)]"))
+            }
+            return readers
+        case let other?: throw ConfigurationError(keyPath: keyPath(key), problem: "expected an array of objects, found \(other.typeName)")
+        }
+    }
+
     /// A string that has a default: absent takes it, but null is an error rather than a silent default.
     mutating func string(_ key: String, default fallback: String) throws(ConfigurationError) -> String {
         if members[key] == .null {

@@ -1,4 +1,5 @@
 import Cluster
+import Foundation
 import MediaRouter
 import ServiceLifecycle
 import Signaling
@@ -12,10 +13,19 @@ struct SignalingShutdownService: Service {
     /// In a cluster, the node is marked draining and gives up its placements before its clients are
     /// told to connect again, so they land on another node.
     let cluster: ClusterNode?
+    /// Told that the node drains, in a cluster.
+    let webhooks: (any SessionActivitySink)?
 
     func run() async throws {
         try? await gracefulShutdown()
-        await cluster?.beginDrain()
+        if let cluster {
+            await cluster.beginDrain()
+            let sessions = await signaling.directory.counts().sessions
+            webhooks?.record(
+                SessionActivity(
+                    sessionId: nil, event: .nodeDraining(NodeDraining(nodeId: cluster.nodeId, sessions: sessions)),
+                    time: Int64(Date().timeIntervalSince1970 * 1000)))
+        }
         await signaling.shutdown(drainTime: drainTime, reason: cluster == nil ? .serverShutdown : .nodeDraining)
         media.shutdown()
     }

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import MediaRouter
 import Signaling
+import Webhooks
 
 /// Everything the daemon is configured with. Read from JSON by `load(from:)`; every key is optional
 /// and takes the default documented in `docs/configuration.md` and `Config/switchyard.schema.json`.
@@ -25,6 +26,8 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
     public var drainTime: Duration
     /// Membership of a cluster of nodes on PostgreSQL; nil runs this node alone.
     public var cluster: ClusterConfiguration?
+    /// Where the app's backend hears of its sessions; nil sends no webhooks.
+    public var webhooks: WebhookConfiguration?
 
     /// Shortest API secret accepted, in bytes: HS256 keys shorter than the hash are weak.
     public static let minimumSecretBytes = 32
@@ -213,11 +216,16 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
             cluster = try Self.cluster(&clusterReader, host: host, port: port, usesTLS: tls != nil, maxSessions: signaling.limits.sessions)
         }
 
+        var webhooks: WebhookConfiguration?
+        if var webhooksReader = try root.optionalObject("webhooks") {
+            webhooks = try Self.webhooks(&webhooksReader)
+        }
+
         try root.finish(allowing: ["$schema"])
         return SwitchyardConfiguration(
             host: host, port: port, tls: tls, http: http, apiKey: apiKey, apiSecret: apiSecret,
             restTokenMaximumLifetimeSeconds: restLifetime, signaling: signaling, media: media, logLevel: level,
-            drainTime: .seconds(drainSeconds), cluster: cluster)
+            drainTime: .seconds(drainSeconds), cluster: cluster, webhooks: webhooks)
     }
 
     private static func requiredFile(_ reader: inout ConfigurationReader, _ key: String) throws(ConfigurationError) -> String {

@@ -12,6 +12,7 @@ import Prometheus
 import SRTP
 import ServiceLifecycle
 import Signaling
+import Webhooks
 
 /// The whole server: media plane, signaling, REST, health and metrics, run as a service group that
 /// shuts down gracefully on SIGTERM and SIGINT.
@@ -20,6 +21,8 @@ public final class SwitchyardDaemon: Sendable {
     public let signaling: SignalingServer
     /// This node's membership of its cluster; nil when it runs alone.
     public let cluster: ClusterNode?
+    /// Delivers session activity to the app's backend; nil without a `webhooks` configuration.
+    public let webhooks: WebhookDispatcher?
     private let media: MediaPlane
     /// Each worker's ICE-TCP port (empty when `media.webrtc.tcpPort` is null).
     public var iceTCPPorts: [UInt16] { media.tcpPorts }
@@ -56,7 +59,15 @@ public final class SwitchyardDaemon: Sendable {
         let media = media
         let cascade = cluster.map { CascadingMediaControl(local: media, cluster: $0, tokens: tokens, logger: logger) }
         let control: any MediaControl = cascade ?? media
-        signaling = SignalingServer(media: control, tokens: tokens, configuration: signalingConfiguration, placement: cluster, logger: logger)
+        let nodeId = cluster?.nodeId
+        let webhooks = configuration.webhooks.map { webhookConfiguration in
+            WebhookDispatcher(
+                configuration: webhookConfiguration, outbox: MemoryWebhookOutbox(nodeId: nodeId), logger: logger,
+                flushTime: configuration.drainTime * 0.5)
+        }
+        self.webhooks = webhooks
+        signaling = SignalingServer(
+            media: control, tokens: tokens, configuration: signalingConfiguration, placement: cluster, activity: webhooks, logger: logger)
         let limits = configuration.http
         let admission = HTTPConnectionAdmission(
             maximumConnections: limits.maximumConnections, maximumPerAddress: limits.maximumConnectionsPerAddress)
@@ -64,7 +75,7 @@ public final class SwitchyardDaemon: Sendable {
         let signaling = signaling
         let metrics = SwitchyardMetrics(
             registry: registry, directory: signaling.directory, media: media, srtpVersion: SRTPLibrary.version, srtpBuild: SRTPLibrary.build,
-            cluster: cluster, cascade: cascade, openConnections: { (admission.open, signaling.openWebSockets) })
+            cluster: cluster, cascade: cascade, webhooks: webhooks, openConnections: { (admission.open, signaling.openWebSockets) })
         if let cluster, let cascade {
             let directory = signaling.directory
             await cluster.reportLoad {
@@ -86,6 +97,7 @@ public final class SwitchyardDaemon: Sendable {
         router.add(middleware: MetricsMiddleware())
         signaling.register(on: router)
         if let cascade { CascadeRoutes(cascade: cascade, tokens: tokens).register(on: router) }
+        WebhookRoutes(dispatcher: webhooks, tokens: tokens).register(on: router)
         WebClientRoutes(
             tokens: tokens, servesDevelopmentTokens: configuration.usesDevelopmentCredentials && !configuration.listensBeyondLoopback
         ).register(on: router)
@@ -127,13 +139,16 @@ public final class SwitchyardDaemon: Sendable {
             onServerRunning: { channel in await onReady(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
         // Clients get most of the drain time to close; the HTTP server stops in what is left.
-        let shutdown = SignalingShutdownService(signaling: signaling, media: media, drainTime: configuration.drainTime * 0.8, cluster: cluster)
+        let shutdown = SignalingShutdownService(
+            signaling: signaling, media: media, drainTime: configuration.drainTime * 0.8, cluster: cluster, webhooks: webhooks)
         // Services shut down in reverse order: the cluster membership outlives the clients' drain
         // (which needs the database) and leaves before the HTTP server stops; the subscribers this
-        // node serves for other nodes' sessions are handed back before its own clients drain.
+        // node serves for other nodes' sessions are handed back before its own clients drain; the
+        // webhooks outlive the drain, so the sessions it ends are reported.
         var groupConfiguration = ServiceGroupConfiguration(
             services: [
                 .init(service: application),
+                webhooks.map { .init(service: $0) },
                 cluster.map { .init(service: $0) },
                 .init(service: shutdown),
                 cascade.map { .init(service: $0) },

@@ -3,6 +3,7 @@ import MediaControl
 import Prometheus
 import Signaling
 import Synchronization
+import Webhooks
 
 /// The daemon's Prometheus metrics. Counts come from the session directory and the media plane
 /// when `/metrics` is scraped; media counters advance by what the plane counted since the last
@@ -34,12 +35,17 @@ final class SwitchyardMetrics: Sendable {
     private let clusterCounters: [(any KeyPath<ClusterMetrics, UInt64> & Sendable, Counter)]
     /// The totals each counter has been advanced to, by counter name and label.
     private let reported = Mutex([String: UInt64]())
+    let webhooks: WebhookDispatcher?
+    /// Webhook counters and gauges by name and labels, made the first time each is reported.
+    let webhookCounters = Mutex([String: Counter]())
+    let webhookGauges = Mutex([String: Gauge]())
 
     init(
         registry: PrometheusCollectorRegistry, directory: SessionDirectory, media: any MediaControl, srtpVersion: String, srtpBuild: String,
-        cluster: ClusterNode? = nil, cascade: CascadingMediaControl? = nil,
+        cluster: ClusterNode? = nil, cascade: CascadingMediaControl? = nil, webhooks: WebhookDispatcher? = nil,
         openConnections: @escaping @Sendable () -> (http: Int, webSockets: Int)
     ) {
+        self.webhooks = webhooks
         self.cluster = cluster
         self.cascade = cascade
         let node = [("node", cluster?.configuration.nodeId ?? "")]
@@ -91,13 +97,13 @@ final class SwitchyardMetrics: Sendable {
         Self.gauge(registry, "build_info", "Always 1; the labels describe the build", labels: [("srtp", srtpVersion), ("srtp_build", srtpBuild)]).set(1.0)
     }
 
-    private static func gauge(
+    static func gauge(
         _ registry: PrometheusCollectorRegistry, _ name: String, _ help: String, labels: [(String, String)] = []
     ) -> Gauge {
         registry.makeGauge(descriptor: MetricNameDescriptor(namespace: "switchyard", metricName: name, unitName: "", helpText: help), labels: labels)
     }
 
-    private static func counter(
+    static func counter(
         _ registry: PrometheusCollectorRegistry, _ name: String, _ help: String, labels: [(String, String)] = []
     ) -> Counter {
         registry.makeCounter(
@@ -140,6 +146,7 @@ final class SwitchyardMetrics: Sendable {
             cascadeGauges.servedElsewhere.set(Double(counts.servedElsewhere))
             cascadeGauges.relayLegs.set(Double(counts.relayLegs))
         }
+        if let webhooks { refreshWebhooks(await webhooks.status()) }
         for (reason, count) in plane.drops {
             let counter = drops.withLock { drops in
                 if let counter = drops[reason] { return counter }
@@ -215,7 +222,7 @@ final class SwitchyardMetrics: Sendable {
 
     /// Moves a counter up to a total the plane reported. Two scrapes may finish out of order; the
     /// older total then moves nothing.
-    private func advance(_ counter: Counter, key: String, to total: UInt64) {
+    func advance(_ counter: Counter, key: String, to total: UInt64) {
         let delta = reported.withLock { reported in
             let previous = reported[key] ?? 0
             guard total > previous else { return UInt64(0) }
