@@ -121,7 +121,8 @@ let package = Package(
         .target(
             name: "SwitchyardBench",
             dependencies: [
-                "SwitchyardClient", "SignalingProtocol", "Signaling", "SRTP",
+                "SwitchyardClient", "SignalingProtocol", "Signaling", "SRTP", "Webhooks",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -160,8 +161,7 @@ let package = Package(
         .testTarget(
             name: "WebhooksTests",
             dependencies: [
-                "Webhooks", "Signaling", "SignalingProtocol", "TestSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
+                "Webhooks", "Signaling", "SignalingProtocol",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -173,8 +173,9 @@ let package = Package(
             name: "SwitchyardServerTests",
             dependencies: [
                 "SwitchyardServer", "Signaling", "SignalingProtocol", "MediaControl", "RTPWire", "SRTP", "MediaTestSupport",
-                "SwitchyardClient", "Cluster",
+                "SwitchyardClient", "Cluster", "Webhooks",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]

@@ -14,7 +14,9 @@ import Synchronization
 public actor WebhookDispatcher: SessionActivitySink, Service {
     public let configuration: WebhookConfiguration
     private let outbox: any WebhookOutbox
-    private let client: HTTPClient
+    /// Made when `run` starts and shut down when it ends: an HTTP client must not outlive its
+    /// shutdown, and a dispatcher that never runs (a daemon that failed to start) holds none.
+    private var client: HTTPClient?
     private let logger: Logger
     private let wallClock: @Sendable () -> Date
     /// How long a graceful shutdown waits for what is queued to be delivered.
@@ -36,16 +38,6 @@ public actor WebhookDispatcher: SessionActivitySink, Service {
         self.logger = logger
         self.flushTime = flushTime
         self.wallClock = wallClock
-        let endpointCount = max(configuration.endpoints.count, 1)
-        client = HTTPClient(
-            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-            configuration: HTTPClient.Configuration(
-                redirectConfiguration: .disallow,
-                timeout: .init(connect: .init(configuration.requestTimeout), read: .init(configuration.requestTimeout)),
-                connectionPool: .init(
-                    idleTimeout: .seconds(60),
-                    concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maximumConcurrentDeliveries * endpointCount),
-                decompression: .disabled))
         intake = Mutex(WebhookIntake(capacity: configuration.maximumQueuedEvents))
         (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         for endpoint in configuration.endpoints {
@@ -64,6 +56,16 @@ public actor WebhookDispatcher: SessionActivitySink, Service {
 
     /// Runs until a graceful shutdown, then delivers what it can within the flush time.
     public func run() async throws {
+        let endpointCount = max(configuration.endpoints.count, 1)
+        client = HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+            configuration: HTTPClient.Configuration(
+                redirectConfiguration: .disallow,
+                timeout: .init(connect: .init(configuration.requestTimeout), read: .init(configuration.requestTimeout)),
+                connectionPool: .init(
+                    idleTimeout: .seconds(60),
+                    concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maximumConcurrentDeliveries * endpointCount),
+                decompression: .disabled))
         await withGracefulShutdownHandler {
             for await _ in wakes {
                 await admitPending()
@@ -74,13 +76,14 @@ public actor WebhookDispatcher: SessionActivitySink, Service {
         }
         await admitPending()
         let deadline = ContinuousClock.now + flushTime
-        while queues.values.contains(where: { $0.depth > 0 }), ContinuousClock.now < deadline {
+        while queues.values.contains(where: { $0.depth > 0 }), ContinuousClock.now < deadline, !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(20))
         }
         stopping = true
         for delivery in deliveries.values { delivery.cancel() }
         for delivery in deliveries.values { await delivery.value }
-        try? await client.shutdown()
+        try? await client?.shutdown()
+        client = nil
     }
 
     /// Asks the outbox for events of dead nodes now and then; the cluster calls it after each
@@ -167,7 +170,7 @@ public actor WebhookDispatcher: SessionActivitySink, Service {
     // MARK: - Delivering
 
     private func deliverLane(_ lane: String, to endpoint: WebhookEndpoint) async {
-        await outbox.waitForEarlierNodes(sessionKey: lane)
+        await outbox.waitForEarlierNodes(sessionKey: lane, endpoint: endpoint.name)
         var next = queues[endpoint.name]!.head(of: lane)
         while let record = next, !Task.isCancelled {
             guard let outcome = await deliver(record, to: endpoint) else { break }
@@ -237,6 +240,7 @@ public actor WebhookDispatcher: SessionActivitySink, Service {
     /// One POST, signed now. The deadline bounds the whole exchange, the response's body included,
     /// and at most `maximumResponseBytes` of that body are read.
     private func attempt(_ record: WebhookRecord, to endpoint: WebhookEndpoint) async -> WebhookAttemptResult {
+        guard let client else { return .retry(.connection) }
         let timestamp = Int64(wallClock().timeIntervalSince1970)
         var request = HTTPClientRequest(url: endpoint.url.absoluteString)
         request.method = .POST

@@ -8,9 +8,10 @@ public protocol WebhookOutbox: Sendable {
     func append(_ events: [OutboxEntry]) async throws -> [WebhookRecord]
     /// One endpoint is done with a record: delivered, refused for good, dropped or given up on.
     func settle(_ record: WebhookRecord, endpoint: String) async
-    /// Returns once no other node still holds undelivered events of `sessionKey`, so a session that
-    /// moved here is delivered in order after what its old node had not delivered yet.
-    func waitForEarlierNodes(sessionKey: String) async
+    /// Returns once no other node still holds undelivered events of `sessionKey` for `endpoint`, so
+    /// a session that moved here is delivered in order after what its old node had not delivered
+    /// yet, and one endpoint's backlog there does not hold up the others here.
+    func waitForEarlierNodes(sessionKey: String, endpoint: String) async
     /// Events that nodes found dead had not delivered, now this node's to deliver, in order.
     func takeOver() async -> [(record: WebhookRecord, endpoint: String)]
     /// "memory" or "database", for the status.
@@ -53,7 +54,7 @@ public actor MemoryWebhookOutbox: WebhookOutbox {
 
     public func settle(_ record: WebhookRecord, endpoint: String) {}
 
-    public func waitForEarlierNodes(sessionKey: String) {}
+    public func waitForEarlierNodes(sessionKey: String, endpoint: String) {}
 
     public func takeOver() -> [(record: WebhookRecord, endpoint: String)] { [] }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Signaling
 import SwitchyardServer
 import Testing
+import Webhooks
 
 @Suite struct ConfigurationTests {
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -150,6 +151,47 @@ import Testing
         let cascading = try SwitchyardConfiguration.parse(Data(#"{"cluster":{\#(base),"subscribersBeforeCascading":50}}"#.utf8))
         #expect(cascading.cluster?.subscribersBeforeCascading == 50)
         #expect(refusal(#"{"cluster":{\#(base),"nodes":3}}"#)?.keyPath == "cluster.nodes")
+    }
+
+    @Test func webhooksAreOffByDefaultAndTheirSettingsAreChecked() throws {
+        #expect(SwitchyardConfiguration.builtIn.webhooks == nil, "no webhooks unless an endpoint is configured")
+        let secret = String(repeating: "k", count: 32)
+        let parsed = try SwitchyardConfiguration.parse(
+            Data(
+                #"{"webhooks":{"endpoints":[{"url":"https://hooks.example.com/switchyard","secret":"\#(secret)"},{"name":"audit","url":"http://10.0.0.5:8080/in","secret":"\#(secret)","events":["connectionCreated","sessionDestroyed"]}],"requestTimeoutSeconds":2.5,"maxQueuedEvents":500,"maxConcurrentDeliveries":3,"retry":{"initialDelaySeconds":0.5,"maxDelaySeconds":30,"giveUpAfterSeconds":3600}}}"#
+                    .utf8))
+        let webhooks = try #require(parsed.webhooks)
+        #expect(webhooks.endpoints.map(\.name) == ["endpoint-1", "audit"])
+        #expect(webhooks.endpoints[0].events == nil && webhooks.endpoints[1].events == [.connectionCreated, .sessionDestroyed])
+        #expect(webhooks.requestTimeout == .milliseconds(2500) && webhooks.maximumQueuedEvents == 500 && webhooks.maximumConcurrentDeliveries == 3)
+        #expect(webhooks.retry == WebhookRetryPolicy(initialDelay: .milliseconds(500), maximumDelay: .seconds(30), giveUpAfter: .seconds(3600)))
+
+        let good = #""secret":"\#(secret)""#
+        #expect(refusal(#"{"webhooks":{}}"#)?.keyPath == "webhooks.endpoints")
+        #expect(refusal(#"{"webhooks":{"endpoints":[]}}"#)?.keyPath == "webhooks.endpoints")
+        #expect(refusal(#"{"webhooks":{"endpoints":[{\#(good)}]}}"#)?.keyPath == "webhooks.endpoints[0].url")
+        #expect(
+            refusal(#"{"webhooks":{"endpoints":[{"url":"ftp://hooks.example.com/in",\#(good)}]}}"#)
+                == ConfigurationError(keyPath: "webhooks.endpoints[0].url", problem: #""ftp://hooks.example.com/in" is not an http:// or https:// URL with a host"#))
+        #expect(refusal(#"{"webhooks":{"endpoints":[{"url":"hooks.example.com",\#(good)}]}}"#)?.keyPath == "webhooks.endpoints[0].url")
+        #expect(refusal(#"{"webhooks":{"endpoints":[{"url":"https://h/in"}]}}"#)?.keyPath == "webhooks.endpoints[0].secret")
+        #expect(
+            refusal(#"{"webhooks":{"endpoints":[{"url":"https://h/in","secret":""}]}}"#)
+                == ConfigurationError(keyPath: "webhooks.endpoints[0].secret", problem: "is required: the key receivers check each delivery's signature with"))
+        #expect(refusal(#"{"webhooks":{"endpoints":[{"url":"https://h/in","secret":"short"}]}}"#)?.problem.hasPrefix("is 5 bytes") == true)
+        #expect(
+            refusal(#"{"webhooks":{"endpoints":[{"url":"https://h/in",\#(good),"events":["connectionCreated","streamStarted"]}]}}"#)?.keyPath
+                == "webhooks.endpoints[0].events[1]")
+        #expect(refusal(#"{"webhooks":{"endpoints":[{"url":"https://h/in",\#(good),"events":[]}]}}"#)?.keyPath == "webhooks.endpoints[0].events")
+        #expect(
+            refusal(#"{"webhooks":{"endpoints":[{"name":"a","url":"https://h/1",\#(good)},{"name":"a","url":"https://h/2",\#(good)}]}}"#)
+                == ConfigurationError(keyPath: "webhooks.endpoints[1].name", problem: #""a" names two endpoints"#))
+        #expect(refusal(#"{"webhooks":{"endpoints":[{"url":"https://h/in",\#(good),"token":"x"}]}}"#)?.keyPath == "webhooks.endpoints[0].token")
+        #expect(refusal(#"{"webhooks":{"endpoints":[{"url":"https://h/in",\#(good)}],"maxQueuedEvents":0}}"#)?.keyPath == "webhooks.maxQueuedEvents")
+        #expect(
+            refusal(#"{"webhooks":{"endpoints":[{"url":"https://h/in",\#(good)}],"retry":{"initialDelaySeconds":10,"maxDelaySeconds":1}}}"#)?.keyPath
+                == "webhooks.retry.maxDelaySeconds")
+        #expect(refusal(#"{"webhooks":{"endpoints":{"url":"https://h/in"}}}"#) == ConfigurationError(keyPath: "webhooks.endpoints", problem: "expected an array of objects, found an object"))
     }
 
     @Test func turnIsOffByDefaultAndItsSettingsAreChecked() throws {

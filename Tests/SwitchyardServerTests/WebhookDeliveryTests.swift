@@ -1,0 +1,131 @@
+import Foundation
+import Logging
+import Signaling
+import SignalingProtocol
+import Testing
+import Webhooks
+
+/// The dispatcher against a real HTTP receiver: retries, back-off, refusals, a receiver that is
+/// away or never answers. Activities are recorded directly, as the session directory records them.
+@Suite struct WebhookDeliveryTests {
+    private func dispatcher(
+        to receiver: WebhookTestReceiver, timeout: Duration = .seconds(2), queued: Int = 1000, concurrency: Int = 4,
+        retry: WebhookRetryPolicy = WebhookRetryPolicy(initialDelay: .milliseconds(100), maximumDelay: .seconds(1))
+    ) -> (WebhookDispatcher, Task<Void, any Error>) {
+        var logger = Logger(label: "webhooks-test")
+        logger.logLevel = .critical
+        let configuration = WebhookConfiguration(
+            endpoints: [WebhookEndpoint(name: "backend", url: receiver.url, secret: receiver.secret)], requestTimeout: timeout,
+            maximumQueuedEvents: queued, maximumConcurrentDeliveries: concurrency, retry: retry)
+        let dispatcher = WebhookDispatcher(configuration: configuration, outbox: MemoryWebhookOutbox(), logger: logger, flushTime: .zero)
+        let running = Task { try await dispatcher.run() }
+        return (dispatcher, running)
+    }
+
+    private func connectionCreated(_ session: String, _ index: Int) -> SessionActivity {
+        SessionActivity(
+            sessionId: session,
+            event: .connectionCreated(ConnectionEvent(connection: ConnectionInfo(connectionId: "c_\(index)", creationTime: 1, data: "\(index)"))),
+            time: Int64(Date().timeIntervalSince1970 * 1000))
+    }
+
+    /// Each session's delivered events, in arrival order, must be numbered 1, 2, 3, ...
+    private func expectInOrder(_ delivered: [WebhookTestReceiver.Attempt], sessions: [String], each count: Int) {
+        for session in sessions {
+            let sequences = delivered.filter { $0.sessionId == session }.map(\.sequence)
+            #expect(sequences == (1...Int64(count)).map { $0 }, "session \(session) arrived as \(sequences)")
+        }
+    }
+
+    @Test func aReceiverDownForThirtySecondsGetsEveryEventInOrderWithTheSameIds() async throws {
+        let receiver = WebhookTestReceiver()
+        try await receiver.start()
+        let port = receiver.port
+        await receiver.stop()
+        let (dispatcher, running) = dispatcher(to: receiver, retry: WebhookRetryPolicy(initialDelay: .milliseconds(200), maximumDelay: .seconds(2)))
+        defer { running.cancel() }
+        let sessions = ["down-a", "down-b", "down-c"]
+        for index in 0..<20 {
+            for session in sessions { dispatcher.record(connectionCreated(session, index)) }
+        }
+        try await Task.sleep(for: .seconds(30))
+        let away = await dispatcher.status().endpoints[0]
+        #expect(away.queued == 60, "everything waits while the receiver is away")
+        #expect(away.delivered == 0)
+        #expect((away.failures["connection"] ?? 0) > 0, "refused connections count as connection failures: \(away.failures)")
+        #expect(away.retries > 0)
+        #expect(away.oldestUndeliveredSeconds >= 25)
+
+        try await receiver.start(port: port)
+        try await receiver.wait(timeout: .seconds(15)) { attempts in Set(attempts.filter { $0.answered == 204 }.map(\.id)).count == 60 }
+        let delivered = receiver.delivered
+        #expect(delivered.count == 60)
+        #expect(delivered.allSatisfy { $0.signatureValid })
+        expectInOrder(delivered, sessions: sessions, each: 20)
+        let back = await dispatcher.status().endpoints[0]
+        #expect(back.queued == 0 && back.delivered == 60)
+        #expect(back.dropped.isEmpty, "nothing was given up: \(back.dropped)")
+    }
+
+    @Test func serverErrorsAndTimeoutsAreRetriedUnderTheSameIdAndABadRequestIsNot() async throws {
+        let receiver = WebhookTestReceiver()
+        try await receiver.start()
+        defer { Task { await receiver.stop() } }
+        receiver.script([.status(500), .status(503), .silence, .status(429), .status(200), .status(400)])
+        let (dispatcher, running) = dispatcher(to: receiver, timeout: .milliseconds(500), concurrency: 1)
+        defer { running.cancel() }
+        dispatcher.record(connectionCreated("retried", 1))
+        dispatcher.record(connectionCreated("retried", 2))
+        dispatcher.record(connectionCreated("retried", 3))
+        try await receiver.wait { attempts in attempts.count >= 7 && attempts[6].answered != nil }
+        let attempts = receiver.attempts
+        let first = attempts[0].id
+        #expect(attempts.prefix(5).allSatisfy { $0.id == first }, "every retry carries the event's id")
+        #expect(attempts.prefix(5).map(\.sequence) == [1, 1, 1, 1, 1])
+        #expect(Set(attempts.prefix(5).map(\.signature)).count >= 2, "each attempt is signed anew with its own timestamp")
+        #expect(attempts[5].sequence == 2 && attempts[5].answered == 400)
+        #expect(attempts[6].sequence == 3 && attempts[6].answered == 204, "a refused event is not retried; the session's next one follows")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(receiver.attempts.count == 7, "400 is final")
+        let status = await dispatcher.status().endpoints[0]
+        #expect(status.delivered == 2)
+        #expect(status.failures["status5xx"] == 2 && status.failures["timeout"] == 1 && status.failures["status429"] == 1)
+        #expect(status.failures["rejected"] == 1 && status.dropped["rejected"] == 1)
+        #expect(status.retries == 4)
+    }
+
+    @Test func retriesBackOffExponentiallyWithJitter() async throws {
+        let receiver = WebhookTestReceiver()
+        try await receiver.start()
+        defer { Task { await receiver.stop() } }
+        receiver.script(Array(repeating: .status(502), count: 4))
+        let (dispatcher, running) = dispatcher(
+            to: receiver, retry: WebhookRetryPolicy(initialDelay: .milliseconds(200), maximumDelay: .milliseconds(800)))
+        defer { running.cancel() }
+        dispatcher.record(connectionCreated("backoff", 1))
+        try await receiver.wait { $0.count >= 5 }
+        let arrivals = receiver.attempts.map(\.timestamp)
+        #expect(arrivals.count == 5)
+        // The waits are drawn from [100, 200], [200, 400], [400, 800], [400, 800] ms: 1.1 s at least.
+        let timing = receiver.attemptTimes
+        let gaps = zip(timing.dropFirst(), timing).map { $0 - $1 }
+        #expect(gaps[0] >= .milliseconds(90) && gaps[1] >= .milliseconds(190) && gaps[2] >= .milliseconds(390) && gaps[3] >= .milliseconds(390), "\(gaps)")
+    }
+
+    @Test func aReceiverThatNeverAnswersHoldsAtMostTheQueueBound() async throws {
+        let receiver = WebhookTestReceiver()
+        try await receiver.start()
+        defer { Task { await receiver.stop() } }
+        receiver.script([], otherwise: .silence)
+        let (dispatcher, running) = dispatcher(to: receiver, timeout: .seconds(30), queued: 50, concurrency: 2)
+        defer { running.cancel() }
+        for index in 0..<500 { dispatcher.record(connectionCreated("session-\(index % 10)", index)) }
+        try await receiver.wait { $0.count >= 2 }
+        let status = await dispatcher.status()
+        let endpoint = status.endpoints[0]
+        #expect(endpoint.queued <= 50)
+        #expect(endpoint.deliveringSessions == 2, "no more sessions in flight than the concurrency allows")
+        #expect((endpoint.dropped["queueFull"] ?? 0) + status.droppedAtIntake == 450, "past the bound, events are dropped and counted")
+        #expect(receiver.attempts.count == 2)
+    }
+}
