@@ -1,4 +1,5 @@
 import Foundation
+import MediaControl
 import MediaTestSupport
 import Signaling
 import SignalingProtocol
@@ -86,6 +87,37 @@ import Webhooks
         #expect(try decode(SessionDestruction.self, from: delivered[11]) == SessionDestruction(reason: .lastConnectionLeft))
         let time = try #require(delivered[0].json["time"] as? NSNumber).int64Value
         #expect(abs(time - Int64(Date().timeIntervalSince1970 * 1000)) < 60_000, "the time the event happened, in epoch milliseconds")
+    }
+
+    /// The audio-fallback policy's moves reach the directory as media events; this hands it the ones
+    /// the policy sends for a publisher's uplink, for every transport id the plane can have made so far
+    /// (the directory ignores those it does not know), as `MediaEventRelay` would.
+    @Test func theAudioFallbackPolicysMovesArriveForThePublisherAndEachSubscriber() async throws {
+        let receiver = WebhookTestReceiver()
+        try await receiver.start()
+        defer { Task { await receiver.stop() } }
+        let harness = try await start([(receiver, [.publisherVideoDisabled, .publisherVideoEnabled, .videoDisabled, .videoEnabled])])
+        let (alice, aliceConnect) = try await harness.connect(session: "uplink", role: .publisher)
+        let peer = try TestPeer()
+        guard case .publish(let published) = try await alice.call(.publish(peer.publishParameters())) else { return }
+        let (bob, bobConnect) = try await harness.connect(session: "uplink", role: .subscriber)
+        guard case .subscribe(let subscribed) = try await bob.call(
+            .subscribe(SubscribeParameters(streamId: published.stream.streamId, transport: try TestPeer().transportOffer)))
+        else { return }
+        let directory = harness.daemon.signaling.directory
+        for transition in [AudioFallbackTransition.videoDisabled, .videoEnabled] {
+            for raw in UInt64(1)...200 { await directory.handle(.audioFallback(TransportID(rawValue: raw), side: .publisher, transition)) }
+        }
+        try await receiver.wait { $0.count == 4 }
+        let delivered = receiver.delivered
+        #expect(delivered.map(\.event) == ["publisherVideoDisabled", "videoDisabled", "publisherVideoEnabled", "videoEnabled"])
+        #expect(try decode(PublisherVideoChange.self, from: delivered[0]) == PublisherVideoChange(streamId: published.stream.streamId, reason: .quality))
+        #expect(delivered[0].json["connectionId"] as? String == aliceConnect.connection.connectionId)
+        #expect(
+            try decode(SubscriberVideoChange.self, from: delivered[1])
+                == SubscriberVideoChange(subscriberId: subscribed.subscriberId, streamId: published.stream.streamId, reason: .quality))
+        #expect(delivered[1].json["connectionId"] as? String == bobConnect.connection.connectionId)
+        #expect(delivered.map(\.sequence) == [1, 2, 3, 4], "numbered among the events some endpoint takes: here only these")
     }
 
     @Test func anEndpointGetsOnlyTheKindsItChoseAndASessionMadeThroughRESTStartsAtOne() async throws {
