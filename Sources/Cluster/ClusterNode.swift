@@ -14,13 +14,16 @@ import SignalingProtocol
 /// The database is the only shared state; no node talks to another except to forward a request.
 public actor ClusterNode: SessionPlacement, Service {
     public nonisolated let configuration: ClusterConfiguration
-    private let client: PostgresClient
+    /// The database, shared with what else of this node keeps its state there (the webhook outbox).
+    nonisolated let client: PostgresClient
     private let clientRun: Task<Void, Never>
     private let logger: Logger
     /// The node's load and the sessions it holds, read at each heartbeat.
     private var loadSource: (@Sendable () async -> (NodeLoadSample, [String]))?
+    /// Runs after each heartbeat the database took.
+    private var heartbeatAction: (@Sendable () async -> Void)?
     /// Tells this process's registration from an earlier or later one under the same node id.
-    private let instance = UUID().uuidString
+    nonisolated let instance = UUID().uuidString
     private var lastSample: (sample: NodeLoadSample, at: ContinuousClock.Instant)?
     /// When the database last took this node's heartbeat.
     private var lastHeartbeat: ContinuousClock.Instant?
@@ -76,10 +79,16 @@ public actor ClusterNode: SessionPlacement, Service {
         loadSource = source
     }
 
-    private var timeoutSeconds: Double { Self.seconds(configuration.nodeTimeout) }
+    /// Runs `action` after each heartbeat the database took: the webhook dispatcher looks then for
+    /// events that dead nodes left undelivered (`dispatcher.checkForTakenOverEvents()`).
+    public func onHeartbeat(_ action: @escaping @Sendable () async -> Void) {
+        heartbeatAction = action
+    }
+
+    nonisolated var timeoutSeconds: Double { Self.seconds(configuration.nodeTimeout) }
 
     /// The outage grace's floor while it lasts (`LEAST` in the liveness tests ignores its NULL).
-    private var graceFloor: Double? {
+    var graceFloor: Double? {
         outageGrace.flatMap { ContinuousClock.now < $0.until ? $0.floor : nil }
     }
 
@@ -113,7 +122,7 @@ public actor ClusterNode: SessionPlacement, Service {
     /// Heartbeats until graceful shutdown, then leaves the cluster (its row and placements go).
     public func run() async {
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
-            await heartbeat()
+            if await heartbeat() { await heartbeatAction?() }
             try? await cancelWhenGracefulShutdown { [configuration] in try await Task.sleep(for: configuration.heartbeatInterval) }
         }
         await leave()

@@ -34,7 +34,30 @@ enum ClusterSchema {
             )
             """,
             "CREATE INDEX switchyard_sessions_by_node ON switchyard_sessions (node_id)",
-        ]
+        ],
+        // The webhook outbox (PostgresWebhookOutbox). Its rows name their node without a foreign
+        // key: they must outlive a dead node's row until a live node has delivered them.
+        [
+            """
+            CREATE TABLE switchyard_webhook_outbox (
+                event_id text NOT NULL,
+                endpoint text NOT NULL,
+                node_id text NOT NULL,
+                instance text NOT NULL,
+                append_order bigint GENERATED ALWAYS AS IDENTITY,
+                session_key text NOT NULL,
+                sequence bigint NOT NULL,
+                kind text NOT NULL,
+                event_time_ms bigint NOT NULL,
+                body bytea NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (event_id, endpoint)
+            )
+            """,
+            "CREATE INDEX switchyard_webhook_outbox_by_node ON switchyard_webhook_outbox (node_id, instance)",
+            "CREATE INDEX switchyard_webhook_outbox_by_session ON switchyard_webhook_outbox (session_key, append_order)",
+            "CREATE TABLE switchyard_webhook_sequences (session_key text PRIMARY KEY, last_seq bigint NOT NULL)",
+        ],
     ]
 
     static var currentVersion: Int { migrations.count }
