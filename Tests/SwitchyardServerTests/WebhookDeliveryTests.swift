@@ -112,6 +112,47 @@ import Webhooks
         #expect(gaps[0] >= .milliseconds(90) && gaps[1] >= .milliseconds(190) && gaps[2] >= .milliseconds(390) && gaps[3] >= .milliseconds(390), "\(gaps)")
     }
 
+    @Test func aSessionWhoseEventIsRetriedHoldsUpOnlyItself() async throws {
+        let receiver = WebhookTestReceiver()
+        try await receiver.start()
+        defer { Task { await receiver.stop() } }
+        receiver.script([.status(500)])
+        let (dispatcher, running) = dispatcher(
+            to: receiver, concurrency: 2, retry: WebhookRetryPolicy(initialDelay: .seconds(20), maximumDelay: .seconds(20)))
+        defer { running.cancel() }
+        dispatcher.record(connectionCreated("stuck", 1))
+        try await receiver.wait { $0.count == 1 }
+        for index in 0..<10 { dispatcher.record(connectionCreated("flowing", index)) }
+        try await receiver.wait { attempts in attempts.filter { $0.sessionId == "flowing" && $0.answered == 204 }.count == 10 }
+        expectInOrder(receiver.delivered, sessions: ["flowing"], each: 10)
+        #expect(receiver.attempts.filter { $0.sessionId == "stuck" }.count == 1, "still waiting out its back-off")
+    }
+
+    @Test func anEndpointThatNeverAnswersDelaysNoOtherEndpoint() async throws {
+        let silent = WebhookTestReceiver()
+        let healthy = WebhookTestReceiver()
+        try await silent.start()
+        try await healthy.start()
+        defer { Task { await silent.stop(); await healthy.stop() } }
+        silent.script([], otherwise: .silence)
+        var logger = Logger(label: "webhooks-test")
+        logger.logLevel = .critical
+        let configuration = WebhookConfiguration(
+            endpoints: [
+                WebhookEndpoint(name: "silent", url: silent.url, secret: silent.secret),
+                WebhookEndpoint(name: "healthy", url: healthy.url, secret: healthy.secret),
+            ], requestTimeout: .seconds(30))
+        let dispatcher = WebhookDispatcher(configuration: configuration, outbox: MemoryWebhookOutbox(), logger: logger, flushTime: .zero)
+        let running = Task { try await dispatcher.run() }
+        defer { running.cancel() }
+        for index in 0..<40 { dispatcher.record(connectionCreated("room-\(index % 4)", index)) }
+        try await healthy.wait { attempts in attempts.filter { $0.answered == 204 }.count == 40 }
+        expectInOrder(healthy.delivered, sessions: (0..<4).map { "room-\($0)" }, each: 10)
+        #expect(silent.attempts.count == 4, "one request per session waits at the silent endpoint")
+        let status = await dispatcher.status()
+        #expect(status.endpoints.map(\.queued) == [40, 0])
+    }
+
     @Test func aReceiverThatNeverAnswersHoldsAtMostTheQueueBound() async throws {
         let receiver = WebhookTestReceiver()
         try await receiver.start()
