@@ -59,13 +59,16 @@ public final class SwitchyardDaemon: Sendable {
         let media = media
         let cascade = cluster.map { CascadingMediaControl(local: media, cluster: $0, tokens: tokens, logger: logger) }
         let control: any MediaControl = cascade ?? media
-        let nodeId = cluster?.nodeId
+        let node = cluster
         let webhooks = configuration.webhooks.map { webhookConfiguration in
-            WebhookDispatcher(
-                configuration: webhookConfiguration, outbox: MemoryWebhookOutbox(nodeId: nodeId), logger: logger,
-                flushTime: configuration.drainTime * 0.5)
+            // In a cluster the outbox is a table, so a live node delivers what a dead one left.
+            let outbox: any WebhookOutbox =
+                node.map { PostgresWebhookOutbox(node: $0, endpoints: webhookConfiguration.endpoints.map(\.name), logger: logger) }
+                ?? MemoryWebhookOutbox()
+            return WebhookDispatcher(configuration: webhookConfiguration, outbox: outbox, logger: logger, flushTime: configuration.drainTime * 0.5)
         }
         self.webhooks = webhooks
+        if let cluster, let webhooks { await cluster.onHeartbeat { await webhooks.checkForTakenOverEvents() } }
         signaling = SignalingServer(
             media: control, tokens: tokens, configuration: signalingConfiguration, placement: cluster, activity: webhooks, logger: logger)
         let limits = configuration.http
@@ -144,12 +147,13 @@ public final class SwitchyardDaemon: Sendable {
         // Services shut down in reverse order: the cluster membership outlives the clients' drain
         // (which needs the database) and leaves before the HTTP server stops; the subscribers this
         // node serves for other nodes' sessions are handed back before its own clients drain; the
-        // webhooks outlive the drain, so the sessions it ends are reported.
+        // webhooks outlive the drain, so the sessions it ends are reported, and flush before the
+        // node leaves, so what they deliver is settled in the outbox.
         var groupConfiguration = ServiceGroupConfiguration(
             services: [
                 .init(service: application),
-                webhooks.map { .init(service: $0) },
                 cluster.map { .init(service: $0) },
+                webhooks.map { .init(service: $0) },
                 .init(service: shutdown),
                 cascade.map { .init(service: $0) },
                 .init(service: MediaEventRelay(media: control, directory: signaling.directory)),

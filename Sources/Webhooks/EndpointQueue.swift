@@ -4,8 +4,10 @@ struct EndpointQueue {
     let capacity: Int
     let concurrency: Int
     private var lanes: [String: [WebhookRecord]] = [:]
-    /// Lanes whose head is being delivered (or waits for its retry).
+    /// Lanes whose delivery has started (they may still wait for an earlier node's events).
     private(set) var active: Set<String> = []
+    /// Active lanes whose head has gone out at least once: it stays first whatever arrives.
+    private var sending: Set<String> = []
     /// Lanes with events and no delivery under way, oldest first.
     private var waiting: [String] = []
     private(set) var depth = 0
@@ -16,13 +18,14 @@ struct EndpointQueue {
     }
 
     /// Queues a record behind the earlier events of its session; false when the queue is full.
-    /// A record taken over from another node may be older than what waits: it goes before it.
+    /// A record taken over from another node may be older than what waits: it goes before it,
+    /// though not before a head already sent.
     mutating func enqueue(_ record: WebhookRecord) -> Bool {
         guard depth < capacity else { return false }
         var lane = lanes[record.sessionKey] ?? []
-        let firstMovable = active.contains(record.sessionKey) ? 1 : 0
+        let firstMovable = sending.contains(record.sessionKey) ? 1 : 0
         var index = lane.count
-        while index > firstMovable, lane[index - 1].sequence > record.sequence { index -= 1 }
+        while index > firstMovable, lane[index - 1].order > record.order { index -= 1 }
         lane.insert(record, at: index)
         if lanes[record.sessionKey] == nil, !active.contains(record.sessionKey) { waiting.append(record.sessionKey) }
         lanes[record.sessionKey] = lane
@@ -45,6 +48,13 @@ struct EndpointQueue {
         lanes[lane]?.first
     }
 
+    /// The lane's head is about to go out: from now on it stays first.
+    mutating func beginSending(_ lane: String) -> WebhookRecord? {
+        guard active.contains(lane), let head = lanes[lane]?.first else { return nil }
+        sending.insert(lane)
+        return head
+    }
+
     /// Removes a lane's head once it is settled; an emptied lane stops, freeing its place.
     mutating func settleHead(of lane: String) {
         guard var records = lanes[lane], !records.isEmpty else { return }
@@ -53,6 +63,7 @@ struct EndpointQueue {
         if records.isEmpty {
             lanes[lane] = nil
             active.remove(lane)
+            sending.remove(lane)
         } else {
             lanes[lane] = records
         }

@@ -28,6 +28,8 @@ public actor WebhookDispatcher: SessionActivitySink, Service {
     private var counters: [String: EndpointCounters] = [:]
     private var deliveries: [String: Task<Void, Never>] = [:]
     private var stopping = false
+    /// Set by `checkForTakenOverEvents`: the outbox is asked at the next wake, not at every one.
+    private var takeOverRequested = true
 
     public init(
         configuration: WebhookConfiguration, outbox: any WebhookOutbox, logger: Logger, flushTime: Duration = .seconds(5),
@@ -69,7 +71,10 @@ public actor WebhookDispatcher: SessionActivitySink, Service {
         await withGracefulShutdownHandler {
             for await _ in wakes {
                 await admitPending()
-                await adoptTakenOver()
+                if takeOverRequested {
+                    takeOverRequested = false
+                    await adoptTakenOver()
+                }
             }
         } onGracefulShutdown: {
             self.wake.finish()
@@ -86,9 +91,10 @@ public actor WebhookDispatcher: SessionActivitySink, Service {
         client = nil
     }
 
-    /// Asks the outbox for events of dead nodes now and then; the cluster calls it after each
+    /// Asks the outbox for events of dead nodes at the next wake; the cluster calls it after each
     /// heartbeat.
     public func checkForTakenOverEvents() {
+        takeOverRequested = true
         wake.yield()
     }
 
@@ -171,13 +177,13 @@ public actor WebhookDispatcher: SessionActivitySink, Service {
 
     private func deliverLane(_ lane: String, to endpoint: WebhookEndpoint) async {
         await outbox.waitForEarlierNodes(sessionKey: lane, endpoint: endpoint.name)
-        var next = queues[endpoint.name]!.head(of: lane)
+        var next = queues[endpoint.name]!.beginSending(lane)
         while let record = next, !Task.isCancelled {
             guard let outcome = await deliver(record, to: endpoint) else { break }
             await outbox.settle(record, endpoint: endpoint.name)
             count(outcome, of: record, for: endpoint)
             queues[endpoint.name]!.settleHead(of: lane)
-            next = queues[endpoint.name]!.active.contains(lane) ? queues[endpoint.name]!.head(of: lane) : nil
+            next = queues[endpoint.name]!.beginSending(lane)
         }
         deliveries["\(endpoint.name)\u{0}\(lane)"] = nil
         startDeliveries()

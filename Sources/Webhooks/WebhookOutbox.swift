@@ -4,7 +4,8 @@ import Signaling
 /// session and keeps it. In memory on a node alone (lost if the process dies); in a cluster, a
 /// PostgreSQL table that a live node takes over when one dies (`Cluster`'s outbox).
 public protocol WebhookOutbox: Sendable {
-    /// Numbers `events` in their sessions, in order, and keeps one copy per endpoint named with it.
+    /// Numbers `events` in their sessions, in order (and gives each its `order` among everything
+    /// kept), and keeps one copy per endpoint named with it.
     func append(_ events: [OutboxEntry]) async throws -> [WebhookRecord]
     /// One endpoint is done with a record: delivered, refused for good, dropped or given up on.
     func settle(_ record: WebhookRecord, endpoint: String) async
@@ -32,6 +33,7 @@ public struct OutboxEntry: Sendable {
 /// The outbox of a node alone: sequence numbers in memory, nothing kept across a restart.
 public actor MemoryWebhookOutbox: WebhookOutbox {
     private var lastSequences: [String: Int64] = [:]
+    private var lastOrder: Int64 = 0
     private let nodeId: String?
 
     public init(nodeId: String? = nil) { self.nodeId = nodeId }
@@ -48,7 +50,8 @@ public actor MemoryWebhookOutbox: WebhookOutbox {
             } else {
                 lastSequences[key] = sequence
             }
-            return WebhookRecord(entry.activity, id: WebhookRecord.makeId(), sequence: sequence, nodeId: nodeId)
+            lastOrder += 1
+            return WebhookRecord(entry.activity, id: WebhookRecord.makeId(), sequence: sequence, order: lastOrder, nodeId: nodeId)
         }
     }
 
