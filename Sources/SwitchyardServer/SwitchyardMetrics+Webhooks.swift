@@ -1,4 +1,5 @@
 import Prometheus
+import Synchronization
 import Webhooks
 
 extension SwitchyardMetrics {
@@ -27,22 +28,23 @@ extension SwitchyardMetrics {
     }
 
     private func webhookCounter(_ name: String, _ help: String, _ labels: [(String, String)]) -> Counter {
-        let key = name + labels.map { "|\($0.0)=\($0.1)" }.joined()
-        return webhookCounters.withLock { counters in
-            if let counter = counters[key] { return counter }
-            let counter = Self.counter(registry, name, help, labels: labels)
-            counters[key] = counter
-            return counter
-        }
+        cached(name, labels, in: webhookCounters) { Self.counter(registry, name, help, labels: labels) }
     }
 
     private func webhookGauge(_ name: String, _ help: String, _ labels: [(String, String)]) -> Gauge {
+        cached(name, labels, in: webhookGauges) { Self.gauge(registry, name, help, labels: labels) }
+    }
+
+    /// The metric of that name and labels, made the first time it is asked for.
+    private func cached<Metric>(
+        _ name: String, _ labels: [(String, String)], in cache: borrowing Mutex<[String: Metric]>, make: () -> Metric
+    ) -> Metric {
         let key = name + labels.map { "|\($0.0)=\($0.1)" }.joined()
-        return webhookGauges.withLock { gauges in
-            if let gauge = gauges[key] { return gauge }
-            let gauge = Self.gauge(registry, name, help, labels: labels)
-            gauges[key] = gauge
-            return gauge
+        return cache.withLock { metrics in
+            if let metric = metrics[key] { return metric }
+            let metric = make()
+            metrics[key] = metric
+            return metric
         }
     }
 }

@@ -14,10 +14,18 @@ public enum WebhookSignature {
     public static let tolerance: Int64 = 300
 
     public static func sign(id: String, timestamp: Int64, body: some Collection<UInt8>, secret: String) -> String {
-        var message = Array("\(id).\(timestamp).".utf8)
-        message.append(contentsOf: body)
-        let code = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: Array(secret.utf8)))
+        let code = HMAC<SHA256>.authenticationCode(for: signedContent(id: id, timestamp: timestamp, body: body), using: key(secret))
         return "v1," + Data(code).base64EncodedString()
+    }
+
+    private static func signedContent(id: String, timestamp: Int64, body: some Collection<UInt8>) -> [UInt8] {
+        var content = Array("\(id).\(timestamp).".utf8)
+        content.append(contentsOf: body)
+        return content
+    }
+
+    private static func key(_ secret: String) -> SymmetricKey {
+        SymmetricKey(data: Array(secret.utf8))
     }
 
     public enum Failure: Error, Equatable, Sendable {
@@ -35,13 +43,11 @@ public enum WebhookSignature {
         id: String, timestamp: Int64, signatureHeader: String, body: some Collection<UInt8>, secret: String, now: Int64
     ) throws(Failure) {
         guard abs(now - timestamp) <= tolerance else { throw .stale(timestamp: timestamp, now: now) }
-        let expected = Array(sign(id: id, timestamp: timestamp, body: body, secret: secret).utf8)
+        let content = signedContent(id: id, timestamp: timestamp, body: body)
         let matches = signatureHeader.split(separator: " ").contains { candidate in
-            let presented = Array(candidate.utf8)
-            guard presented.count == expected.count else { return false }
-            var difference: UInt8 = 0
-            for index in expected.indices { difference |= presented[index] ^ expected[index] }
-            return difference == 0
+            guard candidate.hasPrefix("v1,"), let code = Data(base64Encoded: String(candidate.dropFirst(3))) else { return false }
+            // Compared in constant time by swift-crypto.
+            return HMAC<SHA256>.isValidAuthenticationCode(code, authenticating: content, using: key(secret))
         }
         guard matches else { throw .mismatch }
     }
