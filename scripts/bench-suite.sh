@@ -24,6 +24,7 @@ run room room --clients 6
 run audio-only audio-only --clients 200
 run soak soak --clients 100 --duration 60
 run speakers speakers
+run webhooks webhooks
 "$(dirname "$0")/bench-cluster.sh" "$bin" "$results"
 echo
 echo "== webrtc-join (aiortc publisher and subscribers)"

@@ -18,7 +18,7 @@ public struct BenchOptions: Codable, Sendable {
     public var cascadeSubscribers = 9
     public var apiKey: String
     public var apiSecret: String
-    /// Subscribers (fanout, audio-only, fallback, soak) or participants (room).
+    /// Subscribers (fanout, audio-only, fallback, soak; webhooks: of each session) or participants (room).
     public var clients: Int
     /// Seconds of measurement, after everyone has joined and a warm-up; speakers: of each CPU window.
     public var durationSeconds: Double
@@ -82,6 +82,14 @@ public struct BenchOptions: Codable, Sendable {
     /// Speakers: the `audio.forwardLoudest` of the room whose downlink is compared with a room that
     /// forwards everything.
     public var forwardLoudest: Int
+    /// Webhooks: 1 → N sessions churning at once, and subscriber joins per second in each: every
+    /// subscriber comes back every `clients / churnRate` seconds and stays three quarters of that.
+    public var sessions: Int
+    public var churnRate: Double
+    /// Webhooks: where the bench's receiver listens (port 0: a free one). A daemon given with
+    /// `--server` must already send its webhooks to `http://<host>:<port>/webhooks`.
+    public var receiverHost: String
+    public var receiverPort: Int
 
     public init(scenario: BenchScenario) {
         self.scenario = scenario
@@ -89,8 +97,11 @@ public struct BenchOptions: Codable, Sendable {
         serverPID = nil
         apiKey = "switchyard-development"
         apiSecret = "switchyard-development-secret-do-not-use-in-production"
-        clients = scenario == .room || scenario == .fallback || scenario == .simulcast ? 4 : scenario == .bandwidth ? 1 : scenario == .cluster ? 12 : 20
-        durationSeconds = scenario == .fallback ? 22 : scenario == .soak ? 60 : scenario == .bandwidth ? 30 : scenario == .simulcast ? 32 : 10
+        clients =
+            scenario == .room || scenario == .fallback || scenario == .simulcast
+            ? 4 : scenario == .bandwidth ? 1 : scenario == .cluster ? 12 : scenario == .webhooks ? 50 : 20
+        durationSeconds =
+            scenario == .fallback ? 22 : scenario == .soak || scenario == .webhooks ? 60 : scenario == .bandwidth ? 30 : scenario == .simulcast ? 32 : 10
         warmupSeconds = 2
         videoBitrate = scenario == .audioOnly ? 0 : scenario == .bandwidth || scenario == .simulcast ? 1_000_000 : 500_000
         audioBitrate = 32_000
@@ -130,6 +141,10 @@ public struct BenchOptions: Codable, Sendable {
         turnGapSeconds = 0.3
         steadySeconds = 60
         forwardLoudest = 3
+        sessions = 4
+        churnRate = 10
+        receiverHost = "127.0.0.1"
+        receiverPort = 0
     }
 
     /// The problem with these options, naming the option, or nil.
@@ -191,7 +206,15 @@ public struct BenchOptions: Codable, Sendable {
             return "--top-layer-stop ends at \(stop + topLayerStopSeconds) s, after the run's \(durationSeconds) s"
         }
         if scenario == .cluster, clusterURLs.count < 2 { return "cluster needs a --server for each node of a running cluster (at least 2)" }
-        if scenario != .cluster, clusterURLs.count > 1 { return "several --server URLs are for the cluster scenario" }
+        if scenario != .cluster, scenario != .webhooks, clusterURLs.count > 1 { return "several --server URLs are for the cluster and webhooks scenarios" }
+        if scenario == .webhooks {
+            if !(1...100).contains(sessions) { return "--sessions must be within 1...100" }
+            if !(churnRate > 0 && churnRate <= 1000) { return "--churn-rate must be within (0, 1000] joins per second per session" }
+            if !(0...65535).contains(receiverPort) { return "--receiver-port must be within 0...65535" }
+            if serverURL != nil, receiverPort == 0 {
+                return "--receiver-port must name the port of the webhook endpoint the daemon at --server already sends to (http://HOST:PORT/webhooks)"
+            }
+        }
         if scenario != .cluster, killPID != nil { return "--kill-pid is for the cluster scenario" }
         if !(0...200).contains(cascadeSubscribers) { return "--cascade-subscribers must be 0-200" }
         if connectConcurrency < 1 { return "--connect-concurrency must be at least 1" }
@@ -214,8 +237,9 @@ public struct BenchOptions: Codable, Sendable {
             frameRate: frameRate, lowerLayers: scenario == .simulcast ? simulcastLowerLayers : [])
     }
 
-    /// Whether publishers send video: not in the audio-only scenarios, nor with a video bitrate of 0.
-    var sendsVideo: Bool { scenario != .audioOnly && scenario != .speakers && videoBitrate > 0 }
+    /// Whether publishers send video: not in the audio-only scenarios, nor in webhooks (whose
+    /// clients send no media), nor with a video bitrate of 0.
+    var sendsVideo: Bool { scenario != .audioOnly && scenario != .speakers && scenario != .webhooks && videoBitrate > 0 }
 
     /// The simulcast scenario's lower layers: a quarter and half of the picture, at 15 % and 40 % of
     /// the top layer's bitrate (even sizes, as libvpx wants).

@@ -397,6 +397,7 @@ public struct BenchReport: Codable, Sendable {
     public var simulcast: Simulcast?
     public var soak: Soak?
     public var speakers: Speakers?
+    public var webhooks: Webhooks?
     public var timeline: [TimelineSeries] = []
     public var targets: [TargetCheck] = []
     public var errors: [String] = []

@@ -18,7 +18,14 @@ public final class BenchRun: @unchecked Sendable {
     let tokens: TokenAuthority
     let media: EncodedMedia
     let sessionPrefix = "bench-\(UInt32.random(in: 0...UInt32.max))"
+    let daemonExecutable: URL
+    /// Webhooks: the receiver the daemon delivers to, and the secret its endpoint signs with.
+    let webhookReceiver: WebhookReceiver?
+    let webhookSecret: String
     private let daemon: LocalDaemon?
+    /// Daemons a scenario started beside the first (webhooks: one without webhooks), stopped at the
+    /// end as the first is.
+    private let otherDaemons = Mutex<[LocalDaemon]>([])
     private let clientOptions: [SessionOptions]
     private let nextLoop = Mutex(0)
     var report: BenchReport
@@ -27,18 +34,39 @@ public final class BenchRun: @unchecked Sendable {
 
     /// - Parameters:
     ///   - daemonExecutable: the `switchyard` binary to start when `options.serverURL` is nil.
+    ///   - webhookSecret: webhooks: the secret the daemon's endpoint signs with; needed with
+    ///     `--server`, a random one for a local daemon otherwise. Kept out of the options, which the
+    ///     report copies.
     ///   - progress: where to say what the run is doing (stderr for the command).
-    public init(options: BenchOptions, daemonExecutable: URL, progress: @escaping @Sendable (String) -> Void) async throws(BenchError) {
+    public init(
+        options: BenchOptions, daemonExecutable: URL, webhookSecret: String? = nil, progress: @escaping @Sendable (String) -> Void
+    ) async throws(BenchError) {
         if let problem = options.problem { throw .invalidOptions(problem) }
         guard let profile = SRTPProfile(rawValue: options.srtpProfile) else {
             throw .invalidOptions("--srtp-profile \(options.srtpProfile) is not one of \(SRTPProfile.allCases.map(\.rawValue).joined(separator: ", "))")
         }
+        if options.scenario == .webhooks, options.serverURL != nil, webhookSecret == nil {
+            throw .invalidOptions("--webhook-secret must be the secret of the daemon's endpoint for this bench's receiver (with --server)")
+        }
+        if let webhookSecret, webhookSecret.utf8.count < 32 {
+            throw .invalidOptions("--webhook-secret is \(webhookSecret.utf8.count) bytes; the daemon takes at least 32")
+        }
         self.options = options
         self.progress = progress
+        self.daemonExecutable = daemonExecutable
+        self.webhookSecret = webhookSecret ?? (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        if options.scenario == .webhooks {
+            let receiver = try await WebhookReceiver.start(host: options.receiverHost, port: options.receiverPort, secret: self.webhookSecret)
+            progress("webhook receiver listening at \(receiver.url)")
+            webhookReceiver = receiver
+        } else {
+            webhookReceiver = nil
+        }
         progress("encoding \(options.mediaSettings.loopSeconds) s of media once (\(options.width)x\(options.height)@\(options.frameRate), \(options.videoBitrate) bps VP8, \(options.audioBitrate) bps Opus)")
         do {
             media = try EncodedMedia(settings: options.mediaSettings)
         } catch {
+            await webhookReceiver?.stop()
             throw .setupFailed("\(error)")
         }
         if let serverURL = options.serverURL {
@@ -58,7 +86,16 @@ public final class BenchRun: @unchecked Sendable {
                 default: options.clients + 2
                 }
             progress("starting \(daemonExecutable.path)")
-            let daemon = try await LocalDaemon(executable: daemonExecutable, options: options, transports: transports)
+            let daemon: LocalDaemon
+            let secret = self.webhookSecret
+            do {
+                daemon = try await LocalDaemon(
+                    executable: daemonExecutable, options: options, transports: transports,
+                    webhookEndpoint: webhookReceiver.map { LocalDaemon.WebhookEndpoint(url: $0.url, secret: secret) })
+            } catch {
+                await webhookReceiver?.stop()
+                throw error
+            }
             self.daemon = daemon
             url = daemon.url
             serverPID = daemon.pid
@@ -68,6 +105,7 @@ public final class BenchRun: @unchecked Sendable {
             loops = try (0..<options.mediaThreads).map { index throws(MediaClientError) in try MediaLoop(name: "bench-media-\(index)") }
         } catch {
             await daemon?.stop()
+            await webhookReceiver?.stop()
             throw .setupFailed("\(error)")
         }
         tokens = await TokenAuthority(apiKey: options.apiKey, apiSecret: options.apiSecret)
@@ -79,8 +117,19 @@ public final class BenchRun: @unchecked Sendable {
             daemon: BenchReport.Daemon(local: daemon != nil, url: url, pid: serverPID))
     }
 
-    /// The process id of the daemon this run started, so an interrupted bench can stop it.
-    public var localDaemonPID: Int32? { daemon?.pid }
+    /// The process ids of the daemons this run started and has not stopped, so an interrupted
+    /// bench can stop them.
+    public var localDaemonPIDs: [Int32] {
+        ([daemon].compactMap { $0 } + otherDaemons.withLock { $0 }).filter(\.process.isRunning).map(\.pid)
+    }
+
+    /// Starts another local daemon like the first, beside it, with `webhookEndpoint` or no webhooks.
+    func startAnotherDaemon(webhookEndpoint: LocalDaemon.WebhookEndpoint?) async throws(BenchError) -> LocalDaemon {
+        let daemon = try await LocalDaemon(
+            executable: daemonExecutable, options: options, transports: options.clients + 2, webhookEndpoint: webhookEndpoint)
+        otherDaemons.withLock { $0.append(daemon) }
+        return daemon
+    }
 
     /// Runs the scenario and returns its report; always tears down.
     public func run() async -> BenchReport {
@@ -93,6 +142,7 @@ public final class BenchRun: @unchecked Sendable {
             case .reconnect: try await runReconnects()
             case .cluster: try await runCluster()
             case .speakers: try await runSpeakers()
+            case .webhooks: try await runWebhooks()
             }
         } catch {
             report.errors.append("\(error)")
@@ -102,6 +152,8 @@ public final class BenchRun: @unchecked Sendable {
         await forEachConcurrently(sessions) { await $0.disconnect() }
         for loop in loops { await loop.stop() }
         await daemon?.stop()
+        for other in otherDaemons.withLock({ $0 }) { await other.stop() }
+        await webhookReceiver?.stop()
         report.targets = TargetEvaluator.targets(for: report)
         return report
     }

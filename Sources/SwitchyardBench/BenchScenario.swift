@@ -28,4 +28,8 @@ public enum BenchScenario: String, CaseIterable, Codable, Sendable {
     /// how long that takes, REST signals through the session's node and through another, and with
     /// `--kill-pid`, how long the clients of a killed node take to be back on another.
     case cluster
+    /// A 1 → N session churning joins and leaves, several at once, against a daemon that sends
+    /// signed webhooks to a receiver in the bench: whether every event the churn caused arrives, in
+    /// order, once, correctly signed, how late, and what sending them costs the daemon per event.
+    case webhooks
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// A `switchyard` process the bench starts for one run, on a free port with a media port range big
 /// enough for every client, and stops afterwards.
@@ -9,8 +10,16 @@ final class LocalDaemon: Sendable {
     let metricsURL: String
     let configPath: String
 
-    /// Starts `executable` with a configuration for `clients` media transports (each needs a port).
-    init(executable: URL, options: BenchOptions, transports: Int) async throws(BenchError) {
+    /// Where the daemon sends its webhooks (every event), and the secret it signs them with.
+    struct WebhookEndpoint {
+        var url: String
+        var secret: String
+    }
+
+    /// Starts `executable` with a configuration for `clients` media transports (each needs a port),
+    /// sending webhooks to `webhookEndpoint` when given (the daemon's defaults otherwise: 5 s
+    /// timeout, 8 sessions delivered at once, retries from 1 s).
+    init(executable: URL, options: BenchOptions, transports: Int, webhookEndpoint: WebhookEndpoint? = nil) async throws(BenchError) {
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw .daemonFailed("no switchyard executable at \(executable.path) (build it, or pass --daemon or --server)")
         }
@@ -23,7 +32,7 @@ final class LocalDaemon: Sendable {
         ]
         if let spreadThreshold = options.spreadThreshold { media["spreadThreshold"] = spreadThreshold }
         if let workerLoop = options.workerLoop { media["workerLoop"] = workerLoop }
-        let configuration: [String: Any] = [
+        var configuration: [String: Any] = [
             "server": ["host": "127.0.0.1", "port": httpPort],
             "credentials": ["apiKey": options.apiKey, "apiSecret": options.apiSecret],
             "signaling": [
@@ -34,7 +43,10 @@ final class LocalDaemon: Sendable {
             "logging": ["level": "warning"],
             "shutdown": ["drainSeconds": 5],
         ]
-        configPath = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-bench-\(getpid()).json").path
+        if let webhookEndpoint {
+            configuration["webhooks"] = ["endpoints": [["name": "bench", "url": webhookEndpoint.url, "secret": webhookEndpoint.secret]]]
+        }
+        configPath = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-bench-\(getpid())-\(httpPort).json").path
         do {
             let data = try JSONSerialization.data(withJSONObject: configuration, options: [.prettyPrinted, .sortedKeys])
             try data.write(to: URL(fileURLWithPath: configPath))
@@ -85,15 +97,25 @@ final class LocalDaemon: Sendable {
         return ok ? Int(UInt16(bigEndian: address.sin_port)) : nil
     }
 
-    /// The first port of `count` consecutive UDP ports that are all free now, above the ephemeral
-    /// clients' usual range start.
+    /// Media port ranges given to the daemons this process started, which bind them only as
+    /// clients arrive: a daemon started beside another must not be given the same.
+    private static let portBlocksGiven = Mutex<[Range<Int>]>([])
+
+    /// The first port of `count` consecutive UDP ports that are all free now and given to no other
+    /// daemon of this bench, above the ephemeral clients' usual range start.
     private static func freePortBlock(count: Int) -> Int? {
-        var first = 20_000 + Int(getpid() % 50) * 200
-        while first + count < 32_000 {
-            if (first..<(first + count)).allSatisfy(isFreeUDPPort) { return first }
-            first += count
+        portBlocksGiven.withLock { given in
+            var first = 20_000 + Int(getpid() % 50) * 200
+            while first + count < 32_000 {
+                let block = first..<(first + count)
+                if !given.contains(where: { $0.overlaps(block) }), block.allSatisfy(isFreeUDPPort) {
+                    given.append(block)
+                    return first
+                }
+                first += count
+            }
+            return nil
         }
-        return nil
     }
 
     private static func isFreeUDPPort(_ port: Int) -> Bool {

@@ -17,7 +17,7 @@ public enum ReportTable {
             ? "VP8 \(options.width)x\(options.height)@\(options.frameRate) \(options.videoBitrate / 1000) kbps + Opus \(options.audioBitrate / 1000) kbps"
             : "Opus \(options.audioBitrate / 1000) kbps")
         row("measured", number(report.measuredSeconds, " s"))
-        if report.scenario != .join, report.scenario != .cluster, report.scenario != .speakers {
+        if ![.join, .cluster, .speakers, .webhooks].contains(report.scenario) {
             let forwarding = report.forwarding
             row("forwarded packets/s", number(forwarding.packetsPerSecond, digits: 0))
             row("forwarded packets per server CPU-s", number(forwarding.packetsPerServerCPUSecond, digits: 0))
@@ -148,6 +148,32 @@ public enum ReportTable {
                     "\(number(cpu.withLevelsMicroseconds, " µs", digits: 2)) with levels (worker \(cpu.withLevelsWorker)), \(number(cpu.withoutLevelsMicroseconds, " µs", digits: 2)) without (worker \(cpu.withoutLevelsWorker)): "
                         + "\(number(cpu.ratio, "×", digits: 3)); \(cpu.windows.count) windows of \(number(cpu.windowSeconds, " s", digits: 0)) between \(number(cpu.ratioLowest, "×", digits: 3)) and \(number(cpu.ratioHighest, "×", digits: 3)) "
                         + "(\(number(cpu.packetsPerSecondWithLevels, digits: 0)) / \(number(cpu.packetsPerSecondWithoutLevels, " packets/s", digits: 0)); rest of the daemon \(number(cpu.restOfDaemonMillisecondsPerSecond, " ms/s", digits: 1)))")
+            }
+        }
+        if let webhooks = report.webhooks {
+            row(
+                "churn",
+                "\(webhooks.sessions) sessions of 1 → \(webhooks.subscribersPerSession), \(number(webhooks.joinsPerSecondPerSession, digits: 1)) joins/s each for \(number(webhooks.churnSeconds, " s", digits: 0)): "
+                    + "\(webhooks.joins) joins, \(webhooks.leaves) leaves, \(webhooks.connectFailures) failed")
+            row(
+                "webhook events",
+                "\(webhooks.eventsExpected) owed, \(webhooks.eventsReceived) received (\(webhooks.deliveriesReceived) POSTs) at \(webhooks.receiverURL); daemon delivered \(webhooks.daemonDelivered.map { "\($0)" } ?? "–"), "
+                    + "retried \(webhooks.daemonRetries.map { "\($0)" } ?? "–"), dropped \(webhooks.daemonDropped.map { "\($0)" } ?? "–")"
+                    + ((webhooks.daemonFailures ?? [:]).isEmpty ? "" : ", failures " + (webhooks.daemonFailures ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
+            row(
+                "delivery latency p50 / p99 / max",
+                "\([webhooks.latencyP50Ms, webhooks.latencyP99Ms, webhooks.latencyMaxMs].map { number($0, digits: 1) }.joined(separator: " / ")) ms "
+                    + "(the daemon's own p50 / p99 \(number(webhooks.daemonLatencyP50Ms, digits: 1)) / \(number(webhooks.daemonLatencyP99Ms, " ms", digits: 1)))")
+            row(
+                "lost / out of order / duplicates / bad signatures",
+                "\(webhooks.eventsLost) / \(webhooks.outOfOrder) / \(webhooks.duplicates) / \(webhooks.badSignatures) (unexpected \(webhooks.eventsUnexpected), unreadable \(webhooks.unreadableBodies))"
+                    + (webhooks.lostEvents.isEmpty ? "" : "; lost: " + webhooks.lostEvents.prefix(5).joined(separator: ", ")))
+            row("events by kind", webhooks.eventsByKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+            if let cpu = webhooks.cpu {
+                row(
+                    "daemon CPU per delivered event",
+                    "\(number(cpu.extraMicrosecondsPerEvent, " µs", digits: 1)): \(number(cpu.withWebhooksSeconds, " s", digits: 2)) with webhooks (\(cpu.connectionEventsWith) connection events), "
+                        + "\(number(cpu.withoutWebhooksSeconds, " s", digits: 2)) without (\(cpu.connectionEventsWithout)), \(cpu.eventsDelivered) delivered in \(number(cpu.windowSeconds, " s", digits: 1))")
             }
         }
         if let soak = report.soak {

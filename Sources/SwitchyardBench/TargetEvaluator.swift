@@ -36,6 +36,17 @@ enum TargetEvaluator {
         case .cluster:
             // The issue sets no targets for a cluster; the report's table carries its figures.
             break
+        case .webhooks:
+            let webhooks = report.webhooks
+            check("webhook delivery p99 (event → receiver)", "≤ 1 s", webhooks?.latencyP99Ms.map { $0 / 1000 }, unit: " s") { $0 <= 1 }
+            check("events the churn caused that never arrived", "0", webhooks.map { Double($0.eventsLost) }, unit: "") { $0 == 0 }
+            check("events out of their session's order", "0", webhooks.map { Double($0.outOfOrder) }, unit: "") { $0 == 0 }
+            check("bad signatures", "0", webhooks.map { Double($0.badSignatures) }, unit: "") { $0 == 0 }
+            // A duplicate is a retry of an attempt the receiver did get; more than the daemon retried is a bug.
+            check(
+                "duplicates beyond the daemon's retries", "0",
+                webhooks.map { Double(max($0.duplicates - Int($0.daemonRetries ?? 0), 0)) }, unit: ""
+            ) { $0 == 0 }
         case .join:
             check("join p95 (connect → first decoded frame)", "≤ 150 ms", report.join?.p95Ms, unit: " ms") { $0 <= 150 }
         case .reconnect:

@@ -13,10 +13,10 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         abstract: "Load-test a Switchyard daemon with simulated clients sending real Opus and VP8.",
         discussion: "Without --server it starts a local daemon (the switchyard binary beside this one, or --daemon) and stops it afterwards.")
 
-    @Argument(help: "fanout, room, audio-only, join, fallback, soak, reconnect, bandwidth, simulcast, speakers or cluster.")
+    @Argument(help: "fanout, room, audio-only, join, fallback, soak, reconnect, bandwidth, simulcast, speakers, cluster or webhooks.")
     var scenario: String
 
-    @Option(help: "The daemon's WebSocket URL (ws://host:port/v1/ws); omit to start a local daemon. Cluster: once per node.")
+    @Option(help: "The daemon's WebSocket URL (ws://host:port/v1/ws); omit to start a local daemon. Cluster (and webhooks against a cluster): once per node.")
     var server: [String] = []
     @Option(help: "Cluster: the process id of the node at the first --server, killed with SIGKILL once every session runs.")
     var killPid: Int32?
@@ -32,7 +32,7 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var apiKey: String?
     @Option(help: "API secret (at least 32 bytes).")
     var apiSecret: String?
-    @Option(help: "Subscribers (fanout, audio-only, fallback, soak) or participants (room).")
+    @Option(help: "Subscribers (fanout, audio-only, fallback, soak; webhooks: per session) or participants (room).")
     var clients: Int?
     @Option(help: "Seconds of measurement (speakers: of each CPU window).")
     var duration: Double?
@@ -98,6 +98,16 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var steadySeconds: Double?
     @Option(help: "Speakers: audio.forwardLoudest of the room whose downlink is compared with one that forwards everything.")
     var forwardLoudest: Int?
+    @Option(help: "Webhooks: 1 → N sessions churning at once.")
+    var sessions: Int?
+    @Option(help: "Webhooks: subscriber joins per second in each session (each subscriber is back every --clients / this seconds).")
+    var churnRate: Double?
+    @Option(help: "Webhooks: the address the bench's webhook receiver listens on (0.0.0.0 for a daemon on another machine).")
+    var receiverHost: String?
+    @Option(help: "Webhooks: the receiver's port (0: a free one); with --server, the port of the daemon's endpoint http://HOST:PORT/webhooks.")
+    var receiverPort: Int?
+    @Option(help: "Webhooks: the secret the daemon's endpoint for the receiver signs with (needed with --server; random for a local daemon).")
+    var webhookSecret: String?
     @Option(help: "Write the report as JSON to this file.")
     var json: String?
     @Option(help: "Draw the timeline as SVG to this file.")
@@ -166,6 +176,10 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         if let turnGap { options.turnGapSeconds = turnGap }
         if let steadySeconds { options.steadySeconds = steadySeconds }
         if let forwardLoudest { options.forwardLoudest = forwardLoudest }
+        if let sessions { options.sessions = sessions }
+        if let churnRate { options.churnRate = churnRate }
+        if let receiverHost { options.receiverHost = receiverHost }
+        if let receiverPort { options.receiverPort = receiverPort }
         if let preferences {
             options.preferences = try preferences.split(separator: ",").map { item throws(ValidationError) -> VideoDimensions? in
                 let text = item.trimmingCharacters(in: .whitespaces)
@@ -198,10 +212,10 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         _ = switchyard_raise_open_file_limit()
         let executable = daemon.map { URL(fileURLWithPath: $0) }
             ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("switchyard")
-        let run = try await BenchRun(options: options, daemonExecutable: executable) { message in
+        let run = try await BenchRun(options: options, daemonExecutable: executable, webhookSecret: webhookSecret) { message in
             FileHandle.standardError.write(Data("switchyard-bench: \(message)\n".utf8))
         }
-        let interruption = stopDaemonOnInterrupt(run.localDaemonPID)
+        let interruption = stopDaemonsOnInterrupt(of: run)
         let report = await run.run()
         interruption.forEach { $0.cancel() }
         print(ReportTable.render(report))
@@ -216,16 +230,16 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         if report.clients.subscribers == 0 && report.join == nil { throw ExitCode(1) }
     }
 
-    /// Ctrl-C or SIGTERM while a local daemon runs: stop the daemon too, then exit 130, rather than
-    /// leave it listening.
-    private func stopDaemonOnInterrupt(_ pid: Int32?) -> [any DispatchSourceSignal] {
-        guard let pid else { return [] }
+    /// Ctrl-C or SIGTERM while a local daemon runs: stop the daemons the run has started by then
+    /// too, then exit 130, rather than leave them listening.
+    private func stopDaemonsOnInterrupt(of run: BenchRun) -> [any DispatchSourceSignal] {
+        guard !run.localDaemonPIDs.isEmpty else { return [] }
         return [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
-                FileHandle.standardError.write(Data("switchyard-bench: interrupted; stopping the local daemon\n".utf8))
-                kill(pid, SIGTERM)
+                FileHandle.standardError.write(Data("switchyard-bench: interrupted; stopping the local daemons\n".utf8))
+                for pid in run.localDaemonPIDs { kill(pid, SIGTERM) }
                 Foundation.exit(130)
             }
             source.resume()

@@ -206,7 +206,31 @@ import Testing
         #expect((value(outcome.report, "speakers.cpu.withoutLevelsMicroseconds") as? Double ?? 0) > 0)
     }
 
+    @Test func webhooksDeliverEveryEventTheChurnCausedInOrderAndSigned() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
+        let outcome = try run(["webhooks", "--sessions", "2", "--clients", "4", "--churn-rate", "4", "--duration", "3"])
+        #expect(outcome.status == 0, "\(outcome.errors)")
+        expectDocumentedFields(outcome.report, scenario: "webhooks")
+        let joins = try #require(value(outcome.report, "webhooks.joins") as? Int)
+        #expect(joins >= 16, "2 sessions × 4 joins/s × 3 s: \(joins)")
+        // Each join and leave, and each session's publisher, creation and end.
+        #expect(value(outcome.report, "webhooks.eventsExpected") as? Int == 2 * joins + 2 * 2 + 2 * 2)
+        #expect(value(outcome.report, "webhooks.eventsLost") as? Int == 0, "\(value(outcome.report, "webhooks.lostEvents") ?? "")")
+        #expect(value(outcome.report, "webhooks.outOfOrder") as? Int == 0)
+        #expect(value(outcome.report, "webhooks.badSignatures") as? Int == 0)
+        #expect(value(outcome.report, "webhooks.unreadableBodies") as? Int == 0)
+        #expect(value(outcome.report, "webhooks.eventsReceived") as? Int == value(outcome.report, "webhooks.eventsExpected") as? Int)
+        #expect((value(outcome.report, "webhooks.daemonDelivered") as? Int ?? 0) >= 2 * joins + 8)
+        #expect(value(outcome.report, "webhooks.cpu.connectionEventsWithout") as? Int ?? 0 > 0, "the churn ran again without webhooks")
+    }
+
     @Test(arguments: [
+        (["webhooks", "--sessions", "0"], "--sessions must be within 1...100"),
+        (["webhooks", "--churn-rate", "0"], "--churn-rate must be within (0, 1000]"),
+        (["webhooks", "--server", "ws://127.0.0.1:9/v1/ws"], "--receiver-port must name the port of the webhook endpoint"),
+        (["webhooks", "--server", "ws://127.0.0.1:9/v1/ws", "--receiver-port", "9"], "--webhook-secret must be the secret of the daemon's endpoint"),
+        (["webhooks", "--webhook-secret", "too-short"], "--webhook-secret is 9 bytes; the daemon takes at least 32"),
+        (["webhooks", "--receiver-port", "70000"], "--receiver-port must be within 0...65535"),
         (["speakers", "--clients", "2"], "--clients must be at least 3 for speakers"),
         (["speakers", "--forward-loudest", "0"], "--forward-loudest must be within 1...100"),
         (["speakers", "--turn-seconds", "0.5"], "--turn-seconds must be within 1...60"),
