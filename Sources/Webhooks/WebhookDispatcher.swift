@@ -30,6 +30,10 @@ public actor WebhookDispatcher: SessionActivitySink, Service {
     private var stopping = false
     /// Set by `checkForTakenOverEvents`: the outbox is asked at the next wake, not at every one.
     private var takeOverRequested = true
+    /// While taken-over events are on their way into the queues (nil otherwise): lanes that finished
+    /// waiting for earlier nodes meanwhile, resumed once those events are queued, since the claim
+    /// that ended their wait may be this one.
+    private var lanesAwaitingAdoption: [CheckedContinuation<Void, Never>]?
 
     public init(
         configuration: WebhookConfiguration, outbox: any WebhookOutbox, logger: Logger, flushTime: Duration = .seconds(5),
@@ -143,6 +147,11 @@ public actor WebhookDispatcher: SessionActivitySink, Service {
     }
 
     private func adoptTakenOver() async {
+        lanesAwaitingAdoption = []
+        defer {
+            for lane in lanesAwaitingAdoption ?? [] { lane.resume() }
+            lanesAwaitingAdoption = nil
+        }
         let adopted = await outbox.takeOver()
         guard !adopted.isEmpty else { return }
         logger.info("delivering webhook events a dead node left", metadata: ["events": "\(adopted.count)"])
@@ -152,10 +161,14 @@ public actor WebhookDispatcher: SessionActivitySink, Service {
 
     private func enqueue(_ record: WebhookRecord, for endpoint: String) async {
         guard queues[endpoint]!.enqueue(record) else {
-            counters[endpoint]!.dropped["queueFull", default: 0] += 1
-            logger.warning(
-                "webhook queue full; event dropped",
-                metadata: ["endpoint": "\(endpoint)", "event": "\(record.id)", "limit": "\(configuration.maximumQueuedEvents)"])
+            let dropped = counters[endpoint]!.dropped["queueFull", default: 0] + 1
+            counters[endpoint]!.dropped["queueFull"] = dropped
+            // A dead endpoint under load drops thousands: the log says so at 1, 10, 100, ...
+            if Self.isPowerOfTen(dropped) {
+                logger.warning(
+                    "webhook queue full; events dropped",
+                    metadata: ["endpoint": "\(endpoint)", "droppedSoFar": "\(dropped)", "limit": "\(configuration.maximumQueuedEvents)"])
+            }
             await outbox.settle(record, endpoint: endpoint)
             return
         }
@@ -177,6 +190,7 @@ public actor WebhookDispatcher: SessionActivitySink, Service {
 
     private func deliverLane(_ lane: String, to endpoint: WebhookEndpoint) async {
         await outbox.waitForEarlierNodes(sessionKey: lane, endpoint: endpoint.name)
+        if lanesAwaitingAdoption != nil { await withCheckedContinuation { lanesAwaitingAdoption?.append($0) } }
         var next = queues[endpoint.name]!.beginSending(lane)
         while let record = next, !Task.isCancelled {
             guard let outcome = await deliver(record, to: endpoint) else { break }
@@ -269,6 +283,12 @@ public actor WebhookDispatcher: SessionActivitySink, Service {
     }
 
     static let maximumResponseBytes = 16_384
+
+    static func isPowerOfTen(_ value: UInt64) -> Bool {
+        var remaining = value
+        while remaining >= 10, remaining % 10 == 0 { remaining /= 10 }
+        return remaining == 1
+    }
 }
 
 /// What one endpoint has done since the server started.

@@ -10,8 +10,10 @@ import SwitchyardServer
 
 /// A daemon on an ephemeral HTTP port and its own media port range, for one test.
 final class DaemonHarness: Sendable {
-    /// Media ports for daemons under test, clear of the media-plane tests' 41000-42399.
-    private static let nextPortBlock = Mutex<UInt16>(43_000)
+    /// Media ports for daemons under test, below the kernel's ephemeral range (32768-60999 here), so
+    /// no socket another test binds to port 0 can hold one (a one-port range once found its port
+    /// taken that way); 40 ports each leave room for 300 daemons.
+    private static let nextPortBlock = Mutex<UInt16>(20_000)
 
     let daemon: SwitchyardDaemon
     let port: Int

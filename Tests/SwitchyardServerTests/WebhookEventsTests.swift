@@ -150,6 +150,7 @@ import Webhooks
         let (client, _) = try await harness.connect(session: "counted", role: .publisher)
         _ = try await client.call(.disconnect)
         try await receiver.wait { $0.count == 4 }
+        _ = try await #require(harness.daemon.webhooks).status { $0.endpoints[0].delivered == 4 }
         #expect(try await harness.http("GET", "/v1/webhooks/status", token: nil).status == 401)
         let answer = try await harness.http("GET", "/v1/webhooks/status", token: try await harness.restToken())
         #expect(answer.status == 200)
@@ -178,7 +179,7 @@ import Webhooks
             _ = try await client.call(.disconnect)
         }
         let dispatcher = try #require(harness.daemon.webhooks)
-        let status = await dispatcher.status()
+        let status = try await dispatcher.status { ($0.endpoints[0].dropped["queueFull"] ?? 0) + $0.droppedAtIntake + UInt64($0.endpoints[0].queued) == 120 }
         #expect(status.endpoints[0].queued <= 20)
         #expect(status.endpoints[0].delivered == 0)
         #expect((status.endpoints[0].dropped["queueFull"] ?? 0) + status.droppedAtIntake == 30 * 4 - UInt64(status.endpoints[0].queued))

@@ -143,3 +143,16 @@ final class WebhookTestReceiver: Sendable {
         }
     }
 }
+
+extension WebhookDispatcher {
+    /// The status once `condition` holds of it, waiting up to 10 s, else the last one seen: the
+    /// receiver counts an answer before the dispatcher has read it.
+    func status(when condition: (WebhookStatus) -> Bool) async throws -> WebhookStatus {
+        var status = await self.status()
+        for _ in 0..<500 where !condition(status) {
+            try await Task.sleep(for: .milliseconds(20))
+            status = await self.status()
+        }
+        return status
+    }
+}

@@ -1,5 +1,5 @@
 import Testing
-import Webhooks
+@testable import Webhooks
 
 @Suite struct WebhookDeliveryRulesTests {
     @Test func aStatusDecidesBetweenDeliveredRetriedAndRefused() {
@@ -26,5 +26,10 @@ import Webhooks
         #expect(policy.delay(afterFailedAttempts: 7, jitter: 1) == .seconds(60), "64 s is capped at 60")
         #expect(policy.delay(afterFailedAttempts: 1_000, jitter: 0) == .seconds(30), "no overflow however many attempts")
         #expect(policy.delay(afterFailedAttempts: 4, jitter: 0.5) == .seconds(6))
+    }
+
+    @Test func queueFullDropsAreLoggedAtPowersOfTenOnly() {
+        let logged = (1...1_000).filter { WebhookDispatcher.isPowerOfTen(UInt64($0)) }
+        #expect(logged == [1, 10, 100, 1_000])
     }
 }
