@@ -66,17 +66,19 @@ public final class PostgresWebhookOutbox: WebhookOutbox {
                         ON CONFLICT (session_key) DO UPDATE SET last_seq = EXCLUDED.last_seq
                         """, logger: logger)
                 }
-                let records = zip(events, plan.sequences(lastStored: lastStored)).map { entry, sequence in
+                var records = zip(events, plan.sequences(lastStored: lastStored)).map { entry, sequence in
                     WebhookRecord(entry.activity, id: WebhookRecord.makeId(), sequence: sequence, nodeId: nodeId)
                 }
                 var rows = OutboxRows()
                 for (record, entry) in zip(records, events) {
                     for endpoint in entry.endpoints { rows.append(record, endpoint: endpoint) }
                 }
-                if !rows.eventIds.isEmpty {
-                    // Rows go in in the events' order, so `append_order` follows it.
-                    try await connection.query(
-                        """
+                guard !rows.eventIds.isEmpty else { return records }
+                // Rows go in in the events' order, so `append_order` follows it; an event's order is
+                // its first row's, before every later event's rows whichever endpoint compares them.
+                let orders = try await connection.query(
+                    """
+                    WITH inserted AS (
                         INSERT INTO switchyard_webhook_outbox
                             (event_id, endpoint, node_id, instance, session_key, sequence, kind, event_time_ms, body)
                         SELECT r.event_id, r.endpoint, \(nodeId), \(instance), r.session_key, r.sequence, r.kind, r.event_time_ms, r.body
@@ -84,8 +86,14 @@ public final class PostgresWebhookOutbox: WebhookOutbox {
                             \(rows.sequences)::int8[], \(rows.kinds)::text[], \(rows.times)::int8[], \(rows.bodies)::bytea[])
                             WITH ORDINALITY AS r(event_id, endpoint, session_key, sequence, kind, event_time_ms, body, n)
                         ORDER BY r.n
-                        """, logger: logger)
-                }
+                        RETURNING event_id, append_order
+                    )
+                    SELECT event_id, min(append_order) FROM inserted GROUP BY event_id
+                    """, logger: logger
+                ).decode((String, Int64).self)
+                var orderOf: [String: Int64] = [:]
+                for try await (eventId, order) in orders { orderOf[eventId] = order }
+                for index in records.indices { records[index].order = orderOf[records[index].id] ?? 0 }
                 return records
             }
         }
@@ -163,16 +171,17 @@ public final class PostgresWebhookOutbox: WebhookOutbox {
                                 AND EXISTS (SELECT 1 FROM switchyard_nodes WHERE node_id = \(nodeId) AND instance = \(instance))
                             RETURNING o.event_id, o.endpoint, o.session_key, o.sequence, o.kind, o.event_time_ms, o.body, o.append_order
                         )
-                        SELECT event_id, endpoint, session_key, sequence, kind, event_time_ms, body FROM claimed
+                        SELECT event_id, endpoint, session_key, sequence, append_order, kind, event_time_ms, body FROM claimed
                         ORDER BY session_key, append_order, endpoint
                         """, logger: logger
-                    ).decode((String, String, String, Int64, String, Int64, ByteBuffer).self)
+                    ).decode((String, String, String, Int64, Int64, String, Int64, ByteBuffer).self)
                     var taken: [(record: WebhookRecord, endpoint: String)] = []
-                    for try await (id, endpoint, sessionKey, sequence, kind, time, body) in rows {
+                    for try await (id, endpoint, sessionKey, sequence, order, kind, time, body) in rows {
                         // Known: the claim takes only kinds this build knows.
                         guard let kind = SessionActivity.Kind(rawValue: kind) else { continue }
                         let record = WebhookRecord(
-                            id: id, sessionKey: sessionKey, sequence: sequence, kind: kind, time: time, body: Array(body.readableBytesView))
+                            id: id, sessionKey: sessionKey, sequence: sequence, order: order, kind: kind, time: time,
+                            body: Array(body.readableBytesView))
                         taken.append((record, endpoint))
                     }
                     return taken

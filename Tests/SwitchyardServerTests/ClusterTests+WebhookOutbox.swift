@@ -47,12 +47,18 @@ extension ClusterTests {
 
         let first = try await outboxA.append([entry("moving", Self.created), entry("moving", joined(1)), entry("other", Self.created)])
         #expect(first.map(\.sequence) == [1, 2, 1])
+        // Each event's order is its first row's place in the table, so later events come after.
+        #expect(
+            first.map { "\($0.order)" }
+                == (try first.map { try database.query("SELECT min(append_order) FROM switchyard_webhook_outbox WHERE event_id = '\($0.id)'")[0] }))
+        #expect(first.map(\.order) == first.map(\.order).sorted() && Set(first.map(\.order)).count == 3)
         // The session moved to B; within one batch it ends and is created again under its id.
         let second = try await outboxB.append([
             entry("moving", joined(2)), entry("moving", Self.destroyed), entry("moving", Self.created), entry("moving", joined(3)),
             entry("other", Self.destroyed),
         ])
         #expect(second.map(\.sequence) == [3, 4, 1, 2, 2])
+        #expect(second.map(\.order).allSatisfy { $0 > first.map(\.order).max()! })
         #expect(try database.query("SELECT session_key, last_seq FROM switchyard_webhook_sequences ORDER BY 1") == ["moving|2"])
         let third = try await outboxA.append([entry("moving", joined(4)), entry("other", Self.created)])
         #expect(third.map(\.sequence) == [3, 1])
@@ -109,8 +115,16 @@ extension ClusterTests {
                 for session in ["s1", "s2"] {
                     let lane = lanes.filter { $0.sessionKey == session }
                     #expect(lane.map(\.sequence) == lane.map(\.sequence).sorted())
+                    #expect(lane.map(\.order) == lane.map(\.order).sorted())
                 }
-                for record in lanes { #expect(appended.contains(record), "\(record.id) came back changed") }
+                for record in lanes {
+                    // Its order is its own row's, which follows the event's first row.
+                    let original = appended.first { $0.id == record.id }
+                    #expect(record.order >= original?.order ?? .max)
+                    var unordered = record
+                    unordered.order = original?.order ?? 0
+                    #expect(unordered == original, "\(record.id) came back changed")
+                }
             }
         }
         let taker = takenByA.isEmpty ? "node-b" : "node-a"
