@@ -25,12 +25,14 @@ final class KillableNode: Sendable {
     /// Starts the node and waits until its health route answers, at most `readiness`: the node joins
     /// the cluster (and counts as live there) before its HTTP server listens, so neither its
     /// process's start nor its liveness says a client can connect yet.
+    /// - Parameter webhooks: the `webhooks` object of its configuration, as JSON; nil for none.
     static func start(
         nodeId: String, host: String, mediaPorts: ClosedRange<UInt16>, database: PostgresServer, subscribersBeforeCascading: Int? = nil,
-        readiness: Duration = .seconds(30)
+        webhooks: String? = nil, readiness: Duration = .seconds(30)
     ) async throws -> KillableNode {
         let node = try KillableNode(
-            nodeId: nodeId, host: host, mediaPorts: mediaPorts, database: database, subscribersBeforeCascading: subscribersBeforeCascading)
+            nodeId: nodeId, host: host, mediaPorts: mediaPorts, database: database, subscribersBeforeCascading: subscribersBeforeCascading,
+            webhooks: webhooks)
         StartedProcesses.register { node.stop() }
         do {
             try await node.waitUntilReady(within: readiness)
@@ -41,7 +43,9 @@ final class KillableNode: Sendable {
         return node
     }
 
-    private init(nodeId: String, host: String, mediaPorts: ClosedRange<UInt16>, database: PostgresServer, subscribersBeforeCascading: Int?) throws {
+    private init(
+        nodeId: String, host: String, mediaPorts: ClosedRange<UInt16>, database: PostgresServer, subscribersBeforeCascading: Int?, webhooks: String?
+    ) throws {
         self.nodeId = nodeId
         self.host = host
         self.mediaPorts = mediaPorts
@@ -52,7 +56,7 @@ final class KillableNode: Sendable {
          "media": {"workers": 1, "portRange": {"first": \(mediaPorts.lowerBound), "last": \(mediaPorts.upperBound)}},
          "shutdown": {"drainSeconds": 5},
          "cluster": {"databaseURL": "\(database.url)", "nodeId": "\(nodeId)", "heartbeatSeconds": 1, "nodeTimeoutSeconds": 3,
-                     "subscribersBeforeCascading": \(subscribersBeforeCascading.map(String.init) ?? "null")}}
+                     "subscribersBeforeCascading": \(subscribersBeforeCascading.map(String.init) ?? "null")}\(webhooks.map { ",\n \"webhooks\": \($0)" } ?? "")}
         """.write(toFile: configurationPath, atomically: true, encoding: .utf8)
         pid = try ChildProcess.spawn(DaemonProcessTests.executable.path, ["--config", configurationPath], output: configurationPath + ".log")
     }
@@ -84,6 +88,23 @@ final class KillableNode: Sendable {
         guard !isDead.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Glibc.kill(pid, SIGKILL)
         ChildProcess.wait(for: pid)
+    }
+
+    /// Stops the node as an operator does, with SIGTERM (a cluster node drains), and waits for the
+    /// process to end, at most `limit` before killing it: its exit status, nil if it was killed.
+    func terminate(within limit: Duration) async -> Int32? {
+        guard !isDead.load(ordering: .acquiring) else { return nil }
+        Glibc.kill(pid, SIGTERM)
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if let status = ChildProcess.exitStatus(of: pid) {
+                isDead.store(true, ordering: .releasing)
+                return status
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        kill()
+        return nil
     }
 
     func stop() {
