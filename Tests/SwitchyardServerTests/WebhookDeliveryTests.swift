@@ -9,7 +9,7 @@ import Webhooks
 /// away or never answers. Activities are recorded directly, as the session directory records them.
 @Suite struct WebhookDeliveryTests {
     private func dispatcher(
-        to receiver: WebhookTestReceiver, timeout: Duration = .seconds(2), queued: Int = 1000, concurrency: Int = 4,
+        to receiver: WebhookTestReceiver, timeout: Duration = .seconds(30), queued: Int = 1000, concurrency: Int = 4,
         retry: WebhookRetryPolicy = WebhookRetryPolicy(initialDelay: .milliseconds(100), maximumDelay: .seconds(1))
     ) -> (WebhookDispatcher, Task<Void, any Error>) {
         var logger = Logger(label: "webhooks-test")
@@ -42,7 +42,9 @@ import Webhooks
         try await receiver.start()
         let port = receiver.port
         await receiver.stop()
-        let (dispatcher, running) = dispatcher(to: receiver, retry: WebhookRetryPolicy(initialDelay: .milliseconds(200), maximumDelay: .seconds(2)))
+        // The HTTP client keeps trying to connect until the deadline, so a refused connection fails at it.
+        let (dispatcher, running) = dispatcher(
+            to: receiver, timeout: .seconds(2), retry: WebhookRetryPolicy(initialDelay: .milliseconds(200), maximumDelay: .seconds(2)))
         defer { running.cancel() }
         let sessions = ["down-a", "down-b", "down-c"]
         for index in 0..<20 {
@@ -57,7 +59,7 @@ import Webhooks
         #expect(away.oldestUndeliveredSeconds >= 25)
 
         try await receiver.start(port: port)
-        try await receiver.wait(timeout: .seconds(15)) { attempts in Set(attempts.filter { $0.answered == 204 }.map(\.id)).count == 60 }
+        try await receiver.wait(timeout: .seconds(30)) { attempts in Set(attempts.filter { $0.answered == 204 }.map(\.id)).count == 60 }
         let delivered = receiver.delivered
         #expect(delivered.count == 60)
         #expect(delivered.allSatisfy { $0.signatureValid })
@@ -72,7 +74,8 @@ import Webhooks
         try await receiver.start()
         defer { Task { await receiver.stop() } }
         receiver.script([.status(500), .status(503), .silence, .status(429), .status(200), .status(400)])
-        let (dispatcher, running) = dispatcher(to: receiver, timeout: .milliseconds(500), concurrency: 1)
+        // Long enough that only the silent attempt times out, even on a loaded machine.
+        let (dispatcher, running) = dispatcher(to: receiver, timeout: .seconds(3), concurrency: 1)
         defer { running.cancel() }
         dispatcher.record(connectionCreated("retried", 1))
         dispatcher.record(connectionCreated("retried", 2))

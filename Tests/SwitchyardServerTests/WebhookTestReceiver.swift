@@ -104,7 +104,7 @@ final class WebhookTestReceiver: Sendable {
     }
 
     /// Waits until `condition` holds of the attempts, up to `timeout`.
-    func wait(timeout: Duration = .seconds(10), until condition: ([Attempt]) -> Bool) async throws {
+    func wait(timeout: Duration = .seconds(30), until condition: ([Attempt]) -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while !condition(attempts) {
             guard ContinuousClock.now < deadline else { throw ReceiverTimeout(attempts: attempts.count) }
