@@ -45,6 +45,8 @@ public final class Session: Sendable {
         /// With speaker events: the dominant speaker's stream, from the connect reply and then
         /// `activeSpeakerChanged`.
         var activeSpeakerStreamId: String?
+        /// From sending the last `connect` or `reconnect` to its reply.
+        var connectReplyTime: Duration?
     }
 
     /// Redirects to another node `connect` follows before giving up: one is the rule (the node
@@ -106,6 +108,10 @@ public final class Session: Sendable {
     /// speaker was muted or left and nobody else speaks): from the connect reply, then every
     /// `activeSpeakerChanged`. Always nil unless the session subscribed to speaker events.
     public var activeSpeakerStreamId: String? { state.withLock { $0.activeSpeakerStreamId } }
+    /// How long the server took to answer the last `connect` or `reconnect`, from sending it on the
+    /// open WebSocket to its reply (the WebSocket's own opening left out): what a join costs the
+    /// server's signaling, as a bench measures it.
+    public var connectReplyTime: Duration? { state.withLock { $0.connectReplyTime } }
 
     private func open() async throws(SessionError) {
         let (channel, connected) = try await connectHoldingEvents()
@@ -174,14 +180,17 @@ public final class Session: Sendable {
     private func openChannelOnce(with request: ClientRequest) async throws(SessionError) -> (SignalingChannel, ConnectResult) {
         let channel = try await makeChannel()
         let result: RequestResult
+        let sent = ContinuousClock.now
         do {
             result = try await channel.call(request, timeout: options.requestTimeout)
         } catch {
             await channel.close()
             throw error
         }
+        let replyTime = ContinuousClock.now - sent
         switch result {
         case .connect(let connected), .reconnect(let connected):
+            state.withLock { $0.connectReplyTime = replyTime }
             return (channel, connected)
         default:
             await channel.close()

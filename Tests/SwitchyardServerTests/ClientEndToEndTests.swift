@@ -110,6 +110,7 @@ extension SessionError {
         let host = try await session(harness, "client-events", .moderator, loop: loop)
         let guest = try await session(harness, "client-events", .publisher, loop: loop)
         #expect(await next(host.events) { if case .connectionCreated = $0 { true } else { false } } != nil)
+        #expect(guest.connectReplyTime.map { $0 > .zero } == true, "the connect's round trip is timed")
 
         try await guest.signal(type: "chat", data: "hello", to: host.connection!.connectionId)
         #expect(await next(host.events) { $0 == .signalReceived(type: "chat", data: "hello", from: guest.connection!.connectionId) } != nil)
