@@ -25,6 +25,7 @@ run audio-only audio-only --clients 200
 run soak soak --clients 100 --duration 60
 run speakers speakers
 run webhooks webhooks
+run webhooks-silent webhooks --receiver silent --duration 30
 "$(dirname "$0")/bench-cluster.sh" "$bin" "$results"
 echo
 echo "== webrtc-join (aiortc publisher and subscribers)"

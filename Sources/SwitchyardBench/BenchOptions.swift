@@ -90,6 +90,12 @@ public struct BenchOptions: Codable, Sendable {
     /// `--server` must already send its webhooks to `http://<host>:<port>/webhooks`.
     public var receiverHost: String
     public var receiverPort: Int
+    /// Webhooks: whether the receiver answers (`normal`) or holds every POST unanswered (`silent`).
+    public var receiver: WebhookReceiverMode
+    /// Webhooks: the daemon's `webhooks.maxQueuedEvents`: given to a local daemon (nil: the daemon's
+    /// default, 10,000, or `silentReceiverQueueBound` with a silent receiver); with `--server`, the
+    /// bound that daemon was configured with, which a silent receiver's run checks its queue against.
+    public var maxQueuedEvents: Int?
 
     public init(scenario: BenchScenario) {
         self.scenario = scenario
@@ -145,7 +151,15 @@ public struct BenchOptions: Codable, Sendable {
         churnRate = 10
         receiverHost = "127.0.0.1"
         receiverPort = 0
+        receiver = .normal
+        maxQueuedEvents = nil
     }
+
+    /// A small queue, so a receiver that never answers fills it within seconds and the daemon drops.
+    public static let silentReceiverQueueBound = 200
+
+    /// Webhooks: the queue bound the local daemon is given, nil for the daemon's default.
+    var webhookQueueBound: Int? { maxQueuedEvents ?? (receiver == .silent ? Self.silentReceiverQueueBound : nil) }
 
     /// The problem with these options, naming the option, or nil.
     public var problem: String? {
@@ -213,6 +227,12 @@ public struct BenchOptions: Codable, Sendable {
             if !(0...65535).contains(receiverPort) { return "--receiver-port must be within 0...65535" }
             if serverURL != nil, receiverPort == 0 {
                 return "--receiver-port must name the port of the webhook endpoint the daemon at --server already sends to (http://HOST:PORT/webhooks)"
+            }
+            if let maxQueuedEvents, !(10...1_000_000).contains(maxQueuedEvents) {
+                return "--max-queued-events must be within 10...1000000 (the daemon's webhooks.maxQueuedEvents)"
+            }
+            if receiver == .silent, serverURL != nil, maxQueuedEvents == nil {
+                return "--max-queued-events must be the webhooks.maxQueuedEvents of the daemon at --server, to check its queue against with --receiver silent"
             }
         }
         if scenario != .cluster, killPID != nil { return "--kill-pid is for the cluster scenario" }

@@ -7,8 +7,12 @@ extension BenchReport {
         public var subscribersPerSession = 0
         public var joinsPerSecondPerSession = 0.0
         public var churnSeconds = 0.0
-        /// Where the daemon delivered.
+        /// Where the daemon delivered, and whether the receiver answered (`normal`) or held every
+        /// POST unanswered (`silent`).
         public var receiverURL = ""
+        public var receiver = WebhookReceiverMode.normal
+        /// The daemon's `webhooks.maxQueuedEvents` as given (nil: the daemon's default, 10,000).
+        public var maxQueuedEvents: Int?
         /// Subscribers that connected and left during the churn, and connects that failed.
         public var joins = 0
         public var leaves = 0
@@ -26,6 +30,11 @@ extension BenchReport {
         public var daemonRetries: UInt64?
         public var daemonFailures: [String: UInt64]?
         public var daemonDropped: UInt64?
+        /// `daemonDropped` by reason (`queueFull`, `rejected`, `expired`, `atIntake`); empty when none.
+        public var daemonDroppedByReason: [String: UInt64]?
+        /// The longest endpoint queue (`queued`) of the status at the end: after the drain in a
+        /// normal run, right after the churn with a silent receiver.
+        public var daemonQueued: Int?
         /// Owed events that never arrived (at most 20 listed as `event session connection`).
         public var eventsLost = 0
         public var lostEvents: [String] = []
@@ -48,8 +57,44 @@ extension BenchReport {
         public var daemonLatencyP50Ms: Double?
         public var daemonLatencyP99Ms: Double?
         public var eventsByKind: [String: Int] = [:]
+        /// The subscribers' joins, from sending `connect` to its reply, with webhooks and without.
+        public var joinLatency = WebhooksJoinLatency()
+        /// The daemon's resident memory (`VmRSS`) when the churn ended, and the second daemon's
+        /// without webhooks. Nil when it could not be read.
+        public var rssAtEndMB: Double?
+        public var rssAtEndWithoutWebhooksMB: Double?
         /// Nil against a daemon the bench did not start.
         public var cpu: WebhooksCPU?
+        /// Only with `--receiver silent`.
+        public var silent: WebhooksSilentReceiver?
+    }
+
+    /// Join latency from sending `connect` to its reply, over the subscribers' joins during the
+    /// churn: the daemon with webhooks against the one without given the same churn at the same
+    /// time (nil without a second daemon), and their ratio (with / without).
+    public struct WebhooksJoinLatency: Codable, Sendable {
+        public var joinsWith = 0
+        public var p50WithMs: Double?
+        public var p99WithMs: Double?
+        public var joinsWithout: Int?
+        public var p50WithoutMs: Double?
+        public var p99WithoutMs: Double?
+        public var p50Ratio: Double?
+        public var p99Ratio: Double?
+    }
+
+    /// A receiver that read every POST and never answered: what it held, and how long the daemon's
+    /// queue grew meanwhile.
+    public struct WebhooksSilentReceiver: Codable, Sendable {
+        /// POSTs held (retries included), the most held at once, and those let go early (503) to
+        /// keep the receiver within its own bound.
+        public var requestsHeld = 0
+        public var heldAtMost = 0
+        public var releasedEarly = 0
+        /// The longest endpoint queue in `GET /v1/webhooks/status`, read every second of the churn,
+        /// and how many readings there were.
+        public var queuedPeak: Int?
+        public var statusReadings = 0
     }
 
     /// The daemon's CPU time over the churn with webhooks and that of a second daemon with no

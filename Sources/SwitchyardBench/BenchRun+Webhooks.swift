@@ -14,14 +14,18 @@ extension BenchRun {
     /// arrive, correctly signed, once, in its session's order. Beside a local daemon a second one
     /// without webhooks gets the same churn at the same time, for the daemon's CPU per event: run
     /// one after the other on this shared machine, the daemon's CPU for the same churn moved by
-    /// ±10 % between runs, as much as the webhooks cost.
+    /// ±10 % between runs, as much as the webhooks cost. Each daemon's joins are timed from
+    /// sending `connect` to its reply, side by side. With a silent receiver, which holds every POST
+    /// unanswered, nothing is owed: the daemon's queue must stay within its bound (read every second
+    /// and at the end) and its joins as quick as those of the daemon without webhooks.
     func runWebhooks() async throws {
         guard let receiver = webhookReceiver else { throw BenchError.setupFailed("webhooks: the receiver did not start") }
         let entries = options.clusterURLs.isEmpty ? [url] : options.clusterURLs
         let benchStart = ProcessUsageSample.current(at: MonotonicClock.now())
         var webhooks = BenchReport.Webhooks(
             sessions: options.sessions, subscribersPerSession: options.clients, joinsPerSecondPerSession: options.churnRate,
-            churnSeconds: options.durationSeconds, receiverURL: receiver.url)
+            churnSeconds: options.durationSeconds, receiverURL: receiver.url, receiver: options.receiver,
+            maxQueuedEvents: options.webhookQueueBound)
         let statusBefore: WebhookTotals?
         do {
             statusBefore = try await webhookTotals(at: entries, receiverPort: receiver.port)
@@ -34,19 +38,38 @@ extension BenchRun {
         let log = WebhookChurnLog()
         let plainLog = WebhookChurnLog()
         if plain != nil { say("the same churn at the same time against a second daemon, without webhooks") }
-        async let plainChurn = churnWithoutWebhooks(on: plain, log: plainLog)
-        let withWebhooks = try await churn(named: "webhooks", through: entries, pid: serverPID, log: log) {
+        let queueWatch = options.receiver == .silent ? Task { await self.watchQueue(at: entries, receiverPort: receiver.port) } : nil
+        // Both churns start at one planned instant, the one without webhooks half a join's spacing
+        // later. Started each when its publishers were in, the two daemons' joins came a hair apart
+        // and raced each other for the two cores: whichever churn had started first answered its
+        // joins faster (with a silent receiver the daemon with webhooks, by 5-35 % at p50).
+        let churnStart = ContinuousClock.now + .seconds(Self.webhookPublisherLeadSeconds)
+        let halfSpacing = 0.5 / (options.churnRate * Double(options.sessions))
+        async let plainChurn = churnWithoutWebhooks(on: plain, log: plainLog, startingAt: churnStart + .seconds(halfSpacing))
+        let withWebhooks = try await churn(named: "webhooks", through: entries, pid: serverPID, log: log, startingAt: churnStart) {
             try? await self.webhookTotals(at: entries, receiverPort: receiver.port)
         }
         let withoutWebhooks = try await plainChurn
-        await plain?.stop()
-        let owed = log.snapshot.expected
-        say("waiting up to \(Int(Self.webhookDrainSeconds)) s for the \(owed.count) events owed")
-        let drainDeadline = ContinuousClock.now + .seconds(Self.webhookDrainSeconds)
-        while !WebhookDeliveryAnalysis.allArrived(owed, in: receiver.received.deliveries), ContinuousClock.now < drainDeadline {
-            try await Task.sleep(for: .milliseconds(100))
+        queueWatch?.cancel()
+        let queueReadings = await queueWatch?.value
+        let now = MonotonicClock.now()
+        webhooks.rssAtEndMB = serverPID.flatMap { ProcessUsageSample.read(pid: $0, at: now)?.rssMB }
+        webhooks.rssAtEndWithoutWebhooksMB = plain.flatMap { ProcessUsageSample.read(pid: $0.pid, at: now)?.rssMB }
+        var statusAfter: WebhookTotals?
+        if options.receiver == .silent {
+            // What stays queued behind a receiver that never answers is the point: read it now.
+            statusAfter = try? await webhookTotals(at: entries, receiverPort: receiver.port)
         }
-        let statusAfter = try? await webhookTotals(at: entries, receiverPort: receiver.port)
+        await plain?.stop()
+        if options.receiver == .normal {
+            let owed = log.snapshot.expected
+            say("waiting up to \(Int(Self.webhookDrainSeconds)) s for the \(owed.count) events owed")
+            let drainDeadline = ContinuousClock.now + .seconds(Self.webhookDrainSeconds)
+            while !WebhookDeliveryAnalysis.allArrived(owed, in: receiver.received.deliveries), ContinuousClock.now < drainDeadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            statusAfter = try? await webhookTotals(at: entries, receiverPort: receiver.port)
+        }
 
         let counts = log.snapshot
         let received = receiver.received
@@ -74,18 +97,28 @@ extension BenchRun {
             webhooks.daemonRetries = counted.retries
             webhooks.daemonFailures = counted.failures
             webhooks.daemonDropped = counted.dropped
+            webhooks.daemonDroppedByReason = counted.droppedByReason
             webhooks.daemonLatencyP50Ms = statusAfter.latencyP50Seconds.map { $0 * 1000 }
             webhooks.daemonLatencyP99Ms = statusAfter.latencyP99Seconds.map { $0 * 1000 }
+        }
+        webhooks.daemonQueued = statusAfter?.largestQueue
+        let plainCounts = plainLog.snapshot
+        webhooks.joinLatency = Self.joinLatency(with: counts.joinReplyMs, without: plain == nil ? nil : plainCounts.joinReplyMs)
+        if let held = receiver.held?.counts {
+            webhooks.silent = BenchReport.WebhooksSilentReceiver(
+                requestsHeld: held.held, heldAtMost: held.heldAtMost, releasedEarly: held.releasedEarly, queuedPeak: queueReadings?.peak,
+                statusReadings: queueReadings?.readings ?? 0)
         }
         report.clients.publishers = options.sessions
         report.clients.subscribers = counts.joins
         report.clients.connectFailures += counts.failures
         report.errors += counts.failureReasons
+        report.errors += plainCounts.failureReasons.map { "without webhooks: \($0)" }
         report.measuredSeconds = withWebhooks.windowSeconds
         report.server = withWebhooks.serverUsage
 
         if let withoutWebhooks {
-            webhooks.cpu = cpuPerEvent(with: withWebhooks, caused: counts, without: withoutWebhooks, caused: plainLog.snapshot)
+            webhooks.cpu = cpuPerEvent(with: withWebhooks, caused: counts, without: withoutWebhooks, caused: plainCounts)
         }
         let benchEnd = ProcessUsageSample.current(at: MonotonicClock.now())
         report.bench = ProcessUsageSample.usage(from: benchStart, to: benchEnd, peakMB: benchEnd.rssMB)
@@ -97,6 +130,8 @@ extension BenchRun {
     private static let webhookSettleSeconds = 1.0
     /// After the publishers left, how long the owed events have to arrive.
     private static let webhookDrainSeconds = 15.0
+    /// How long both churns have to connect their publishers before their joins start.
+    private static let webhookPublisherLeadSeconds = 1.0
 
     /// One churn: its sessions, and the daemon's CPU from the first join to a second after the
     /// last leave.
@@ -108,11 +143,13 @@ extension BenchRun {
         var deliveredInWindow: UInt64?
     }
 
-    /// Connects a publisher to each session (through the entries in turn), then runs every
-    /// subscriber's joins for `durationSeconds` and their leaves, then the publishers leave.
-    /// `status` reads the daemon's webhook counts just outside both ends of the CPU window.
+    /// Connects a publisher to each session (through the entries in turn), then from `plannedStart`
+    /// (or as soon as they are in, if later) runs every subscriber's joins for `durationSeconds` and
+    /// their leaves, then the publishers leave. `status` reads the daemon's webhook counts just
+    /// outside both ends of the CPU window.
     private func churn(
-        named name: String, through entries: [String], pid: Int32?, log: WebhookChurnLog, status: (@Sendable () async -> WebhookTotals?)?
+        named name: String, through entries: [String], pid: Int32?, log: WebhookChurnLog, startingAt plannedStart: ContinuousClock.Instant,
+        status: (@Sendable () async -> WebhookTotals?)?
     ) async throws -> ChurnOutcome {
         let sessionIds = (0..<options.sessions).map { "\(sessionPrefix)-\(name)-\($0)" }
         say("\(name): \(sessionIds.count) sessions, each a publisher")
@@ -129,7 +166,11 @@ extension BenchRun {
         let period = Double(options.clients) / options.churnRate
         say("\(name): \(options.clients) subscribers per session joining and leaving for \(options.durationSeconds) s (each back every \(period) s)")
         let statusAtStart = await status?()
-        let start = ContinuousClock.now
+        try? await Task.sleep(until: plannedStart, clock: .continuous)
+        let start = max(plannedStart, ContinuousClock.now)
+        if start - plannedStart > .milliseconds(10) {
+            say("\(name): the churn starts \(start - plannedStart) late; its joins are not interleaved with the other daemon's")
+        }
         let startSample = pid.flatMap { ProcessUsageSample.read(pid: $0, at: MonotonicClock.now()) }
         let deadline = start + .seconds(options.durationSeconds)
         let churnRate = options.churnRate
@@ -176,9 +217,11 @@ extension BenchRun {
     }
 
     /// The same churn on `plain`, when there is one.
-    private func churnWithoutWebhooks(on plain: LocalDaemon?, log: WebhookChurnLog) async throws -> ChurnOutcome? {
+    private func churnWithoutWebhooks(
+        on plain: LocalDaemon?, log: WebhookChurnLog, startingAt plannedStart: ContinuousClock.Instant
+    ) async throws -> ChurnOutcome? {
         guard let plain else { return nil }
-        return try await churn(named: "plain", through: [plain.url], pid: plain.pid, log: log, status: nil)
+        return try await churn(named: "plain", through: [plain.url], pid: plain.pid, log: log, startingAt: plannedStart, status: nil)
     }
 
     /// One subscriber's visit: connects, stays until `leave`, disconnects; each step in the log.
@@ -196,7 +239,7 @@ extension BenchRun {
             forget(session)
             return
         }
-        log.connected(connectionId, in: sessionId, subscriber: true)
+        log.connected(connectionId, in: sessionId, subscriber: true, replyTime: session.connectReplyTime)
         try? await Task.sleep(until: leave, clock: .continuous)
         await session.disconnect()
         forget(session)
@@ -220,10 +263,45 @@ extension BenchRun {
         if cpu.connectionEventsWithout > 0, cpu.eventsDelivered > 0 {
             let scaledWithout = withoutCPU * Double(cpu.connectionEventsWith) / Double(cpu.connectionEventsWithout)
             cpu.extraMicrosecondsPerEvent = (withCPU - scaledWithout) / Double(cpu.eventsDelivered) * 1e6
-        } else {
+        } else if options.receiver == .normal {
+            // A silent receiver is delivered nothing, so there is no per-event figure to make.
             report.errors.append("webhooks: no CPU per event (\(cpu.connectionEventsWithout) connection events without webhooks, \(cpu.eventsDelivered) delivered with)")
         }
         return cpu
+    }
+
+    /// Percentiles of each daemon's join times, and with a daemon without webhooks their ratios.
+    private static func joinLatency(with: [Double], without: [Double]?) -> BenchReport.WebhooksJoinLatency {
+        let withSorted = with.sorted()
+        var latency = BenchReport.WebhooksJoinLatency(
+            joinsWith: withSorted.count, p50WithMs: Measurement.percentile(withSorted, 0.5), p99WithMs: Measurement.percentile(withSorted, 0.99))
+        guard let without else { return latency }
+        let withoutSorted = without.sorted()
+        latency.joinsWithout = withoutSorted.count
+        latency.p50WithoutMs = Measurement.percentile(withoutSorted, 0.5)
+        latency.p99WithoutMs = Measurement.percentile(withoutSorted, 0.99)
+        func ratio(_ with: Double?, _ without: Double?) -> Double? {
+            guard let with, let without, without > 0 else { return nil }
+            return with / without
+        }
+        latency.p50Ratio = ratio(latency.p50WithMs, latency.p50WithoutMs)
+        latency.p99Ratio = ratio(latency.p99WithMs, latency.p99WithoutMs)
+        return latency
+    }
+
+    /// The longest endpoint queue of the status, read every second until cancelled, and how many
+    /// readings there were (a reading that failed is left out).
+    private func watchQueue(at entries: [String], receiverPort: Int) async -> (peak: Int?, readings: Int) {
+        var peak: Int?
+        var readings = 0
+        while !Task.isCancelled {
+            if let totals = try? await webhookTotals(at: entries, receiverPort: receiverPort) {
+                peak = max(peak ?? 0, totals.largestQueue)
+                readings += 1
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
+        return (peak, readings)
     }
 
     /// `GET /v1/webhooks/status` of every node summed, over the endpoints that deliver to the

@@ -56,7 +56,8 @@ public final class BenchRun: @unchecked Sendable {
         self.daemonExecutable = daemonExecutable
         self.webhookSecret = webhookSecret ?? (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
         if options.scenario == .webhooks {
-            let receiver = try await WebhookReceiver.start(host: options.receiverHost, port: options.receiverPort, secret: self.webhookSecret)
+            let receiver = try await WebhookReceiver.start(
+                host: options.receiverHost, port: options.receiverPort, secret: self.webhookSecret, mode: options.receiver)
             progress("webhook receiver listening at \(receiver.url)")
             webhookReceiver = receiver
         } else {
@@ -91,7 +92,9 @@ public final class BenchRun: @unchecked Sendable {
             do {
                 daemon = try await LocalDaemon(
                     executable: daemonExecutable, options: options, transports: transports,
-                    webhookEndpoint: webhookReceiver.map { LocalDaemon.WebhookEndpoint(url: $0.url, secret: secret) })
+                    webhookEndpoint: webhookReceiver.map {
+                        LocalDaemon.WebhookEndpoint(url: $0.url, secret: secret, maxQueuedEvents: options.webhookQueueBound)
+                    })
             } catch {
                 await webhookReceiver?.stop()
                 throw error

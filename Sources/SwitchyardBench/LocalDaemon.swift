@@ -10,10 +10,12 @@ final class LocalDaemon: Sendable {
     let metricsURL: String
     let configPath: String
 
-    /// Where the daemon sends its webhooks (every event), and the secret it signs them with.
+    /// Where the daemon sends its webhooks (every event), the secret it signs them with, and its
+    /// `maxQueuedEvents` (nil: the daemon's default).
     struct WebhookEndpoint {
         var url: String
         var secret: String
+        var maxQueuedEvents: Int?
     }
 
     /// Starts `executable` with a configuration for `clients` media transports (each needs a port),
@@ -44,7 +46,9 @@ final class LocalDaemon: Sendable {
             "shutdown": ["drainSeconds": 5],
         ]
         if let webhookEndpoint {
-            configuration["webhooks"] = ["endpoints": [["name": "bench", "url": webhookEndpoint.url, "secret": webhookEndpoint.secret]]]
+            var webhooks: [String: Any] = ["endpoints": [["name": "bench", "url": webhookEndpoint.url, "secret": webhookEndpoint.secret]]]
+            if let maxQueuedEvents = webhookEndpoint.maxQueuedEvents { webhooks["maxQueuedEvents"] = maxQueuedEvents }
+            configuration["webhooks"] = webhooks
         }
         configPath = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-bench-\(getpid())-\(httpPort).json").path
         do {

@@ -160,20 +160,46 @@ public enum ReportTable {
                 "\(webhooks.eventsExpected) owed, \(webhooks.eventsReceived) received (\(webhooks.deliveriesReceived) POSTs) at \(webhooks.receiverURL); daemon delivered \(webhooks.daemonDelivered.map { "\($0)" } ?? "–"), "
                     + "retried \(webhooks.daemonRetries.map { "\($0)" } ?? "–"), dropped \(webhooks.daemonDropped.map { "\($0)" } ?? "–")"
                     + ((webhooks.daemonFailures ?? [:]).isEmpty ? "" : ", failures " + (webhooks.daemonFailures ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
-            row(
-                "delivery latency p50 / p99 / max",
-                "\([webhooks.latencyP50Ms, webhooks.latencyP99Ms, webhooks.latencyMaxMs].map { number($0, digits: 1) }.joined(separator: " / ")) ms "
-                    + "(the daemon's own p50 / p99 \(number(webhooks.daemonLatencyP50Ms, digits: 1)) / \(number(webhooks.daemonLatencyP99Ms, " ms", digits: 1)))")
-            row(
-                "lost / out of order / duplicates / bad signatures",
-                "\(webhooks.eventsLost) / \(webhooks.outOfOrder) / \(webhooks.duplicates) / \(webhooks.badSignatures) (unexpected \(webhooks.eventsUnexpected), unreadable \(webhooks.unreadableBodies))"
-                    + (webhooks.lostEvents.isEmpty ? "" : "; lost: " + webhooks.lostEvents.prefix(5).joined(separator: ", ")))
-            row("events by kind", webhooks.eventsByKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
-            if let cpu = webhooks.cpu {
+            if let silent = webhooks.silent {
                 row(
-                    "daemon CPU per delivered event",
-                    "\(number(cpu.extraMicrosecondsPerEvent, " µs", digits: 1)): \(number(cpu.withWebhooksSeconds, " s", digits: 2)) with webhooks (\(cpu.connectionEventsWith) connection events), "
-                        + "\(number(cpu.withoutWebhooksSeconds, " s", digits: 2)) without (\(cpu.connectionEventsWithout)), \(cpu.eventsDelivered) delivered in \(number(cpu.windowSeconds, " s", digits: 1))")
+                    "silent receiver",
+                    "held \(silent.requestsHeld) POSTs unanswered (at most \(silent.heldAtMost) at once, \(silent.releasedEarly) let go early); daemon queue at the end "
+                        + "\(webhooks.daemonQueued.map { "\($0)" } ?? "–"), longest of \(silent.statusReadings) readings \(silent.queuedPeak.map { "\($0)" } ?? "–") "
+                        + "(maxQueuedEvents \(webhooks.maxQueuedEvents.map { "\($0)" } ?? "–")); dropped "
+                        + (webhooks.daemonDroppedByReason ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+            } else {
+                row(
+                    "delivery latency p50 / p99 / max",
+                    "\([webhooks.latencyP50Ms, webhooks.latencyP99Ms, webhooks.latencyMaxMs].map { number($0, digits: 1) }.joined(separator: " / ")) ms "
+                        + "(the daemon's own p50 / p99 \(number(webhooks.daemonLatencyP50Ms, digits: 1)) / \(number(webhooks.daemonLatencyP99Ms, " ms", digits: 1)))")
+                row(
+                    "lost / out of order / duplicates / bad signatures",
+                    "\(webhooks.eventsLost) / \(webhooks.outOfOrder) / \(webhooks.duplicates) / \(webhooks.badSignatures) (unexpected \(webhooks.eventsUnexpected), unreadable \(webhooks.unreadableBodies))"
+                        + (webhooks.lostEvents.isEmpty ? "" : "; lost: " + webhooks.lostEvents.prefix(5).joined(separator: ", ")))
+                row("events by kind", webhooks.eventsByKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+            }
+            let joins = webhooks.joinLatency
+            row(
+                "join p50 / p99 (connect → reply)",
+                "with webhooks \(number(joins.p50WithMs, digits: 2)) / \(number(joins.p99WithMs, " ms", digits: 2)) (\(joins.joinsWith) joins)"
+                    + (joins.joinsWithout.map {
+                        ", without \(number(joins.p50WithoutMs, digits: 2)) / \(number(joins.p99WithoutMs, " ms", digits: 2)) (\($0)); "
+                            + "with / without \(number(joins.p50Ratio, "×", digits: 2)) / \(number(joins.p99Ratio, "×", digits: 2))"
+                    } ?? ""))
+            row(
+                "daemon RSS at the end",
+                "with webhooks \(number(webhooks.rssAtEndMB, " MB"))" + (webhooks.rssAtEndWithoutWebhooksMB.map { ", without \(number($0, " MB"))" } ?? ""))
+            if let cpu = webhooks.cpu {
+                let both =
+                    "\(number(cpu.withWebhooksSeconds, " s", digits: 2)) with webhooks (\(cpu.connectionEventsWith) connection events), "
+                    + "\(number(cpu.withoutWebhooksSeconds, " s", digits: 2)) without (\(cpu.connectionEventsWithout))"
+                if webhooks.receiver == .silent {
+                    row("daemon CPU over the churn", "\(both) in \(number(cpu.windowSeconds, " s", digits: 1))")
+                } else {
+                    row(
+                        "daemon CPU per delivered event",
+                        "\(number(cpu.extraMicrosecondsPerEvent, " µs", digits: 1)): \(both), \(cpu.eventsDelivered) delivered in \(number(cpu.windowSeconds, " s", digits: 1))")
+                }
             }
         }
         if let soak = report.soak {

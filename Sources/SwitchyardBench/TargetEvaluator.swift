@@ -36,6 +36,20 @@ enum TargetEvaluator {
         case .cluster:
             // The issue sets no targets for a cluster; the report's table carries its figures.
             break
+        case .webhooks where report.webhooks?.receiver == .silent:
+            // Events are dropped by design here, so what is owed never arrives: the promises are a
+            // bounded queue and signaling that does not notice.
+            let webhooks = report.webhooks
+            let bound = Double(webhooks?.maxQueuedEvents ?? 0)
+            let limit = "≤ \(webhooks?.maxQueuedEvents ?? 0) (maxQueuedEvents)"
+            check("webhook queue at the end, receiver never answering", limit, webhooks?.daemonQueued.map(Double.init), unit: "") { $0 <= bound }
+            check("longest webhook queue read during the churn", limit, webhooks?.silent?.queuedPeak.map(Double.init), unit: "") { $0 <= bound }
+            check("joins that failed, receiver never answering", "0", webhooks.map { Double($0.connectFailures) }, unit: "") { $0 == 0 }
+            if report.daemon.local {
+                check("join p99 (connect → reply) with / without webhooks, receiver never answering", "≤ 1.2×", webhooks?.joinLatency.p99Ratio, unit: "×") {
+                    $0 <= 1.2
+                }
+            }
         case .webhooks:
             let webhooks = report.webhooks
             check("webhook delivery p99 (event → receiver)", "≤ 1 s", webhooks?.latencyP99Ms.map { $0 / 1000 }, unit: " s") { $0 <= 1 }

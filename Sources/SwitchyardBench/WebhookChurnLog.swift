@@ -20,6 +20,8 @@ final class WebhookChurnLog: Sendable {
         var leaves = 0
         var failures = 0
         var failureReasons: [String] = []
+        /// Each subscriber's join, from sending `connect` to its reply, in milliseconds.
+        var joinReplyMs: [Double] = []
     }
 
     private let counts = Mutex(Counts())
@@ -36,10 +38,12 @@ final class WebhookChurnLog: Sendable {
         counts.withLock { $0.expected.append(ExpectedEvent(sessionId: sessionId, event: "sessionDestroyed")) }
     }
 
-    func connected(_ connectionId: String, in sessionId: String, subscriber: Bool) {
+    /// `replyTime`: a subscriber's join, from sending `connect` to its reply.
+    func connected(_ connectionId: String, in sessionId: String, subscriber: Bool, replyTime: Duration? = nil) {
         counts.withLock {
             $0.expected.append(ExpectedEvent(sessionId: sessionId, event: "connectionCreated", connectionId: connectionId))
             if subscriber { $0.joins += 1 }
+            if let replyTime { $0.joinReplyMs.append(Double(replyTime.components.seconds) * 1000 + Double(replyTime.components.attoseconds) / 1e15) }
         }
     }
 

@@ -9,6 +9,7 @@ import Webhooks
 /// every delivery's signature as docs/webhooks.md tells a receiver to (`WebhookSignature.verify`
 /// over the Standard Webhooks headers, with the endpoint's secret), notes when it arrived and what
 /// it says, and answers 204. A bad signature is answered 401, which the daemon does not retry.
+/// A silent receiver notes each POST the same way and then never answers it until the run ends.
 final class WebhookReceiver: Sendable {
     /// One POST whose signature held, as it arrived.
     struct Delivery: Sendable {
@@ -38,23 +39,37 @@ final class WebhookReceiver: Sendable {
     /// Where the daemon's endpoint must point, and the port it listens on.
     let url: String
     let port: Int
+    /// A silent receiver's unanswered requests; nil for one that answers.
+    let held: HeldWebhookRequests?
     private let ledger: Ledger
     private let server: Task<Void, any Error>
 
-    private init(host: String, port: Int, ledger: Ledger, server: Task<Void, any Error>) {
+    /// Requests a silent receiver holds at most: with the daemon's defaults (8 sessions delivered at
+    /// once, 5 s timeout) a minute's run sends about a hundred attempts.
+    static let heldRequestBound = 1_000
+
+    private init(host: String, port: Int, held: HeldWebhookRequests?, ledger: Ledger, server: Task<Void, any Error>) {
         url = "http://\(host):\(port)/webhooks"
         self.port = port
+        self.held = held
         self.ledger = ledger
         self.server = server
     }
 
-    /// Listens on `host`:`port` (0: a free port) for `POST /webhooks` signed with `secret`.
-    static func start(host: String, port: Int, secret: String) async throws(BenchError) -> WebhookReceiver {
+    /// Listens on `host`:`port` (0: a free port) for `POST /webhooks` signed with `secret`, answering
+    /// as `mode` says.
+    static func start(host: String, port: Int, secret: String, mode: WebhookReceiverMode) async throws(BenchError) -> WebhookReceiver {
         let ledger = Ledger(secret: secret)
+        let held = mode == .silent ? HeldWebhookRequests(bound: heldRequestBound) : nil
         let router = Router()
         router.post("/webhooks") { request, _ -> Response in
             let body = try await request.body.collect(upTo: 1 << 20)
-            return ledger.receive(headers: request.headers, body: Array(body.readableBytesView))
+            let response = ledger.receive(headers: request.headers, body: Array(body.readableBytesView))
+            guard let held else { return response }
+            await held.hold()
+            // Let go at the end of the run (or past the bound): a status the daemon retries, so
+            // nothing held counts as delivered.
+            return Response(status: .serviceUnavailable)
         }
         var logger = Logger(label: "switchyard-bench-webhooks")
         logger.logLevel = .critical
@@ -75,12 +90,14 @@ final class WebhookReceiver: Sendable {
                 }
             throw .setupFailed("the webhook receiver cannot listen on \(host):\(port): \(reason)")
         }
-        return WebhookReceiver(host: host, port: listeningPort, ledger: ledger, server: server)
+        return WebhookReceiver(host: host, port: listeningPort, held: held, ledger: ledger, server: server)
     }
 
     var received: Tally { ledger.tally.withLock { $0 } }
 
+    /// Lets the held requests go first: the server's shutdown waits for every request in flight.
     func stop() async {
+        held?.releaseAll()
         server.cancel()
         _ = await server.result
     }

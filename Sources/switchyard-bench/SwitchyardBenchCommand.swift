@@ -108,6 +108,10 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var receiverPort: Int?
     @Option(help: "Webhooks: the secret the daemon's endpoint for the receiver signs with (needed with --server; random for a local daemon).")
     var webhookSecret: String?
+    @Option(help: "Webhooks: normal (the receiver answers every POST at once) or silent (it holds every POST unanswered until the run ends).")
+    var receiver: String?
+    @Option(help: "Webhooks: the local daemon's webhooks.maxQueuedEvents (default: the daemon's, 200 with --receiver silent); with --server, the daemon's own.")
+    var maxQueuedEvents: Int?
     @Option(help: "Write the report as JSON to this file.")
     var json: String?
     @Option(help: "Draw the timeline as SVG to this file.")
@@ -180,6 +184,13 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         if let churnRate { options.churnRate = churnRate }
         if let receiverHost { options.receiverHost = receiverHost }
         if let receiverPort { options.receiverPort = receiverPort }
+        if let receiver {
+            guard let mode = WebhookReceiverMode(rawValue: receiver) else {
+                throw ValidationError("--receiver must be one of \(WebhookReceiverMode.allCases.map(\.rawValue).joined(separator: ", ")), not \(receiver)")
+            }
+            options.receiver = mode
+        }
+        if let maxQueuedEvents { options.maxQueuedEvents = maxQueuedEvents }
         if let preferences {
             options.preferences = try preferences.split(separator: ",").map { item throws(ValidationError) -> VideoDimensions? in
                 let text = item.trimmingCharacters(in: .whitespaces)

@@ -222,6 +222,36 @@ import Testing
         #expect(value(outcome.report, "webhooks.eventsReceived") as? Int == value(outcome.report, "webhooks.eventsExpected") as? Int)
         #expect((value(outcome.report, "webhooks.daemonDelivered") as? Int ?? 0) >= 2 * joins + 8)
         #expect(value(outcome.report, "webhooks.cpu.connectionEventsWithout") as? Int ?? 0 > 0, "the churn ran again without webhooks")
+        // Every join timed on both daemons, the daemon without webhooks given the same churn.
+        #expect(value(outcome.report, "webhooks.joinLatency.joinsWith") as? Int == joins)
+        #expect(value(outcome.report, "webhooks.joinLatency.joinsWithout") as? Int ?? 0 >= 16)
+        #expect(value(outcome.report, "webhooks.joinLatency.p99Ratio") as? Double != nil)
+    }
+
+    @Test func aReceiverThatNeverAnswersLeavesTheQueueWithinItsBoundAndEveryJoinSucceeding() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
+        // 2 sessions × 4 joins/s × 3 s cause well over 10 events, and none is ever answered.
+        let outcome = try run([
+            "webhooks", "--receiver", "silent", "--max-queued-events", "10", "--sessions", "2", "--clients", "4", "--churn-rate", "4", "--duration", "3",
+        ])
+        #expect(outcome.status == 0, "\(outcome.errors)")
+        expectDocumentedFields(outcome.report, scenario: "silent")
+        #expect(value(outcome.report, "webhooks.maxQueuedEvents") as? Int == 10)
+        let joins = try #require(value(outcome.report, "webhooks.joins") as? Int)
+        #expect(joins >= 16, "2 sessions × 4 joins/s × 3 s: \(joins)")
+        #expect(value(outcome.report, "webhooks.connectFailures") as? Int == 0, "\(value(outcome.report, "errors") ?? "")")
+        #expect(value(outcome.report, "webhooks.joinLatency.joinsWith") as? Int == joins)
+        #expect(value(outcome.report, "webhooks.joinLatency.joinsWithout") as? Int ?? 0 >= 16)
+        let queued = try #require(value(outcome.report, "webhooks.daemonQueued") as? Int)
+        #expect(queued <= 10 && queued > 0, "queued at the end: \(queued)")
+        let peak = try #require(value(outcome.report, "webhooks.silent.queuedPeak") as? Int)
+        #expect(peak <= 10)
+        #expect((value(outcome.report, "webhooks.daemonDroppedByReason.queueFull") as? Int ?? 0) > 0)
+        #expect(value(outcome.report, "webhooks.daemonDelivered") as? Int == 0)
+        #expect((value(outcome.report, "webhooks.silent.requestsHeld") as? Int ?? 0) > 0)
+        #expect(value(outcome.report, "webhooks.silent.releasedEarly") as? Int == 0)
+        #expect(value(outcome.report, "webhooks.rssAtEndMB") as? Double != nil)
+        #expect(value(outcome.report, "webhooks.rssAtEndWithoutWebhooksMB") as? Double != nil)
     }
 
     @Test(arguments: [
@@ -231,6 +261,12 @@ import Testing
         (["webhooks", "--server", "ws://127.0.0.1:9/v1/ws", "--receiver-port", "9"], "--webhook-secret must be the secret of the daemon's endpoint"),
         (["webhooks", "--webhook-secret", "too-short"], "--webhook-secret is 9 bytes; the daemon takes at least 32"),
         (["webhooks", "--receiver-port", "70000"], "--receiver-port must be within 0...65535"),
+        (["webhooks", "--receiver", "rude"], "--receiver must be one of normal, silent, not rude"),
+        (["webhooks", "--max-queued-events", "5"], "--max-queued-events must be within 10...1000000"),
+        (
+            ["webhooks", "--server", "ws://127.0.0.1:9/v1/ws", "--receiver-port", "9", "--webhook-secret", String(repeating: "s", count: 32), "--receiver", "silent"],
+            "--max-queued-events must be the webhooks.maxQueuedEvents of the daemon at --server"
+        ),
         (["speakers", "--clients", "2"], "--clients must be at least 3 for speakers"),
         (["speakers", "--forward-loudest", "0"], "--forward-loudest must be within 1...100"),
         (["speakers", "--turn-seconds", "0.5"], "--turn-seconds must be within 1...60"),
