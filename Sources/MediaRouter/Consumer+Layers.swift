@@ -55,10 +55,10 @@ extension Consumer {
 
     /// Moves the target to what the preference and the budget allow, asks for the target's key
     /// frame while it is not the layer flowing, and picks the temporal layer.
-    func applyLayers(preferred: Int, affordable: Int, highestActive: Int, heldLowest: Bool, now: UInt64) {
+    func applyLayers(preferred: Int, affordable: Int, highestActive: Int, hold: FallbackLayerHold, now: UInt64) {
         guard layerSelector != nil else { return }
         _ = layerSelector!.update(
-            preferred: preferred, affordable: affordable, highestActive: highestActive, heldLowest: heldLowest,
+            preferred: preferred, affordable: affordable, highestActive: highestActive, hold: hold,
             preferredIfNoneStopped: preferredLayerIfNoneStopped() ?? preferred, now: now)
         if isForwarding, layerSelector!.current != layerSelector!.target {
             // A subscriber whose layer stopped sees a frozen picture: its request is as urgent as a

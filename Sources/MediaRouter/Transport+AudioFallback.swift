@@ -27,7 +27,7 @@ extension Transport {
             roundTripSeconds: roundTripSeconds)
         downlink.lastSampleAt = now
         downlink.bytesAtLastSample = bytesSent
-        if let action = downlink.record(sample, now: now) { perform(action, side: .subscriber, now: now) }
+        if let action = downlink.record(sample, now: now, returnsLower: videoReturnsLower(now: now)) { perform(action, side: .subscriber, now: now) }
     }
 
     /// Timer work: probe padding while the subscriber's video is off, the resend budget at the
@@ -105,7 +105,7 @@ extension Transport {
             transition = .videoEnabled
             switch side {
             case .subscriber:
-                holdLayersLowest(now: now)
+                holdLayersAfterReturn(now: now)
                 restoreDownlinkVideo(now: now)
             case .publisher: setUplinkVideo(suspended: false, now: now)
             }

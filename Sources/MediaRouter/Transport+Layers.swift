@@ -31,7 +31,7 @@ extension Transport {
     /// justify a move of several layers. The padding goes in the consumer's own sequence between
     /// frames, so receivers without RTX (plain transports) count it. A transport with transport-wide feedback probes through its own estimator instead.
     private func probeForHeldBackLayer(now: UInt64) {
-        guard sendSideEstimation == nil, downlink.quality.loss < 0.02, !areLayersHeldLowest(now: now),
+        guard sendSideEstimation == nil, downlink.quality.loss < 0.02, fallbackLayerHold(now: now) != .lowest,
             let (consumer, bitrate) = layerProbeTarget(now: now)
         else {
             layerProbe = nil
@@ -99,10 +99,20 @@ extension Transport {
             demands.append(demand.demand)
         }
         let affordable = LayerBudget.allocate(available: layerBudget, demands: demands)
-        let heldLowest = areLayersHeldLowest(now: now)
+        let hold = fallbackLayerHold(now: now)
         for (entry, layer) in zip(consumers, affordable) {
             entry.consumer.applyLayers(
-                preferred: entry.preferred, affordable: layer, highestActive: entry.highestActive, heldLowest: heldLowest, now: now)
+                preferred: entry.preferred, affordable: layer, highestActive: entry.highestActive, hold: hold, now: now)
+        }
+    }
+
+    /// Whether video the policy turned off would come back on less than what failed: some simulcast
+    /// consumer's preference allows a layer above the lowest.
+    func videoReturnsLower(now: UInt64) -> Bool {
+        guard layeredConsumerCount > 0 else { return false }
+        return consumersBySSRC.values.contains { consumer in
+            guard let selector = consumer.layerSelector, !selector.isPinned else { return false }
+            return (consumer.preferredLayer(now: now) ?? 0) > 0
         }
     }
 
@@ -127,7 +137,20 @@ extension Transport {
         allocateLayers(now: now)
     }
 
-    private func areLayersHeldLowest(now: UInt64) -> Bool {
-        layersHeldLowestUntil.map { now < $0 } ?? false
+    /// Video came back after the policy had it off: the lowest layer first, then every layer but the
+    /// top one for as long as the policy's back-off says (as long as the lowest-layer hold the first
+    /// time, longer after each quick re-disable), so a link that comes and goes gets video back in
+    /// every clean spell without full quality flapping with it.
+    func holdLayersAfterReturn(now: UInt64) {
+        guard layeredConsumerCount > 0 else { return }
+        let hold = downlink.policy.fullQualityHold(base: .nanoseconds(Int64(Self.fallbackLayerHold)))
+        topLayersWithheldUntil = now + UInt64(max(0, hold.nanoseconds))
+        holdLayersLowest(now: now)
+    }
+
+    private func fallbackLayerHold(now: UInt64) -> FallbackLayerHold {
+        if let until = layersHeldLowestUntil, now < until { return .lowest }
+        if let until = topLayersWithheldUntil, now < until { return .belowTop }
+        return .none
     }
 }

@@ -77,10 +77,11 @@ final class Transport {
     /// Bytes of probe padding owed since the last tick, while video is off for quality.
     var probeCredit = 0.0
     var lastProbeAt: UInt64?
-    /// When the simulcast layers were last divided (Transport+Layers), and until when they are held
-    /// on the lowest layer.
+    /// When the simulcast layers were last divided (Transport+Layers), until when they are held on
+    /// the lowest layer, and until when below the top one (video back after a quick re-disable).
     var lastLayerAllocationAt: UInt64 = 0
     var layersHeldLowestUntil: UInt64?
+    var topLayersWithheldUntil: UInt64?
     /// The probe for a held-back simulcast layer under way (Transport+Layers), and when the next may start.
     var layerProbe: (until: UInt64, credit: Double, lastAt: UInt64)?
     var nextLayerProbeAt: UInt64 = 0

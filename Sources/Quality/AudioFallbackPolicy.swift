@@ -13,8 +13,12 @@
 /// Hysteresis comes from the gap between the thresholds and from the dwell times, which every
 /// condition must hold for without interruption. A disable within `backoffWindow` of the last enable
 /// raises the back-off level, multiplying the next recovery time by `backoffFactor`; a later disable
-/// resets it. The policy only decides; `evaluate` returns the action for the caller to perform, and
-/// every method takes `now` (monotonic nanoseconds).
+/// resets it. When the caller can bring video back on less than what failed (a simulcast stream's
+/// lowest layer), video comes back after the base recovery time at every level, so it returns in
+/// every clean spell of a link that comes and goes, and the back-off lengthens what the caller
+/// withholds instead (`fullQualityHold`): a lower layer flickers, full quality does not. The policy
+/// only decides; `evaluate` returns the action for the caller to perform, and every method takes
+/// `now` (monotonic nanoseconds).
 public struct AudioFallbackPolicy: Equatable, Sendable {
     public let configuration: AudioFallbackConfiguration
     public private(set) var state: AudioFallbackState = .videoOn
@@ -46,18 +50,27 @@ public struct AudioFallbackPolicy: Equatable, Sendable {
         return min(scaled, configuration.maximumRecoverAfter)
     }
 
+    /// How long a caller that brought video back on a lower layer withholds full quality: `base` the
+    /// first time, multiplied by `backoffFactor` for each quick re-disable, never beyond
+    /// `maximumRecoverAfter` (nor below `base`).
+    public func fullQualityHold(base: Duration) -> Duration {
+        min(base * Double.pow(configuration.backoffFactor, backoffLevel), max(base, configuration.maximumRecoverAfter))
+    }
+
     /// Whether video is off for quality (the caller keeps probing while it is).
     public var isVideoOff: Bool { state == .videoOff }
 
     /// Takes the link's latest smoothed quality and says what to do, if anything.
-    public mutating func evaluate(_ quality: LinkQuality, now: UInt64) -> AudioFallbackAction? {
+    /// - Parameter returnsLower: Video would come back on less than what failed (the lowest layer of
+    ///   a simulcast stream), so the recovery time is not backed off.
+    public mutating func evaluate(_ quality: LinkQuality, now: UInt64, returnsLower: Bool = false) -> AudioFallbackAction? {
         switch state {
         case .suspended:
             return nil
         case .videoOn, .warned:
             return evaluateWhileVideoFlows(quality.score, now: now)
         case .videoOff:
-            return evaluateWhileProbing(quality, now: now)
+            return evaluateWhileProbing(quality, now: now, recoverAfter: returnsLower ? configuration.recoverAfter : recoverAfter)
         }
     }
 
@@ -109,7 +122,7 @@ public struct AudioFallbackPolicy: Equatable, Sendable {
         return nil
     }
 
-    private mutating func evaluateWhileProbing(_ quality: LinkQuality, now: UInt64) -> AudioFallbackAction? {
+    private mutating func evaluateWhileProbing(_ quality: LinkQuality, now: UInt64, recoverAfter: Duration) -> AudioFallbackAction? {
         let neededDelivery = Double(configuration.probeBitrate) * configuration.probeDeliveredShare
         let carries = quality.score >= configuration.recoveryScore && (quality.deliveredBitrate ?? 0) >= neededDelivery
         guard carries else {

@@ -27,9 +27,10 @@ public struct LinkMonitor: Equatable, Sendable {
     public var fallbackState: AudioFallbackState? { isEnabled ? policy.state : nil }
 
     /// Takes an interval's sample and returns what the policy decided, if anything.
-    public mutating func record(_ sample: QualitySample, now: UInt64) -> AudioFallbackAction? {
+    /// - Parameter returnsLower: See `AudioFallbackPolicy.evaluate(_:now:returnsLower:)`.
+    public mutating func record(_ sample: QualitySample, now: UInt64, returnsLower: Bool = false) -> AudioFallbackAction? {
         estimator.record(sample)
-        let action = policy.evaluate(estimator.quality, now: now)
+        let action = policy.evaluate(estimator.quality, now: now, returnsLower: returnsLower)
         if action == .disableVideo || action == .enableVideo {
             // The sending rate just changed, so the old delivered rate says nothing about the path.
             estimator.resetDeliveredRate()

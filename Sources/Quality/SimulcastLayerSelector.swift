@@ -19,7 +19,7 @@ public struct SimulcastLayerSelector: Equatable, Sendable {
         case preference
         /// The downlink estimate cannot carry a higher layer.
         case bandwidth
-        /// The audio-fallback policy holds the stream on its lowest layer.
+        /// The audio-fallback ladder holds the stream below what it could have (`FallbackLayerHold`).
         case fallback
         /// The publisher stopped sending the higher layers.
         case unavailable
@@ -61,19 +61,20 @@ public struct SimulcastLayerSelector: Equatable, Sendable {
     ///   - preferred: The highest layer the subscriber's preference allows among the active ones.
     ///   - affordable: The highest layer the downlink budget allows (`LayerBudget`).
     ///   - highestActive: The highest layer the publisher sends now.
-    ///   - heldLowest: The audio-fallback policy holds the stream on layer 0.
+    ///   - hold: What the audio-fallback ladder holds the stream to.
     ///   - preferredIfNoneStopped: The layer the preference would allow had the publisher not
     ///     stopped any layer it sent (`preferred` when none stopped): the reason is `unavailable`
     ///     when a stopped layer is what holds the target below the preference.
     public mutating func update(
-        preferred: Int, affordable: Int, highestActive: Int, heldLowest: Bool = false, preferredIfNoneStopped: Int? = nil,
+        preferred: Int, affordable: Int, highestActive: Int, hold: FallbackLayerHold = .none, preferredIfNoneStopped: Int? = nil,
         now: UInt64
     ) -> Int? {
         guard !isPinned else { return nil }
-        let allowed = heldLowest ? 0 : max(0, min(preferred, affordable, highestActive))
+        let unheld = max(0, min(preferred, affordable, highestActive))
+        let allowed = min(unheld, hold.ceiling(fullQuality: max(0, min(preferred, highestActive))))
         let stoppedAbove = (preferredIfNoneStopped ?? preferred) > preferred
         let newReason: Reason =
-            heldLowest && min(preferred, affordable, highestActive) > 0 ? .fallback
+            allowed < unheld ? .fallback
             : allowed == preferred ? (stoppedAbove ? .unavailable : .preference)
             : allowed == highestActive ? .unavailable : .bandwidth
         if allowed < target {

@@ -59,6 +59,40 @@ struct AudioFallbackPolicyTests {
         #expect(policy.backoffLevel == 0)
     }
 
+    /// A link that is bad for 30 s and clean for 30 s, over and over: with a single encoding the
+    /// back-off outgrows the clean spells (video stays off from the third on), while a caller that
+    /// brings video back on a lower layer gets it back early in every clean spell and withholds full
+    /// quality longer after each quick re-disable instead.
+    @Test func videoThatReturnsOnALowerLayerComesBackInEveryCleanSpellWhileFullQualityBacksOff() {
+        func run(returnsLower: Bool) -> (enabledAfter: [Double?], holds: [Duration]) {
+            var policy = AudioFallbackPolicy(configuration: AudioFallbackConfiguration())
+            var enabledAfter: [Double?] = []
+            var holds: [Duration] = []
+            for spell in 0..<5 {
+                let badFrom = UInt64(spell) * 60 * Self.second
+                let cleanFrom = badFrom + 30 * Self.second
+                var enabledAt: UInt64?
+                var now = badFrom
+                while now < cleanFrom + 30 * Self.second {
+                    let quality = Self.quality(loss: now < cleanFrom ? 0.3 : 0, delivered: policy.isVideoOff ? 160_000 : 600_000)
+                    if policy.evaluate(quality, now: now, returnsLower: returnsLower) == .enableVideo, enabledAt == nil {
+                        enabledAt = now
+                        holds.append(policy.fullQualityHold(base: .seconds(10)))
+                    }
+                    now += Self.second / 2
+                }
+                enabledAfter.append(enabledAt.map { Double($0 - cleanFrom) / 1e9 })
+            }
+            return (enabledAfter, holds)
+        }
+        let single = run(returnsLower: false)
+        #expect(single.enabledAfter[0] == 2 && single.enabledAfter[1] == 8)
+        #expect(single.enabledAfter[2...].allSatisfy { $0 == nil }, "32 s of recovery outlasts a 30 s clean spell")
+        let layered = run(returnsLower: true)
+        #expect(layered.enabledAfter.allSatisfy { $0 == 2 })
+        #expect(layered.holds == [.seconds(10), .seconds(40), .seconds(64), .seconds(64), .seconds(64)])
+    }
+
     @Test func probingNeedsTheDeliveredRateAsWellAsTheScore() {
         var policy = AudioFallbackPolicy(configuration: AudioFallbackConfiguration())
         var now: UInt64 = 0

@@ -112,7 +112,7 @@ struct SimulcastLayerSelectionTests {
         #expect(!moved, "a lower layer's key frame does not start a pinned selector")
         moved = selector.keyFrameArrived(layer: 1)
         #expect(moved)
-        #expect(selector.update(preferred: 0, affordable: 0, highestActive: 2, heldLowest: true, now: 0) == nil)
+        #expect(selector.update(preferred: 0, affordable: 0, highestActive: 2, hold: .lowest, now: 0) == nil)
         #expect(selector.update(preferred: 2, affordable: 2, highestActive: 2, now: 10 * Self.second) == nil)
         moved = selector.keyFrameArrived(layer: 2)
         #expect(!moved)
@@ -121,11 +121,34 @@ struct SimulcastLayerSelectionTests {
 
     @Test func holdingTheLowestLayerForFallbackNamesTheReason() {
         var selector = SimulcastLayerSelector(initialLayer: 2)
-        #expect(selector.update(preferred: 2, affordable: 2, highestActive: 2, heldLowest: true, now: 0) == 0)
+        #expect(selector.update(preferred: 2, affordable: 2, highestActive: 2, hold: .lowest, now: 0) == 0)
         #expect(selector.reason == .fallback)
         #expect(selector.update(preferred: 2, affordable: 2, highestActive: 1, now: Self.second) == nil)
         #expect(selector.update(preferred: 2, affordable: 2, highestActive: 1, now: 5 * Self.second) == 1)
         #expect(selector.reason == .unavailable)
+    }
+
+    /// After video came back from a quick re-disable the stream climbs as its budget allows, but not
+    /// to the top of what it could have; a subscriber whose preference or budget keeps it lower is not
+    /// held any further.
+    @Test func withholdingTheTopLayerLetsTheStreamClimbToTheOneBelow() {
+        var selector = SimulcastLayerSelector(initialLayer: 2)
+        #expect(selector.update(preferred: 2, affordable: 2, highestActive: 2, hold: .lowest, now: 0) == 0)
+        #expect(selector.update(preferred: 2, affordable: 2, highestActive: 2, hold: .belowTop, now: 10 * Self.second) == nil)
+        #expect(selector.update(preferred: 2, affordable: 2, highestActive: 2, hold: .belowTop, now: 12 * Self.second) == 1)
+        #expect(selector.reason == .fallback)
+        #expect(selector.update(preferred: 2, affordable: 2, highestActive: 2, hold: .belowTop, now: 40 * Self.second) == nil)
+        #expect(selector.target == 1)
+        #expect(selector.update(preferred: 2, affordable: 2, highestActive: 2, now: 41 * Self.second) == nil, "the up-switch hold applies")
+        #expect(selector.update(preferred: 2, affordable: 2, highestActive: 2, now: 43 * Self.second) == 2)
+        #expect(selector.reason == .preference)
+
+        var budgeted = SimulcastLayerSelector(initialLayer: 0)
+        #expect(budgeted.update(preferred: 2, affordable: 0, highestActive: 2, hold: .belowTop, now: 0) == nil)
+        #expect(budgeted.reason == .bandwidth, "the budget, not the hold, is what keeps it on the lowest layer")
+        var modest = SimulcastLayerSelector(initialLayer: 1)
+        #expect(modest.update(preferred: 1, affordable: 2, highestActive: 2, hold: .belowTop, now: 0) == 0)
+        #expect(modest.reason == .fallback, "full quality for a subscriber who prefers the middle layer is the middle layer")
     }
 
     /// The publisher stops the layer a subscriber receives: the target moves down at once, and the
