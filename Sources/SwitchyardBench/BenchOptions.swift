@@ -34,6 +34,9 @@ public struct BenchOptions: Codable, Sendable {
     public var impairedSubscribers: Int
     /// Fallback: what the impaired subscribers' downlinks go through, timed from the start of measurement.
     public var schedule: ImpairmentSchedule
+    /// Fallback: the publisher sends three simulcast layers (`simulcastLowerLayers` below its
+    /// picture), so the ladder can step down and come back on the lowest layer.
+    public var simulcast = false
     /// Fallback, publisher side: what the publisher's uplink goes through, timed like `schedule`.
     /// The stream is then published with `publisherAudioFallbackEnabled` (and subscriber-side
     /// fallback off, so every quality event the subscribers see is the publisher's).
@@ -155,6 +158,23 @@ public struct BenchOptions: Codable, Sendable {
         maxQueuedEvents = nil
     }
 
+    /// `fallback --simulcast`: the simulcast scenario's publisher (1280x720 at 1 Mbps in three
+    /// layers, transport-wide feedback) and a link that comes and goes: 30 s of 30 % loss, then 30 s
+    /// clean, five times, in five minutes.
+    public mutating func publishSimulcast() {
+        simulcast = true
+        videoBitrate = 1_000_000
+        width = 1280
+        height = 720
+        feedback = BandwidthFeedback.transportWide.rawValue
+        schedule = Self.comingAndGoing
+        durationSeconds = 305
+    }
+
+    /// 30 % loss from 5 s for 30 s, then clean for 30 s, five times over.
+    public static let comingAndGoing: ImpairmentSchedule =
+        (try? ImpairmentSchedule(parsing: stride(from: 5, to: 305, by: 60).map { "\($0)s:loss=0.3;\($0 + 30)s:clean" }.joined(separator: ";"))) ?? .clean
+
     /// A small queue, so a receiver that never answers fills it within seconds and the daemon drops.
     public static let silentReceiverQueueBound = 200
 
@@ -197,6 +217,9 @@ public struct BenchOptions: Codable, Sendable {
         if decoders < 0 { return "--decoders cannot be negative" }
         if impairedSubscribers < 0 || impairedSubscribers > clients { return "--impaired must be within 0...--clients" }
         if scenario == .fallback || scenario == .bandwidth, videoBitrate == 0 { return "\(scenario.rawValue) needs video" }
+        if simulcast, scenario != .fallback { return "--simulcast is for the fallback scenario (the simulcast scenario always publishes layers)" }
+        if simulcast, width < 128 || height < 72 { return "--simulcast needs video of at least 128x72 (its lowest layer is a quarter of the picture)" }
+        if simulcast, measuresPublisherSide { return "--simulcast measures subscribers stepping down layers; it takes no --publisher-schedule" }
         if BandwidthFeedback(rawValue: feedback) == nil {
             return "--feedback must be one of \(BandwidthFeedback.allCases.map(\.rawValue).joined(separator: ", "))"
         }
@@ -254,7 +277,7 @@ public struct BenchOptions: Codable, Sendable {
     var mediaSettings: MediaSettings {
         MediaSettings(
             videoBitrate: sendsVideo ? videoBitrate : 0, audioBitrate: audioBitrate, width: width, height: height,
-            frameRate: frameRate, lowerLayers: scenario == .simulcast ? simulcastLowerLayers : [])
+            frameRate: frameRate, lowerLayers: scenario == .simulcast || simulcast ? simulcastLowerLayers : [])
     }
 
     /// Whether publishers send video: not in the audio-only scenarios, nor in webhooks (whose

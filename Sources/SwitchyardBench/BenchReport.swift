@@ -206,6 +206,27 @@ public struct BenchReport: Codable, Sendable {
         public var events: [TimedEvent] = []
         /// The router's view of this subscriber's downlink at the end (`getStats` quality).
         public var serverQualityAtEnd: LinkQualityReport?
+        /// For each clean spell of the schedule, seconds from its start to video back on, when video
+        /// was off for quality as it began; nil when it was on, or never came back within the spell.
+        public var videoBackAfterSeconds: [Double?] = []
+        /// Simulcast publisher: how many times this subscriber got the top layer back after losing it.
+        public var fullQualityCycles: Int?
+        /// Simulcast publisher: whether its layer went down before its first warning.
+        public var steppedDownBeforeWarning: Bool?
+    }
+
+    /// One clean spell after an impaired one, as the impaired subscribers went through it.
+    public struct CleanSpell: Codable, Sendable {
+        public var startSeconds: Double
+        public var endSeconds: Double?
+        /// Impaired subscribers whose video was off for quality as the spell began.
+        public var subscribersWithVideoOff = 0
+        /// Of those, how many had video back before the spell ended.
+        public var subscribersBack = 0
+        /// The longest time from the spell's start to video back on, over those that came back.
+        public var videoBackAfterSeconds: Double?
+        /// Simulcast publisher: the pictures the returning subscribers first received, e.g. "320x180".
+        public var layersOnReturn: [String] = []
     }
 
     public struct TimedEvent: Codable, Sendable {
@@ -239,6 +260,14 @@ public struct BenchReport: Codable, Sendable {
         public var publisher: PublisherFallback?
         /// Publisher side: subscribers that saw their video disabled and enabled for quality with it.
         public var subscribersFollowingPublisher: Int?
+        /// Whether the publisher sent simulcast layers (`--simulcast`).
+        public var simulcast = false
+        /// Every clean spell that follows an impaired one (more than one for a link that comes and goes).
+        public var cleanSpells: [CleanSpell] = []
+        /// Simulcast publisher: the most times an impaired subscriber got full quality back after
+        /// losing it, and that scaled to five minutes of the run.
+        public var fullQualityCycles: Int?
+        public var fullQualityCyclesPerFiveMinutes: Double?
     }
 
     public struct Soak: Codable, Sendable {

@@ -151,7 +151,8 @@ struct Measurement {
             var fallback =
                 options.measuresPublisherSide
                 ? FallbackAnalysis(schedule: options.publisherSchedule, start: start).analysePublisherSide(watchedPublisher, subscribers)
-                : FallbackAnalysis(schedule: options.schedule, start: start).analyse(subscribers)
+                : FallbackAnalysis(schedule: options.schedule, start: start, topWidth: options.simulcast ? options.width : nil, measuredSeconds: seconds)
+                    .analyse(subscribers)
             for (index, subscriber) in subscribers.enumerated() {
                 fallback.subscribers[index].serverQualityAtEnd = try? await subscriber.subscriber.serverStatistics().quality
             }

@@ -93,6 +93,16 @@ public enum ReportTable {
             for subscriber in fallback.subscribers where subscriber.impaired {
                 row("  \(subscriber.subscriber)", subscriber.events.map { String(format: "%.2fs %@", $0.seconds, $0.event) }.joined(separator: ", "))
             }
+            if fallback.cleanSpells.count > 1 {
+                for spell in fallback.cleanSpells {
+                    let back = spell.subscribersWithVideoOff == 0 ? "video stayed on" : "\(spell.subscribersBack) of \(spell.subscribersWithVideoOff) back, the last after \(number(spell.videoBackAfterSeconds, " s", digits: 2))"
+                    let layers = spell.layersOnReturn.isEmpty ? "" : " on \(spell.layersOnReturn.joined(separator: ", "))"
+                    row("clean spell from \(number(spell.startSeconds, " s"))", back + layers)
+                }
+            }
+            if let cycles = fallback.fullQualityCycles {
+                row("full-quality cycles (most of one subscriber) / per 5 min", "\(cycles) / \(number(fallback.fullQualityCyclesPerFiveMinutes, "", digits: 2))")
+            }
         }
         if let simulcast = report.simulcast {
             row("simulcast layers", simulcast.layers.joined(separator: " · "))

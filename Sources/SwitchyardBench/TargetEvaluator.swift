@@ -110,6 +110,17 @@ enum TargetEvaluator {
             let errors = subscribers.reduce(UInt64(0)) { $0 + $1.decodeErrors + $1.counterMismatches }
             check("freezes (besides the top layer's stop)", "0", simulcast == nil ? nil : Double(freezes), unit: "") { $0 == 0 }
             check("decoder errors and counter jumps", "0", simulcast == nil ? nil : Double(errors), unit: "") { $0 == 0 }
+        case .fallback where report.fallback?.simulcast == true:
+            let fallback = report.fallback
+            let impaired = fallback?.subscribers.filter(\.impaired) ?? []
+            check("impaired subscribers stepping down a layer before any warning", "all \(impaired.count)",
+                  Double(impaired.filter { $0.steppedDownBeforeWarning == true }.count), unit: "") { Int($0) == impaired.count && !impaired.isEmpty }
+            let spells = fallback?.cleanSpells.filter { $0.subscribersWithVideoOff > 0 } ?? []
+            let everyoneBack = spells.allSatisfy { $0.subscribersBack == $0.subscribersWithVideoOff }
+            check("clean spell → video back on the lowest layer, every spell", "≤ 6 s",
+                  spells.isEmpty || !everyoneBack ? nil : spells.compactMap(\.videoBackAfterSeconds).max(), unit: " s") { $0 <= 6 }
+            check("full-quality cycles per 5 minutes", "≤ 2", fallback?.fullQualityCyclesPerFiveMinutes, unit: "") { $0 <= 2 }
+            check("fallback events on clean subscribers", "0", fallback.map { Double($0.cleanSubscriberEvents) }, unit: "") { $0 == 0 }
         case .fallback:
             let fallback = report.fallback
             check("impairment → warning", "≤ 2 s", fallback?.warningAfterSeconds, unit: " s") { $0 <= 2 }

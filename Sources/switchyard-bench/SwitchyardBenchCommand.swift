@@ -54,6 +54,8 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var impaired: Int?
     @Option(help: "Fallback: impairment schedule, e.g. \"3s:loss=0.3;11s:clean\" (docs/benchmark.md).")
     var schedule: String?
+    @Flag(help: "Fallback: the publisher sends three simulcast layers, and the default schedule is 30 s of 30 % loss then 30 s clean, five times (5 minutes).")
+    var simulcast = false
     @Option(help: "Fallback, publisher side: the publisher's uplink schedule, e.g. \"3s:loss=0.3;11s:clean\".")
     var publisherSchedule: String?
     @Option(help: "Join: number of joins.")
@@ -122,6 +124,7 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
             throw ValidationError("unknown scenario \"\(scenario)\"; use one of \(BenchScenario.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         var options = BenchOptions(scenario: scenario)
+        if simulcast { options.publishSimulcast() }
         options.serverURL = server.first
         options.clusterURLs = server
         options.killPID = killPid

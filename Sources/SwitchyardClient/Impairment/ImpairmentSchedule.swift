@@ -43,10 +43,23 @@ public struct ImpairmentSchedule: Codable, Equatable, Sendable, CustomStringConv
 
     /// Seconds after the start of the first step with loss, and of the first clean step after it;
     /// what a fallback run measures its timings from.
-    public var firstDegradation: (start: Double, end: Double?)? {
-        guard let index = steps.firstIndex(where: { !$0.impairment.isClean }) else { return nil }
-        let end = steps[(index + 1)...].first { $0.impairment.isClean }?.startSeconds
-        return (steps[index].startSeconds, end)
+    public var firstDegradation: (start: Double, end: Double?)? { degradations.first }
+
+    /// Every impaired spell in order: the start of a step with an impairment after a clean one (or
+    /// the start), and of the next clean step (nil when none follows).
+    public var degradations: [(start: Double, end: Double?)] {
+        var spells: [(start: Double, end: Double?)] = []
+        var openSince: Double?
+        for step in steps {
+            if step.impairment.isClean {
+                if let since = openSince { spells.append((since, step.startSeconds)) }
+                openSince = nil
+            } else if openSince == nil {
+                openSince = step.startSeconds
+            }
+        }
+        if let since = openSince { spells.append((since, nil)) }
+        return spells
     }
 
     public var description: String {
