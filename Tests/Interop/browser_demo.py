@@ -48,6 +48,18 @@ log `activeSpeakerChanged` with a null streamId and drop the highlight (within 1
 "speakers" {firstSpeechToEventMs, firstSpeechToHighlightMs (from the burst reaching A's track),
 routerAudioLevel, levelOnBsMeter, audioLevelsForA, silentStreamRouterLevel, micOffToNullMs, ...}.
 
+With --link-control DIR, the test shapes page B's downlink in the kernel (B runs in a network namespace
+whose veth the test caps with a tbf qdisc; B should join with a subscriber token, so the only media on
+its link is A's stream). Once media flows the script writes DIR/cap ({"session", "subscriberId"}) and
+waits for the test's DIR/capped (the time the cap went on, ms since the epoch); B's page must then log
+videoDisableWarning and then videoDisabled (reason quality) with video-state `off (quality)` within
+--link-seconds, while B's inbound audio keeps arriving; the cap stays --hold-seconds more (audio
+packets must keep growing), then the script writes DIR/lift, waits for DIR/lifted, and B's page must
+log videoEnabled, show video-state `on` and decode frames again within --link-seconds. B's inbound
+RTP is sampled every 0.5 s throughout. The report gets "kernelLink" {warningMs, disabledMs,
+enabledMs, framesResumedMs (from the cap or its lift), audioPacketsWhileOff, audioSamplesWhileOff,
+audioLostWhileOff, audioConcealedSamplesWhileOff, framesDecodedWhileOff, events, timeline}.
+
 Prints one JSON line: {"ok", "session", "streamId", "subscriberId", "joinToFirstFrameMs",
 "subscribeToFirstFrameMs", "framesDecoded", "framesPerSecond", "frameWidth", "frameHeight",
 "videoPacketsLost", "jitterSeconds", "totalSamplesReceived", "audioPacketsLost", "videoCodec", "audioCodec", "srtpCipher", "dtlsCipher", "tlsVersion",
@@ -261,6 +273,9 @@ def run(args, drivers: dict, out: dict):
     if args.rest_token and args.speakers:
         speakers(args, a, b, stream_id, subscriber_id, out)
 
+    if args.link_control:
+        kernel_link(args, b, subscriber_id, out)
+
     if args.rest_token and not args.force_mute and not args.speakers:
         out["fault"] = fault = {}
         mark = len(log_since(b, 0))
@@ -429,6 +444,90 @@ def bandwidth(args, a, b, stream_id: str, subscriber_id: str, out: dict):
     lifted = time.monotonic()
     wait_for("A's encoder target to climb back past the cap", 25, lambda: (sender().get("targetBitrate") or 0) >= uplink_cap, 0.5)
     report["uplinkRecoveredMs"] = int((time.monotonic() - lifted) * 1000)
+
+def ask_test(args, request: str, body: dict, answer: str) -> float:
+    """Writes DIR/<request> for the test, which changes B's link, and waits for its DIR/<answer>: the
+    time (ms since the epoch) the change was made."""
+    path = os.path.join(args.link_control, request)
+    with open(path + ".tmp", "w") as file:
+        json.dump(body, file)
+    os.rename(path + ".tmp", path)
+    answered = os.path.join(args.link_control, answer)
+    wait_for(f"the test to answer {request} with {answer}", 10, lambda: os.path.exists(answered), 0.05)
+    with open(answered) as file:
+        return float(file.read())
+
+
+def kernel_link(args, b, subscriber_id: str, out: dict):
+    """B's downlink capped in the kernel: a warning first, then video off while audio goes on; the
+    cap lifted, video comes back and decodes."""
+    out["kernelLink"] = report = {}
+    timeline = report["timeline"] = []
+
+    def sample(since_ms: float) -> dict:
+        stats = inbound(b, subscriber_id).get("inbound", {})
+        video, audio = stats.get("video") or {}, stats.get("audio") or {}
+        row = {"ms": int(time.time() * 1000 - since_ms), "framesDecoded": video.get("framesDecoded", 0),
+               "videoPackets": video.get("packetsReceived", 0), "videoLost": video.get("packetsLost", 0),
+               "audioPackets": audio.get("packetsReceived", 0), "audioSamples": audio.get("totalSamplesReceived", 0),
+               "audioLost": audio.get("packetsLost", 0), "audioConcealed": audio.get("concealedSamples", 0)}
+        timeline.append(row)
+        return row
+
+    def logged(mark: int, name: str) -> dict | None:
+        return next((e for e in log_since(b, mark) if e["event"] == name and e["reason"] == "quality"), None)
+
+    mark = len(log_since(b, 0))
+    capped_at = ask_test(args, "cap", {"session": args.session, "subscriberId": subscriber_id}, "capped")
+    report["capToPageMs"] = int(time.time() * 1000 - capped_at)
+
+    def disabled():
+        sample(capped_at)
+        return logged(mark, "videoDisabled") and video_state(b, subscriber_id) == "off (quality)"
+    wait_for("B's page to show videoDisabled (quality) and video-state 'off (quality)' under the cap", args.link_seconds, disabled, 0.5)
+    entries = [e for e in log_since(b, mark) if e["event"].startswith("video")]
+    names = [e["event"] for e in entries]
+    if "videoDisableWarning" not in names or names.index("videoDisableWarning") > names.index("videoDisabled"):
+        raise Failure(f"B's page showed no videoDisableWarning before videoDisabled: {names}")
+    report["warningMs"] = int(logged(mark, "videoDisableWarning")["time"] - capped_at)
+    report["disabledMs"] = int(logged(mark, "videoDisabled")["time"] - capped_at)
+
+    off = sample(capped_at)
+    hold_until = time.monotonic() + args.hold_seconds
+    while time.monotonic() < hold_until:
+        time.sleep(0.5)
+        sample(capped_at)
+    held = timeline[-1]
+    report["audioPacketsWhileOff"] = held["audioPackets"] - off["audioPackets"]
+    report["audioSamplesWhileOff"] = held["audioSamples"] - off["audioSamples"]
+    report["framesDecodedWhileOff"] = held["framesDecoded"] - off["framesDecoded"]
+    report["audioLostWhileOff"] = held["audioLost"] - off["audioLost"]
+    report["audioConcealedSamplesWhileOff"] = held["audioConcealed"] - off["audioConcealed"]
+    report["eventsWhileCapped"] = [{"event": e["event"], "reason": e["reason"], "ms": int(e["time"] - capped_at)}
+                                   for e in log_since(b, mark) if e["event"].startswith("video")]
+    # Opus sends 50 packets a second: audio going on means most of them arrive while video is off.
+    if report["audioPacketsWhileOff"] < 25 * args.hold_seconds or report["audioSamplesWhileOff"] <= 0:
+        raise Failure(f"B's audio did not go on while its video was off: {report['audioPacketsWhileOff']} packets, "
+                      f"{report['audioSamplesWhileOff']} samples in {args.hold_seconds:g} s")
+
+    mark_lift = len(log_since(b, 0))
+    lifted_at = ask_test(args, "lift", {}, "lifted")
+
+    def enabled():
+        sample(capped_at)
+        return logged(mark_lift, "videoEnabled") and video_state(b, subscriber_id) == "on"
+    wait_for("B's page to show videoEnabled (quality) and video-state 'on' after the cap was lifted", args.link_seconds, enabled, 0.5)
+    report["enabledMs"] = int(logged(mark_lift, "videoEnabled")["time"] - lifted_at)
+    frames_at_enable = timeline[-1]["framesDecoded"]
+
+    def decoding_again():
+        return sample(capped_at)["framesDecoded"] > frames_at_enable + 10
+    wait_for("B to decode frames again after videoEnabled", args.link_seconds, decoding_again, 0.5)
+    report["framesResumedMs"] = int(time.time() * 1000 - lifted_at)
+    report["liftedAtMs"] = int(lifted_at - capped_at)
+    report["events"] = [{"event": e["event"], "reason": e["reason"], "ms": int(e["time"] - capped_at)}
+                        for e in log_since(b, mark) if e["event"].startswith("video")]
+
 
 def force_mute(args, a, b, stream_id: str, subscriber_id: str, out: dict):
     """The app's backend mutes A's stream: A's page says so and stops its microphone, B receives no
@@ -713,6 +812,9 @@ def main() -> int:
     parser.add_argument("--simulcast", action="store_true",
                         help="A publishes three simulcast layers; B asks for 320x180, then 1280x720")
     parser.add_argument("--drain-marker", help="once media flows, write the session's node URL to this file and wait for both pages to move to another node (the test drains that node)")
+    parser.add_argument("--link-control", help="a directory through which the script asks the test to cap and lift B's downlink in the kernel, and checks the audio fallback under it")
+    parser.add_argument("--link-seconds", type=float, default=30.0, help="with --link-control: seconds for video to go off under the cap, and to come back after it")
+    parser.add_argument("--hold-seconds", type=float, default=6.0, help="with --link-control: keep the cap on this long after videoDisabled")
     parser.add_argument("--token-a", help="page A's client token (a daemon beyond loopback gives no development token)")
     parser.add_argument("--token-b", help="page B's client token")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds for joining and for media to flow")
