@@ -20,6 +20,7 @@ run() {
 run fanout-1000 fanout --clients 1000 --duration 10 --decoders 2
 run join join --joins 15
 run fallback fallback
+run fallback-simulcast fallback --simulcast
 run room room --clients 6
 run audio-only audio-only --clients 200
 run soak soak --clients 100 --duration 60
