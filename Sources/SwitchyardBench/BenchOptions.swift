@@ -218,7 +218,9 @@ public struct BenchOptions: Codable, Sendable {
         if impairedSubscribers < 0 || impairedSubscribers > clients { return "--impaired must be within 0...--clients" }
         if scenario == .fallback || scenario == .bandwidth, videoBitrate == 0 { return "\(scenario.rawValue) needs video" }
         if simulcast, scenario != .fallback { return "--simulcast is for the fallback scenario (the simulcast scenario always publishes layers)" }
-        if simulcast, width < 128 || height < 72 { return "--simulcast needs video of at least 128x72 (its lowest layer is a quarter of the picture)" }
+        if simulcast, width < 1024 || height < 64 {
+            return "--simulcast needs video of at least 1024x64: its lowest layer, a quarter of the picture, must be at least 256x16 for the encoder"
+        }
         if simulcast, measuresPublisherSide { return "--simulcast measures subscribers stepping down layers; it takes no --publisher-schedule" }
         if BandwidthFeedback(rawValue: feedback) == nil {
             return "--feedback must be one of \(BandwidthFeedback.allCases.map(\.rawValue).joined(separator: ", "))"

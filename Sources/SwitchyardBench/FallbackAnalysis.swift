@@ -82,8 +82,9 @@ struct FallbackAnalysis {
                 result.subscribers[row].videoBackAfterSeconds = backAfter
                 if let topWidth {
                     let warning = events.first { $0.event == .subscriberVideoDisableWarning }?.seconds ?? .infinity
+                    let impairedFrom = schedule.firstDegradation?.start ?? 0
                     result.subscribers[row].steppedDownBeforeWarning = layers.contains {
-                        $0.seconds < warning && ($0.layer?.width ?? topWidth) < topWidth
+                        $0.seconds >= impairedFrom && $0.seconds < warning && ($0.layer?.width ?? topWidth) < topWidth
                     }
                     let regained = Self.regains(of: layers.map { $0.layer?.width == topWidth })
                     result.subscribers[row].fullQualityCycles = regained

@@ -45,6 +45,17 @@ import Testing
         #expect(throws: ImpairmentParseError.stepsOutOfOrder("2s:clean")) { try ImpairmentSchedule(parsing: "5s:loss=0.1;2s:clean") }
     }
 
+    /// A link that comes and goes: each impaired spell from its first impaired step (consecutive
+    /// impaired steps are one spell) to the next clean step, the last one open when nothing follows.
+    @Test func everyImpairedSpellIsFoundInOrder() throws {
+        let schedule = try ImpairmentSchedule(parsing: "0s:clean;5s:loss=0.3;20s:rate=300kbps;35s:clean;65s:loss=0.3;95s:clean;125s:loss=0.1")
+        let spells = schedule.degradations
+        #expect(spells.map(\.start) == [5, 65, 125])
+        #expect(spells.map(\.end) == [35, 95, nil])
+        #expect(schedule.firstDegradation?.start == 5 && schedule.firstDegradation?.end == 35)
+        #expect(ImpairmentSchedule.clean.degradations.isEmpty)
+    }
+
     @Test func randomLossMatchesItsRateAndRepeatsForASeed() {
         func losses(seed: UInt64) -> [Bool] {
             var path = ImpairedPath(impairment: NetworkImpairment(loss: 0.3), seed: seed)

@@ -106,6 +106,33 @@ import Testing
         #expect(value(outcome.report, "fallback.cleanSubscriberEvents") as? Int == 0)
     }
 
+    /// Issue 40's ladder on a simulcast stream whose link comes and goes: the layer steps down before
+    /// any warning, video goes off only once the lowest layer cannot pass either, and it comes back
+    /// on the lowest layer within 6 s of each clean spell, the second time at back-off level 1 too
+    /// (a single encoding would need 8 s there).
+    @Test func aSimulcastSubscriberOnALinkThatComesAndGoesGetsVideoBackOnTheLowestLayerInEverySpell() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
+        let outcome = try run([
+            "fallback", "--simulcast", "--clients", "2", "--impaired", "1", "--schedule", "4s:loss=0.3;12s:clean;24s:loss=0.3;32s:clean",
+            "--duration", "44", "--warmup", "2", "--width", "1024", "--height", "576", "--video-bitrate", "800000",
+        ])
+        #expect(outcome.status == 0, "\(outcome.errors)")
+        expectDocumentedFields(outcome.report, scenario: "fallback")
+        #expect(value(outcome.report, "fallback.simulcast") as? Bool == true)
+        let spells = try #require(value(outcome.report, "fallback.cleanSpells") as? [[String: Any]])
+        #expect(spells.count == 2)
+        for spell in spells {
+            #expect(spell["subscribersWithVideoOff"] as? Int == 1, "video off as the spell at \(spell["startSeconds"] ?? "?") s began")
+            #expect(spell["subscribersBack"] as? Int == 1)
+            let back = try #require(spell["videoBackAfterSeconds"] as? Double)
+            #expect(back >= 2 && back <= 6, "video back \(back) s into the spell")
+            #expect(spell["layersOnReturn"] as? [String] == ["256x144"])
+        }
+        let impaired = try #require((value(outcome.report, "fallback.subscribers") as? [[String: Any]])?.first { $0["impaired"] as? Bool == true })
+        #expect(impaired["steppedDownBeforeWarning"] as? Bool == true)
+        #expect(value(outcome.report, "fallback.cleanSubscriberEvents") as? Int == 0)
+    }
+
     @Test func publisherSideFallbackIsTimedAndEverySubscriberFollows() throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
         // The uplink is judged from what the router receives every 500 ms, so it needs a stream
