@@ -158,6 +158,7 @@ let package = Package(
         .testTarget(name: "CLibraryTests", dependencies: ["COpus", "CVPX", "CSystemShims"]),
         .testTarget(name: "SignalingProtocolTests", dependencies: ["SignalingProtocol", "TestSupport"]),
         .testTarget(name: "SwitchyardClientTests", dependencies: ["SwitchyardClient"]),
+        .testTarget(name: "SwitchyardBenchTests", dependencies: ["SwitchyardBench", "SwitchyardClient"]),
         .testTarget(
             name: "WebhooksTests",
             dependencies: [

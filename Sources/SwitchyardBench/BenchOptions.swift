@@ -47,6 +47,9 @@ public struct BenchOptions: Codable, Sendable {
     public var joinIntervalSeconds: Double
     /// Reconnect: how long each outage lasts, one after another, each on a fresh client.
     public var dropSeconds: [Double]
+    /// Where the schedules are applied: in the clients (`client`) or by the kernel, daemon and
+    /// clients in network namespaces (`kernel`; fallback, bandwidth and simulcast).
+    public var network = BenchNetwork.client
     /// Reconnect: signals sent each way while the client is away.
     public var signalsPerDrop: Int
     /// Local daemon: media workers (0 = one per core).
@@ -244,6 +247,7 @@ public struct BenchOptions: Codable, Sendable {
         if let stop = topLayerStopAtSeconds, stop + topLayerStopSeconds > durationSeconds {
             return "--top-layer-stop ends at \(stop + topLayerStopSeconds) s, after the run's \(durationSeconds) s"
         }
+        if let problem = kernelNetworkProblem { return problem }
         if scenario == .cluster, clusterURLs.count < 2 { return "cluster needs a --server for each node of a running cluster (at least 2)" }
         if scenario != .cluster, scenario != .webhooks, clusterURLs.count > 1 { return "several --server URLs are for the cluster and webhooks scenarios" }
         if scenario == .webhooks {
@@ -289,6 +293,21 @@ public struct BenchOptions: Codable, Sendable {
     /// The simulcast scenario's lower layers: a quarter and half of the picture, at 15 % and 40 % of
     /// the top layer's bitrate (even sizes, as libvpx wants).
     var simulcastLowerLayers: [VideoLayerSettings] {
+    /// What `--network kernel` cannot do with these options, or nil.
+    var kernelNetworkProblem: String? {
+        guard network == .kernel else { return nil }
+        if !BenchNetwork.kernelScenarios.contains(scenario) {
+            return "--network kernel is for the \(BenchNetwork.kernelScenarios.map(\.rawValue).joined(separator: ", ")) scenarios"
+        }
+        if serverURL != nil {
+            return "--network kernel starts its own daemon inside a network namespace and shapes its veth: it cannot shape a daemon given with --server"
+        }
+        for step in schedule.steps + publisherSchedule.steps {
+            if let refusal = KernelLinkShaper.refusal(of: step.impairment) { return "--network kernel: \(refusal)" }
+        }
+        return nil
+    }
+
         [(4, 0.15), (2, 0.4)].map { divisor, share in
             VideoLayerSettings(width: width / divisor & ~1, height: height / divisor & ~1, bitrate: Int(Double(videoBitrate) * share))
         }

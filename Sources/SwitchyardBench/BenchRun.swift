@@ -22,6 +22,8 @@ public final class BenchRun: @unchecked Sendable {
     /// Webhooks: the receiver the daemon delivers to, and the secret its endpoint signs with.
     let webhookReceiver: WebhookReceiver?
     let webhookSecret: String
+    /// `--network kernel`: the namespaces this (child) bench runs in, whose veth it shapes.
+    let kernelNetwork: KernelNetwork?
     private let daemon: LocalDaemon?
     /// Daemons a scenario started beside the first (webhooks: one without webhooks), stopped at the
     /// end as the first is.
@@ -37,11 +39,18 @@ public final class BenchRun: @unchecked Sendable {
     ///   - webhookSecret: webhooks: the secret the daemon's endpoint signs with; needed with
     ///     `--server`, a random one for a local daemon otherwise. Kept out of the options, which the
     ///     report copies.
+    ///   - kernelNetwork: with `--network kernel`, the network the parent bench made and runs this
+    ///     one inside (`KernelNetwork.fromEnvironment()`).
     ///   - progress: where to say what the run is doing (stderr for the command).
     public init(
-        options: BenchOptions, daemonExecutable: URL, webhookSecret: String? = nil, progress: @escaping @Sendable (String) -> Void
+        options: BenchOptions, daemonExecutable: URL, webhookSecret: String? = nil, kernelNetwork: KernelNetwork? = nil,
+        progress: @escaping @Sendable (String) -> Void
     ) async throws(BenchError) {
         if let problem = options.problem { throw .invalidOptions(problem) }
+        if (options.network == .kernel) != (kernelNetwork != nil) {
+            throw .invalidOptions("--network kernel runs inside the namespaces switchyard-bench makes for it (and only then)")
+        }
+        self.kernelNetwork = kernelNetwork
         guard let profile = SRTPProfile(rawValue: options.srtpProfile) else {
             throw .invalidOptions("--srtp-profile \(options.srtpProfile) is not one of \(SRTPProfile.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -94,7 +103,7 @@ public final class BenchRun: @unchecked Sendable {
                     executable: daemonExecutable, options: options, transports: transports,
                     webhookEndpoint: webhookReceiver.map {
                         LocalDaemon.WebhookEndpoint(url: $0.url, secret: secret, maxQueuedEvents: options.webhookQueueBound)
-                    })
+                    }, network: kernelNetwork)
             } catch {
                 await webhookReceiver?.stop()
                 throw error
@@ -114,7 +123,8 @@ public final class BenchRun: @unchecked Sendable {
         tokens = await TokenAuthority(apiKey: options.apiKey, apiSecret: options.apiSecret)
         var logger = Logger(label: "switchyard-bench")
         logger.logLevel = .critical
-        clientOptions = loops.map { SessionOptions(mediaLoop: $0, srtpProfile: profile, requestTimeout: .seconds(20), reconnects: false, logger: logger) }
+        let mediaAddress = kernelNetwork?.clientAddress ?? "127.0.0.1"
+        clientOptions = loops.map { SessionOptions(mediaLoop: $0, mediaAddress: mediaAddress, srtpProfile: profile, requestTimeout: .seconds(20), reconnects: false, logger: logger) }
         report = BenchReport(
             scenario: options.scenario, startedAt: ISO8601DateFormatter().string(from: Date()), options: options,
             daemon: BenchReport.Daemon(local: daemon != nil, url: url, pid: serverPID))

@@ -20,22 +20,26 @@ final class LocalDaemon: Sendable {
 
     /// Starts `executable` with a configuration for `clients` media transports (each needs a port),
     /// sending webhooks to `webhookEndpoint` when given (the daemon's defaults otherwise: 5 s
-    /// timeout, 8 sessions delivered at once, retries from 1 s).
-    init(executable: URL, options: BenchOptions, transports: Int, webhookEndpoint: WebhookEndpoint? = nil) async throws(BenchError) {
+    /// timeout, 8 sessions delivered at once, retries from 1 s). With a kernel `network`, the daemon
+    /// runs inside its server namespace and listens (HTTP and media) on its address.
+    init(
+        executable: URL, options: BenchOptions, transports: Int, webhookEndpoint: WebhookEndpoint? = nil, network: KernelNetwork? = nil
+    ) async throws(BenchError) {
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw .daemonFailed("no switchyard executable at \(executable.path) (build it, or pass --daemon or --server)")
         }
         guard let httpPort = Self.freePort(), let mediaFirst = Self.freePortBlock(count: transports + 64) else {
             throw .daemonFailed("no free ports on 127.0.0.1")
         }
+        let host = network?.serverAddress ?? "127.0.0.1"
         var media: [String: Any] = [
-            "workers": options.workers, "listenAddress": "127.0.0.1",
+            "workers": options.workers, "listenAddress": host,
             "portRange": ["first": mediaFirst, "last": mediaFirst + transports + 63],
         ]
         if let spreadThreshold = options.spreadThreshold { media["spreadThreshold"] = spreadThreshold }
         if let workerLoop = options.workerLoop { media["workerLoop"] = workerLoop }
         var configuration: [String: Any] = [
-            "server": ["host": "127.0.0.1", "port": httpPort],
+            "server": ["host": host, "port": httpPort],
             "credentials": ["apiKey": options.apiKey, "apiSecret": options.apiSecret],
             "signaling": [
                 "maxConnectionsPerSession": max(1000, options.clients + 16), "maxSubscribersPerConnection": max(256, options.clients + 16),
@@ -58,8 +62,9 @@ final class LocalDaemon: Sendable {
             throw .daemonFailed("cannot write \(configPath): \(error)")
         }
         let process = Process()
-        process.executableURL = executable
-        process.arguments = ["--config", configPath]
+        let command = (network?.serverCommandPrefix ?? []) + [executable.path, "--config", configPath]
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         process.standardOutput = FileHandle.nullDevice
         do {
             try process.run()
@@ -67,8 +72,8 @@ final class LocalDaemon: Sendable {
             throw .daemonFailed("cannot start \(executable.path): \(error)")
         }
         self.process = process
-        url = "ws://127.0.0.1:\(httpPort)/v1/ws"
-        metricsURL = "http://127.0.0.1:\(httpPort)/metrics"
+        url = "ws://\(host):\(httpPort)/v1/ws"
+        metricsURL = "http://\(host):\(httpPort)/metrics"
         for _ in 0..<300 {
             if await MetricsScraper(url: metricsURL).isHealthy() { return }
             guard process.isRunning else { throw .daemonFailed("exited with status \(process.terminationStatus) before listening") }

@@ -17,6 +17,7 @@ struct Measurement {
         run.say("warming up for \(options.warmupSeconds) s")
         try await Task.sleep(for: .seconds(options.warmupSeconds))
 
+        let kernelLinks = try await run.prepareKernelLinks(subscribers: subscribers, publisher: publishers.first)
         let baseline = await Subscriber.snapshot(subscribers.map(\.subscriber), takingLatency: true)
         let metricsStart = await run.metrics?.scrape() ?? [:]
         let start = MonotonicClock.now()
@@ -24,10 +25,11 @@ struct Measurement {
         let serverStart = run.serverPID.flatMap { ProcessUsageSample.read(pid: $0, at: start) }
         let framesSentStart = await framesSent()
         let loopStart = await run.loops.asyncMap { await $0.loopStatistics() }
-        for subscriber in subscribers where subscriber.isImpaired {
+        kernelLinks?.start(at: start)
+        for subscriber in subscribers where subscriber.isImpaired && kernelLinks == nil {
             subscriber.subscriber.impair(downlink: options.schedule)
         }
-        if options.scenario == .fallback, options.measuresPublisherSide {
+        if kernelLinks == nil, options.scenario == .fallback, options.measuresPublisherSide {
             publishers.first?.impair(uplink: options.publisherSchedule)
         }
         run.say("measuring \(subscribers.count) subscribers for \(options.durationSeconds) s")
@@ -83,6 +85,7 @@ struct Measurement {
         let framesSentDuringRun = await framesSent() - framesSentStart
         let loopEnd = await run.loops.asyncMap { await $0.loopStatistics() }
         let metricsEnd = await run.metrics?.scrape() ?? [:]
+        if let kernelLinks { run.report.errors += await kernelLinks.stop() }
         let seconds = Double(finish - start) / 1e9
         var report = run.report
         report.measuredSeconds = seconds

@@ -70,6 +70,8 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var workers: Int?
     @Option(help: "Local daemon: subscribers of one track past which new subscribers go to the least-loaded worker (media.spreadThreshold; 0: never).")
     var spreadThreshold: Int?
+    @Option(help: "Fallback, bandwidth, simulcast: where the schedules apply, client (each client's socket) or kernel (as root: daemon and clients in network namespaces, a real queue per impaired client).")
+    var network: String?
     @Option(help: "Local daemon: how media workers wait, dispatch-wait, dispatch or epoll (media.workerLoop; speakers: epoll).")
     var workerLoop: String?
     @Option(help: "SRTP profile the clients offer.")
@@ -226,7 +228,7 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         _ = switchyard_raise_open_file_limit()
         let executable = daemon.map { URL(fileURLWithPath: $0) }
             ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("switchyard")
-        let run = try await BenchRun(options: options, daemonExecutable: executable, webhookSecret: webhookSecret) { message in
+        let run = try await BenchRun(options: options, daemonExecutable: executable, webhookSecret: webhookSecret, kernelNetwork: kernelNetwork) { message in
             FileHandle.standardError.write(Data("switchyard-bench: \(message)\n".utf8))
         }
         let interruption = stopDaemonsOnInterrupt(of: run)
@@ -244,7 +246,22 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         if report.clients.subscribers == 0 && report.join == nil { throw ExitCode(1) }
     }
 
+        if let network {
+            guard let kind = BenchNetwork(rawValue: network) else {
+                throw ValidationError("--network must be one of \(BenchNetwork.allCases.map(\.rawValue).joined(separator: ", ")), not \(network)")
+            }
+            options.network = kind
+        }
     /// Ctrl-C or SIGTERM while a local daemon runs: stop the daemons the run has started by then
+        let kernelNetwork = try KernelNetwork.fromEnvironment()
+        if options.network == .kernel, kernelNetwork == nil {
+            // This process makes the namespaces, runs the bench again inside them and removes them.
+            let status = try KernelNetwork.runBench(arguments: Array(CommandLine.arguments.dropFirst())) { message in
+                FileHandle.standardError.write(Data("switchyard-bench: \(message)\n".utf8))
+            }
+            if status != 0 { throw ExitCode(status) }
+            return
+        }
     /// too, then exit 130, rather than leave them listening.
     private func stopDaemonsOnInterrupt(of run: BenchRun) -> [any DispatchSourceSignal] {
         guard !run.localDaemonPIDs.isEmpty else { return [] }
