@@ -25,6 +25,7 @@ import Testing
         var status: Int32
         var errors: String
         var report: [String: Any]
+        var pid: Int32 = 0
     }
 
     private func run(_ arguments: [String]) throws -> Outcome {
@@ -44,7 +45,7 @@ import Testing
         let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         let report = (try? Data(contentsOf: URL(fileURLWithPath: json))).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
-        return Outcome(status: process.terminationStatus, errors: errorText, report: report ?? [:])
+        return Outcome(status: process.terminationStatus, errors: errorText, report: report ?? [:], pid: process.processIdentifier)
     }
 
     private func value(_ report: [String: Any], _ path: String) -> Any? {
@@ -205,6 +206,40 @@ import Testing
         #expect(points.contains { $0["estimateKbps"] as? Double != nil } && points.contains { $0["capacityKbps"] as? Double == 300 })
     }
 
+    /// `--network kernel`: the same cap, applied by a kernel queue on the veth into the subscriber's
+    /// namespace. What arrives is what the queue let through: at most about the cap while it holds
+    /// (the queue's own 200 ms aside), the whole stream again once it is lifted; and the namespaces
+    /// the bench made are gone when it exits.
+    @Test func aKernelShapedCapHoldsTheDeliveredRateAndLiftsAndTheNamespacesGoAfterwards() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
+        try #require(geteuid() == 0, "--network kernel makes network namespaces: run the tests as root")
+        let capStart = 3.0
+        let capEnd = 10.0
+        let outcome = try run([
+            "bandwidth", "--network", "kernel", "--schedule", "0s:rate=2mbps;\(Int(capStart))s:rate=300kbps;\(Int(capEnd))s:rate=2mbps", "--duration", "14",
+            "--warmup", "1", "--video-bitrate", "800000", "--width", "640", "--height", "360",
+        ])
+        #expect(outcome.status == 0, "\(outcome.errors)")
+        #expect(value(outcome.report, "options.network") as? String == "kernel")
+        #expect((value(outcome.report, "daemon.url") as? String)?.contains("10.233.0.1") == true, "the daemon listened in its namespace")
+        #expect((value(outcome.report, "errors") as? [String])?.isEmpty == true, "\(value(outcome.report, "errors") ?? "")")
+        let points = try #require((value(outcome.report, "timeline") as? [[String: Any]])?.first?["points"] as? [[String: Any]])
+        func meanKbps(_ range: ClosedRange<Double>) -> Double {
+            let inside = points.filter { range.contains($0["seconds"] as? Double ?? -1) }.compactMap { $0["kbps"] as? Double }
+            return inside.isEmpty ? 0 : inside.reduce(0, +) / Double(inside.count)
+        }
+        let sending = 832.0
+        let before = meanKbps(1...capStart)
+        // The queue empties within its 200 ms; a second later what arrives is the cap's.
+        let capped = meanKbps((capStart + 1)...capEnd)
+        let after = meanKbps((capEnd + 1.5)...14)
+        #expect(before >= 0.6 * sending, "before the cap: \(before) kbps")
+        #expect(capped > 0 && capped <= 1.3 * 300, "under the 300 kbps kernel cap: \(capped) kbps")
+        #expect(after >= 0.6 * sending, "after the cap was lifted: \(after) kbps")
+        let namespaces = try ChildProcess.run("/usr/sbin/ip", ["netns", "list"])
+        #expect(!namespaces.contains("swy-\(outcome.pid)-"), "left behind: \(namespaces)")
+    }
+
     @Test func speakersTimesTheTalkersWatchesOneTalkerAndComparesDownlinkAndWorkerCPU() throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
         let outcome = try run([
@@ -310,6 +345,11 @@ import Testing
         (["fanout", "--srtp-profile", "NULL"], "--srtp-profile NULL is not one of"),
         (["fallback", "--publisher-schedule", "1s:loss=0.3", "--impaired", "1"], "--publisher-schedule measures the publisher side"),
         (["fanout", "--media-threads", "0"], "--media-threads must be within 1...64"),
+        (["bandwidth", "--network", "lan"], "--network must be one of client, kernel, not lan"),
+        (["fanout", "--network", "kernel"], "--network kernel is for the fallback, bandwidth, simulcast scenarios"),
+        (["bandwidth", "--network", "kernel", "--server", "ws://127.0.0.1:9/v1/ws"], "it cannot shape a daemon given with --server"),
+        (["fallback", "--network", "kernel", "--schedule", "3s:loss=0.3,delay=40ms;6s:clean"], "needs the kernel's netem, and this kernel has none"),
+        (["fallback", "--network", "kernel", "--schedule", "3s:loss=0.3,burst=4;6s:clean"], "nftables' numgen drops each packet independently"),
     ])
     func badOptionsAreRefusedWithTheirName(arguments: [String], message: String) throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
