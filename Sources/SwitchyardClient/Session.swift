@@ -19,6 +19,8 @@ public final class Session: Sendable {
         var reconnection: ReconnectionGrant?
         /// The `seq` of the last event received.
         var lastEventSeq: UInt64 = 0
+        /// Events the server numbered that never arrived: each `seq` skipped over.
+        var eventSequenceGaps = 0
         /// Until when a simulated outage keeps the server out of reach.
         var networkDownUntil: ContinuousClock.Instant?
         var connection: ConnectionInfo?
@@ -112,6 +114,10 @@ public final class Session: Sendable {
     /// open WebSocket to its reply (the WebSocket's own opening left out): what a join costs the
     /// server's signaling, as a bench measures it.
     public var connectReplyTime: Duration? { state.withLock { $0.connectReplyTime } }
+    /// Events the server numbered for this client that never reached it: how many `seq` numbers
+    /// were skipped, over every connection the session has had (a reconnection replays what was
+    /// missed, so anything above 0 is a lost event). A chaos run holds it at 0.
+    public var eventSequenceGaps: Int { state.withLock { $0.eventSequenceGaps } }
 
     private func open() async throws(SessionError) {
         let (channel, connected) = try await connectHoldingEvents()
@@ -121,11 +127,9 @@ public final class Session: Sendable {
 
     /// `connect` on a new WebSocket; the events that come with the reply are held until `take`.
     private func connectHoldingEvents() async throws(SessionError) -> (SignalingChannel, ConnectResult) {
-        state.withLock {
-            // A new connection numbers its events from the start.
-            $0.lastEventSeq = 0
-            $0.heldEvents = []
-        }
+        // Where the events of the connection in use stand is kept until this one is made: a move
+        // that fails (the network still down) must leave a later `reconnect` asking for the right ones.
+        state.withLock { $0.heldEvents = [] }
         do {
             let parameters = ConnectParameters(
                 sessionId: sessionId, token: token, subscribeToSpeakerEvents: subscribesToSpeakerEvents ? true : nil)
@@ -539,6 +543,7 @@ public final class Session: Sendable {
             // An event replayed after a reconnection that already came on the old socket.
             guard state.withLock({ state in
                 guard sequence > state.lastEventSeq else { return false }
+                state.eventSequenceGaps += Int(sequence - state.lastEventSeq - 1)
                 state.lastEventSeq = sequence
                 return true
             }) else { return }
@@ -761,6 +766,8 @@ public final class Session: Sendable {
 extension Session.State {
     /// Takes the picture of a `connect` reply: this connection, the others, their streams.
     fileprivate mutating func take(_ connected: ConnectResult) {
+        // A new connection numbers its events from the start.
+        lastEventSeq = 0
         connection = connected.connection
         capabilities = connected.capabilities
         reconnection = connected.reconnection
