@@ -60,8 +60,9 @@ public struct SubscriberLayerChange: Codable, Equatable, Sendable {
     /// The layer the router moves to at its next key frame (the same as `layer` once there).
     public var targetLayer: VideoLayerInfo
     /// Why the target is what it is: `preference` (the highest the subscriber's preference allows),
-    /// `bandwidth` (the downlink cannot carry more), `fallback` (the audio-fallback policy holds the
-    /// lowest layer) or `unavailable` (the publisher does not send the higher layers now).
+    /// `bandwidth` (the downlink cannot carry more), `fallback` (the audio-fallback ladder holds the
+    /// lowest layer, or withholds the top one) or `unavailable` (the publisher does not send the
+    /// higher layers now).
     public var reason: String
 
     public init(subscriberId: String, streamId: String, layer: VideoLayerInfo?, targetLayer: VideoLayerInfo, reason: String) {
