@@ -98,7 +98,9 @@ release: srtp
 #   ChurnTests           150 connections a run, whose WebSocket handshakes must finish within the
 #                        3 s header timeout that closes the idle ones (on one core beside the
 #                        parallel suite a handshake missed it)
-SOLO_TESTS := \.AudioFallbackTests BenchProcessTests WebRTCInteropTests ClusterTests ChurnTests
+#   ChaosTests           two minutes of switchyard-bench chaos (scripts/bench-chaos.sh): PostgreSQL and
+#                        three nodes killed, drained, stopped; last, as it loads the machine throughout
+SOLO_TESTS := \.AudioFallbackTests BenchProcessTests WebRTCInteropTests ClusterTests ChurnTests ChaosTests
 empty :=
 space := $(empty) $(empty)
 test: interop-peers

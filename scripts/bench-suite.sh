@@ -28,6 +28,7 @@ run speakers speakers
 run webhooks webhooks
 run webhooks-silent webhooks --receiver silent --duration 30
 "$(dirname "$0")/bench-cluster.sh" "$bin" "$results"
+"$(dirname "$0")/bench-chaos.sh" "$bin" "$results" --duration 600
 echo
 echo "== webrtc-join (aiortc publisher and subscribers)"
 python3 "$(dirname "$0")/webrtc-join.py" --bin "$bin" --joins 15 --json "$results/webrtc-join.json"

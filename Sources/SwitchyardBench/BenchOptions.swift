@@ -16,6 +16,20 @@ public struct BenchOptions: Codable, Sendable {
     public var signalsPerSession = 10
     /// Cluster: subscribers of the 1 → N room through the first node; 0 leaves it out.
     public var cascadeSubscribers = 9
+    /// Chaos: each node's process id, in the order of the `--server` URLs.
+    public var nodePIDs: [Int32] = []
+    /// Chaos: shell commands that stop PostgreSQL and start it again (nil: no database fault).
+    public var postgresStopCommand: String?
+    public var postgresStartCommand: String?
+    /// Chaos: the nodes' `cluster.nodeTimeoutSeconds` (a killed node's allowance is this plus 6 s),
+    /// seconds between a recovery and the next fault, and the client outages' lengths in turn.
+    public var nodeTimeoutSeconds = 8.0
+    public var faultSpacingSeconds = 4.0
+    public var outageSeconds: [Double] = [3, 12, 1, 30, 6]
+    /// Cluster: REST signals sent through each route (the session's node, another node) per session.
+    public var signalsPerSession = 10
+    /// Cluster: subscribers of the 1 → N room through the first node; 0 leaves it out.
+    public var cascadeSubscribers = 9
     public var apiKey: String
     public var apiSecret: String
     /// Subscribers (fanout, audio-only, fallback, soak; webhooks: of each session) or participants (room).
@@ -111,7 +125,7 @@ public struct BenchOptions: Codable, Sendable {
         apiSecret = "switchyard-development-secret-do-not-use-in-production"
         clients =
             scenario == .room || scenario == .fallback || scenario == .simulcast
-            ? 4 : scenario == .bandwidth ? 1 : scenario == .cluster ? 12 : scenario == .webhooks ? 50 : 20
+            ? 4 : scenario == .bandwidth ? 1 : scenario == .cluster ? 12 : scenario == .webhooks ? 50 : scenario == .chaos ? 2 : 20
         durationSeconds =
             scenario == .fallback ? 22 : scenario == .soak || scenario == .webhooks ? 60 : scenario == .bandwidth ? 30 : scenario == .simulcast ? 32 : 10
         warmupSeconds = 2
@@ -153,7 +167,7 @@ public struct BenchOptions: Codable, Sendable {
         turnGapSeconds = 0.3
         steadySeconds = 60
         forwardLoudest = 3
-        sessions = 4
+        sessions = scenario == .chaos ? 3 : 4
         churnRate = 10
         receiverHost = "127.0.0.1"
         receiverPort = 0
@@ -249,7 +263,19 @@ public struct BenchOptions: Codable, Sendable {
         }
         if let problem = kernelNetworkProblem { return problem }
         if scenario == .cluster, clusterURLs.count < 2 { return "cluster needs a --server for each node of a running cluster (at least 2)" }
-        if scenario != .cluster, scenario != .webhooks, clusterURLs.count > 1 { return "several --server URLs are for the cluster and webhooks scenarios" }
+        if scenario != .cluster, scenario != .webhooks, scenario != .chaos, clusterURLs.count > 1 {
+            return "several --server URLs are for the cluster, webhooks and chaos scenarios"
+        }
+        if scenario == .chaos {
+            if clusterURLs.count < 2 { return "chaos needs a --server for each node of a running cluster (at least 2)" }
+            if nodePIDs.count != clusterURLs.count { return "chaos needs a --node-pid for each --server, in the same order" }
+            if (postgresStopCommand == nil) != (postgresStartCommand == nil) { return "--postgres-stop and --postgres-start go together" }
+            if !(1...20).contains(sessions) { return "--sessions must be within 1...20" }
+            if !(1...10).contains(clients) { return "--clients (subscribers per session) must be within 1...10 for chaos" }
+            if !(nodeTimeoutSeconds >= 1 && nodeTimeoutSeconds <= 120) { return "--node-timeout must be the nodes' cluster.nodeTimeoutSeconds, within 1...120" }
+            if !(faultSpacingSeconds >= 2 && faultSpacingSeconds <= 600) { return "--fault-spacing must be within 2...600 seconds" }
+            if outageSeconds.isEmpty || outageSeconds.contains(where: { !($0 >= 1 && $0 <= 30) }) { return "--outages must be seconds within 1...30, e.g. 3,12,1,30,6" }
+        }
         if scenario == .webhooks {
             if !(1...100).contains(sessions) { return "--sessions must be within 1...100" }
             if !(churnRate > 0 && churnRate <= 1000) { return "--churn-rate must be within (0, 1000] joins per second per session" }

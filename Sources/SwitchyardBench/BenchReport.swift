@@ -427,6 +427,7 @@ public struct BenchReport: Codable, Sendable {
     public var soak: Soak?
     public var speakers: Speakers?
     public var webhooks: Webhooks?
+    public var chaos: Chaos?
     public var timeline: [TimelineSeries] = []
     public var targets: [TargetCheck] = []
     public var errors: [String] = []

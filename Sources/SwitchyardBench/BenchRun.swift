@@ -156,6 +156,7 @@ public final class BenchRun: @unchecked Sendable {
             case .cluster: try await runCluster()
             case .speakers: try await runSpeakers()
             case .webhooks: try await runWebhooks()
+            case .chaos: try await runChaos()
             }
         } catch {
             report.errors.append("\(error)")

@@ -32,4 +32,9 @@ public enum BenchScenario: String, CaseIterable, Codable, Sendable {
     /// signed webhooks to a receiver in the bench: whether every event the churn caused arrives, in
     /// order, once, correctly signed, how late, and what sending them costs the daemon per event.
     case webhooks
+    /// Sessions over a running cluster (every `--server` with its `--node-pid`) while faults come
+    /// one at a time: nodes killed, drained and stopped, PostgreSQL away, clients losing their
+    /// network or not reading; whether every signal arrives once, every client is whole again in
+    /// time, no event is lost, `/health` answers and no node grows.
+    case chaos
 }

@@ -17,7 +17,7 @@ public enum ReportTable {
             ? "VP8 \(options.width)x\(options.height)@\(options.frameRate) \(options.videoBitrate / 1000) kbps + Opus \(options.audioBitrate / 1000) kbps"
             : "Opus \(options.audioBitrate / 1000) kbps")
         row("measured", number(report.measuredSeconds, " s"))
-        if ![.join, .cluster, .speakers, .webhooks].contains(report.scenario) {
+        if ![.join, .cluster, .speakers, .webhooks, .chaos].contains(report.scenario) {
             let forwarding = report.forwarding
             row("forwarded packets/s", number(forwarding.packetsPerSecond, digits: 0))
             row("forwarded packets per server CPU-s", number(forwarding.packetsPerServerCPUSecond, digits: 0))
@@ -160,6 +160,7 @@ public enum ReportTable {
                         + "(\(number(cpu.packetsPerSecondWithLevels, digits: 0)) / \(number(cpu.packetsPerSecondWithoutLevels, " packets/s", digits: 0)); rest of the daemon \(number(cpu.restOfDaemonMillisecondsPerSecond, " ms/s", digits: 1)))")
             }
         }
+        if let chaos = report.chaos { rows += chaos.tableRows }
         if let webhooks = report.webhooks {
             row(
                 "churn",

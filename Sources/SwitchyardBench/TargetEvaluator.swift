@@ -36,6 +36,8 @@ enum TargetEvaluator {
         case .cluster:
             // The issue sets no targets for a cluster; the report's table carries its figures.
             break
+        case .chaos:
+            checks += ChaosInvariants.checks(for: report.chaos)
         case .webhooks where report.webhooks?.receiver == .silent:
             // Events are dropped by design here, so what is owed never arrives: the promises are a
             // bounded queue and signaling that does not notice.

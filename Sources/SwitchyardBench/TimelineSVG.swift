@@ -10,6 +10,7 @@ public enum TimelineSVG {
     static let plotWidth = 900.0
 
     public static func render(_ report: BenchReport) -> String {
+        if let chaos = report.chaos { return ChaosTimelineSVG.render(chaos, measuredSeconds: report.measuredSeconds) }
         let series = report.timeline
         let duration = max(report.measuredSeconds, series.flatMap(\.points).map(\.seconds).max() ?? 1)
         let values: [Double] = series.flatMap(\.points).flatMap { point -> [Double] in

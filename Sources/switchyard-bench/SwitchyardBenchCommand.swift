@@ -13,13 +13,25 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         abstract: "Load-test a Switchyard daemon with simulated clients sending real Opus and VP8.",
         discussion: "Without --server it starts a local daemon (the switchyard binary beside this one, or --daemon) and stops it afterwards.")
 
-    @Argument(help: "fanout, room, audio-only, join, fallback, soak, reconnect, bandwidth, simulcast, speakers, cluster or webhooks.")
+    @Argument(help: "fanout, room, audio-only, join, fallback, soak, reconnect, bandwidth, simulcast, speakers, cluster, webhooks or chaos.")
     var scenario: String
 
     @Option(help: "The daemon's WebSocket URL (ws://host:port/v1/ws); omit to start a local daemon. Cluster (and webhooks against a cluster): once per node.")
     var server: [String] = []
     @Option(help: "Cluster: the process id of the node at the first --server, killed with SIGKILL once every session runs.")
     var killPid: Int32?
+    @Option(help: "Chaos: the process id of each node, once per --server and in the same order.")
+    var nodePid: [Int32] = []
+    @Option(help: "Chaos: a shell command that stops PostgreSQL (with --postgres-start; omit both for no database fault).")
+    var postgresStop: String?
+    @Option(help: "Chaos: a shell command that starts PostgreSQL again.")
+    var postgresStart: String?
+    @Option(help: "Chaos: the nodes' cluster.nodeTimeoutSeconds (default 8).")
+    var nodeTimeout: Double?
+    @Option(help: "Chaos: seconds between one fault's recovery and the next fault (default 4).")
+    var faultSpacing: Double?
+    @Option(help: "Chaos: the clients' network outages in turn, in seconds, e.g. \"3,12,1,30,6\".")
+    var outages: String?
     @Option(help: "Cluster: REST signals per session through each route (the session's node, another node).")
     var signalsPerSession: Int?
     @Option(help: "Cluster: subscribers of the 1 → N room through the first node (0: none); cascaded past the nodes' cluster.subscribersBeforeCascading.")
@@ -130,6 +142,18 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         options.serverURL = server.first
         options.clusterURLs = server
         options.killPID = killPid
+        options.nodePIDs = nodePid
+        options.postgresStopCommand = postgresStop
+        options.postgresStartCommand = postgresStart
+        if let nodeTimeout { options.nodeTimeoutSeconds = nodeTimeout }
+        if let faultSpacing { options.faultSpacingSeconds = faultSpacing }
+        if let outages {
+            let seconds = outages.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard !seconds.isEmpty, seconds.allSatisfy({ $0 != nil }) else {
+                throw ValidationError("--outages: \"\(outages)\" is not a comma-separated list of seconds, e.g. 3,12,1,30,6")
+            }
+            options.outageSeconds = seconds.compactMap { $0 }
+        }
         if let signalsPerSession { options.signalsPerSession = signalsPerSession }
         if let cascadeSubscribers { options.cascadeSubscribers = cascadeSubscribers }
         options.serverPID = serverPid

@@ -1,0 +1,97 @@
+import Foundation
+
+/// What a chaos run must hold, computed from what it recorded: recovery per fault kind within its
+/// allowance, signals exactly once or refused, no event gaps, `/health` answering outside a node's
+/// own faults, and no node's memory, descriptors or UDP sockets growing across repeated faults.
+enum ChaosInvariants {
+    /// Slopes the resource samples may show at most, per fault.
+    static let descriptorsPerFaultBound = 1.0
+    static let udpSocketsPerFaultBound = 0.5
+    static let rssMBPerFaultBound = 2.0
+    /// A node process's memory is judged over at least this many samples, after leaving out its
+    /// first `rssWarmUpSamples`: a node just started takes sessions on and its allocator grows with
+    /// them, once; what must not happen is growth fault after fault.
+    static let rssSeriesMinimum = 4
+    static let rssWarmUpSamples = 2
+
+    /// The least-squares slope of `values` over their indices; nil for fewer than 3 values.
+    static func slope(_ values: [Double]) -> Double? {
+        guard values.count >= 3 else { return nil }
+        let count = Double(values.count)
+        let meanX = (count - 1) / 2
+        let meanY = values.reduce(0, +) / count
+        var numerator = 0.0
+        var denominator = 0.0
+        for (index, value) in values.enumerated() {
+            numerator += (Double(index) - meanX) * (value - meanY)
+            denominator += (Double(index) - meanX) * (Double(index) - meanX)
+        }
+        return numerator / denominator
+    }
+
+    static func trends(of samples: [BenchReport.ChaosResourceSample], nodeNames: [String]) -> BenchReport.ChaosTrends {
+        var trends = BenchReport.ChaosTrends(
+            descriptorsBound: descriptorsPerFaultBound, udpSocketsBound: udpSocketsPerFaultBound, rssMBBound: rssMBPerFaultBound)
+        // The sample before the first fault is left out: the first fault moves sessions, and with
+        // them what each node carries (cascade legs too), once; the trend is across repeated faults.
+        let samples = samples.filter { $0.afterFault >= 0 }
+        let rounds = Dictionary(grouping: samples, by: \.afterFault).sorted { $0.key < $1.key }.map(\.value)
+        // A round missing a node (not back yet when sampled) would look like a drop: left out.
+        let complete = rounds.filter { Set($0.map(\.node)).count == nodeNames.count }
+        trends.descriptorsPerFault = slope(complete.map { Double($0.map(\.descriptors).reduce(0, +)) })
+        trends.udpSocketsPerFault = slope(complete.map { Double($0.map(\.udpSockets).reduce(0, +)) })
+        let series = Dictionary(grouping: samples) { "\($0.node)/\($0.pid)" }
+        for values in series.values where values.count >= rssWarmUpSamples + rssSeriesMinimum {
+            let judged = values.sorted { $0.afterFault < $1.afterFault }.dropFirst(rssWarmUpSamples)
+            guard let rss = slope(judged.map(\.rssMB)) else { continue }
+            trends.rssSeriesJudged += 1
+            if trends.rssMBPerFault.map({ rss > $0 }) ?? true {
+                trends.rssMBPerFault = rss
+                let node = values[0].node
+                trends.rssSteepestNode = "\(nodeNames[node]) pid \(values[0].pid) (\(judged.count) samples judged)"
+            }
+        }
+        return trends
+    }
+
+    static func recovery(of faults: [BenchReport.ChaosFault]) -> [String: BenchReport.ChaosRecovery] {
+        var result: [String: BenchReport.ChaosRecovery] = [:]
+        for (kind, ofKind) in Dictionary(grouping: faults, by: \.kind) {
+            let times = ofKind.compactMap(\.recoveryMs).sorted()
+            result[kind] = BenchReport.ChaosRecovery(
+                count: ofKind.count, p50Ms: Measurement.percentile(times, 0.5), maxMs: times.last, allowanceMs: ofKind[0].allowanceMs,
+                notRecovered: ofKind.count - times.count)
+        }
+        return result
+    }
+
+    static func checks(for chaos: BenchReport.Chaos?) -> [BenchReport.TargetCheck] {
+        guard let chaos else { return [BenchReport.TargetCheck(name: "chaos run", limit: "a report", measured: "none", met: false)] }
+        var checks: [BenchReport.TargetCheck] = []
+        func check(_ name: String, _ limit: String, _ measured: Double?, unit: String = "", _ passes: (Double) -> Bool) {
+            let shown = measured.map { String(format: "%.3g", $0) + unit } ?? "not measured"
+            checks.append(BenchReport.TargetCheck(name: name, limit: limit, measured: shown, met: measured.map(passes) ?? false))
+        }
+        check("faults injected", "≥ 1", Double(chaos.faults.count)) { $0 >= 1 }
+        for kind in ChaosFaultKind.allCases {
+            guard let recovery = chaos.recovery[kind.rawValue] else { continue }
+            let allowance = recovery.allowanceMs / 1000
+            check(
+                "\(kind.rawValue): every client whole again, max over \(recovery.count)", "≤ \(String(format: "%g", allowance)) s",
+                recovery.notRecovered > 0 ? .infinity : recovery.maxMs.map { $0 / 1000 }, unit: " s"
+            ) { $0 <= allowance }
+        }
+        let signals = chaos.signals
+        check("signals sent", "≥ 1", Double(signals.sent)) { $0 >= 1 }
+        check("signals delivered twice", "0", Double(signals.duplicated)) { $0 == 0 }
+        check("signals accepted and lost without a move", "0", Double(signals.lost)) { $0 == 0 }
+        check("signals never answered nor delivered", "0", Double(signals.unanswered)) { $0 == 0 }
+        check("event seq gaps", "0", Double(chaos.eventGaps)) { $0 == 0 }
+        check("/health failures outside a node's own faults", "0", Double(chaos.health.failuresOutsideOwnFaults)) { $0 == 0 }
+        let trends = chaos.trends
+        check("descriptors over all nodes, per fault", "≤ \(trends.descriptorsBound)", trends.descriptorsPerFault) { $0 <= trends.descriptorsBound }
+        check("UDP sockets over all nodes, per fault", "≤ \(trends.udpSocketsBound)", trends.udpSocketsPerFault) { $0 <= trends.udpSocketsBound }
+        check("node RSS, steepest per fault", "≤ \(trends.rssMBBound) MB", trends.rssMBPerFault, unit: " MB") { $0 <= trends.rssMBBound }
+        return checks
+    }
+}
