@@ -2,9 +2,13 @@ import Foundation
 
 /// The loss-based ceiling on the estimate, from the share of packets the feedback reports lost.
 /// There is none until loss first passes 10 %; then the ceiling is cut by half the loss (10 % loss
-/// → −5 %) at most once per 300 ms, but not below 85 % of what the receiver acknowledged (a sender
-/// that cannot slow down, like a router forwarding one encoding through a policer, would otherwise
-/// drive it to the minimum while the path still carries the policer's rate). It holds while loss
+/// → −5 %) at most once per 300 ms, but not below what the receiver acknowledged as it is now (a
+/// sender that cannot slow down, like a router forwarding one encoding into a full queue or a
+/// policer, would otherwise drive it to the minimum while the path still carries the bottleneck's
+/// rate). What arrives is the bottleneck's rate, not 85 % of it: with a margin, and with a floor that
+/// could only fall (it was also held under the last estimate), one encoding into a kernel's 300 kbps
+/// queue kept the estimate at 0.66-0.70 of the cap for the whole cap. Draining a queue the sender
+/// filled is the delay-based part's cut, not this ceiling's. It holds while loss
 /// stays between 2 % and 10 %, grows 8 % a second once loss is down to 2 % (at once to what the
 /// receiver acknowledged, when that is more), and goes away when it has grown past the delay-based
 /// rate. Random loss below 10 % therefore never drags the estimate
@@ -47,7 +51,7 @@ public struct LossBasedBound: Equatable, Sendable {
             if lastCut.map({ now &- $0 >= Self.cutIntervalNanoseconds }) ?? true {
                 lastCut = now
                 let cut = min(bound ?? estimate, estimate) * (1 - 0.5 * fraction)
-                bound = max(cut, min(0.85 * (acknowledged ?? 0), estimate))
+                bound = max(cut, acknowledged ?? 0)
             }
         } else if fraction <= Self.lowLoss, let current = bound {
             // What arrived with no loss to speak of, the path evidently carries: a router forwarding
