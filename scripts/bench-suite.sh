@@ -20,6 +20,15 @@ run() {
 run fanout-1000 fanout --clients 1000 --duration 10 --decoders 2
 run join join --joins 15
 run fallback fallback
+run bandwidth bandwidth
+# The same schedules through a real kernel queue, daemon and clients in network namespaces
+# (docs/benchmark.md, "Kernel-shaped networks"): they need root.
+if [ "$(id -u)" = 0 ]; then
+    run fallback-kernel fallback --network kernel
+    run bandwidth-kernel bandwidth --network kernel
+else
+    echo "(fallback and bandwidth with --network kernel left out: they make network namespaces, which needs root)"
+fi
 run fallback-simulcast fallback --simulcast
 run room room --clients 6
 run audio-only audio-only --clients 200
