@@ -20,8 +20,6 @@ final class KernelShapedLinks: Sendable {
     private let progress: @Sendable (String) -> Void
     private let task = Mutex<Task<Void, Never>?>(nil)
     private let failures = Mutex<[String]>([])
-    /// How late each step was applied after its time, the largest (seconds).
-    private let worstLateness = Mutex(0.0)
 
     /// Refuses any step the kernel cannot apply, before anything is changed.
     init(links: [Link], progress: @escaping @Sendable (String) -> Void) throws(KernelNetworkError) {
@@ -85,7 +83,6 @@ final class KernelShapedLinks: Sendable {
                         try await KernelCommand.perform(link.shaper.change(from: current[step.link], to: step.impairment))
                         current[step.link] = step.impairment
                         let lateness = Double(MonotonicClock.now() - due) / 1e9
-                        worstLateness.withLock { $0 = max($0, lateness) }
                         progress("kernel network: \(link.label) \(link.shaper.direction.rawValue) \(step.impairment) at \(step.seconds) s (+\(Int(lateness * 1000)) ms)")
                     } catch {
                         failures.withLock { $0.append("kernel network: \(link.label) at \(step.seconds) s: \(error)") }
@@ -113,7 +110,4 @@ final class KernelShapedLinks: Sendable {
         }
         return failures.withLock { $0 }
     }
-
-    /// The largest delay of a step behind its time so far, in seconds.
-    var lateness: Double { worstLateness.withLock { $0 } }
 }
