@@ -89,13 +89,15 @@ extension BenchRun {
             let sessionId = "\(sessionPrefix)-chaos-\(index)"
             let entry = urls[index % urls.count]
             let publisherSession = try await connect(
-                session: sessionId, role: .publisher, reconnects: true, through: entry, alternatives: urls.filter { $0 != entry })
+                session: sessionId, role: .publisher, reconnects: true, through: entry, alternatives: urls.filter { $0 != entry },
+                reconnectTimeout: Self.chaosReconnectTimeout)
             let publisher = try await publisherSession.publish(PublisherSettings(name: ChaosClient.publisherStreamName, media: media))
             var clients = [ChaosClient(name: "s\(index)/publisher", session: publisherSession, publisher: publisher)]
             for subscriber in 0..<options.clients {
                 let through = urls[(index + subscriber + 1) % urls.count]
                 let session = try await connect(
-                    session: sessionId, role: .subscriber, reconnects: true, through: through, alternatives: urls.filter { $0 != through })
+                    session: sessionId, role: .subscriber, reconnects: true, through: through, alternatives: urls.filter { $0 != through },
+                    reconnectTimeout: Self.chaosReconnectTimeout)
                 clients.append(ChaosClient(name: "s\(index)/subscriber-\(subscriber + 1)", session: session, publisher: nil))
             }
             rooms.append(clients)
@@ -121,7 +123,15 @@ extension BenchRun {
             allowances: Dictionary(uniqueKeysWithValues: ChaosFaultKind.allCases.map { ($0, allowance(for: $0)) }))
         var downTimes: [NodeDownTime] = []
         let faultsStart = MonotonicClock.now()
-        while let fault = schedule.next(nowSeconds: (Double(MonotonicClock.now()) - Double(faultsStart)) / 1e9, endSeconds: options.durationSeconds) {
+        var nodeFaults = 0
+        while var fault = schedule.next(nowSeconds: (Double(MonotonicClock.now()) - Double(faultsStart)) / 1e9, endSeconds: options.durationSeconds) {
+            if fault.kind.targetsNode {
+                // The node serving the next session in turn, so that every node fault hits clients
+                // (sessions gather on the nodes that stay up); the schedule's turn when none does.
+                let serving = rooms[nodeFaults % rooms.count][0].session.serverURL
+                fault.target = nodes.firstIndex { $0.url == serving } ?? fault.target
+                nodeFaults += 1
+            }
             say("fault \(fault.index + 1): \(fault.kind.rawValue)")
             activity.faultUnderWay.store(true, ordering: .releasing)
             var record = BenchReport.ChaosFault(
@@ -255,6 +265,10 @@ extension BenchRun {
         report.bench = ProcessUsageSample.usage(from: usageStart, to: usageEnd, peakMB: usageEnd.rssMB)
         report.chaos = chaos
     }
+
+    /// How long the lasting clients try to come back after a drop: the client's default, 30 s, is
+    /// the longest outage the run imposes, so a client would give up just as its network returned.
+    static let chaosReconnectTimeout = Duration.seconds(60)
 
     /// How long a killed node stays down before the run starts it again: until every other node
     /// has seen it dead. They look every `nodeTimeoutSeconds`, so that takes up to twice the

@@ -181,10 +181,11 @@ public final class BenchRun: @unchecked Sendable {
     // MARK: Clients
 
     /// A client of `sessionId`, through `entry` (default: the daemon's URL); one that `reconnects`
-    /// comes back by itself after a drop; one with `speakerEvents` hears who speaks.
+    /// comes back by itself after a drop (trying for `reconnectTimeout`, the client's default when
+    /// nil); one with `speakerEvents` hears who speaks.
     func connect(
         session sessionId: String, role: Role, reconnects: Bool = false, through entry: String? = nil, alternatives: [String] = [],
-        speakerEvents: Bool = false
+        speakerEvents: Bool = false, reconnectTimeout: Duration? = nil
     ) async throws -> Session {
         let token = try await tokens.mintClientToken(sessionId: sessionId, role: role, lifetime: 3600, now: Date())
         var options = nextLoop.withLock { next in
@@ -193,6 +194,7 @@ public final class BenchRun: @unchecked Sendable {
         }
         options.reconnects = reconnects
         options.alternativeURLs = alternatives
+        if let reconnectTimeout { options.reconnectTimeout = reconnectTimeout }
         let session = try await Session.connect(
             url: entry ?? url, sessionId: sessionId, token: token, options: options, subscribeToSpeakerEvents: speakerEvents)
         sessionList.withLock { $0.append(session) }

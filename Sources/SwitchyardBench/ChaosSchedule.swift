@@ -1,5 +1,6 @@
 /// Which fault comes next, and on what: the kinds in `ChaosFaultKind` order, round and round, each
-/// node fault on the next node in turn, each client outage on the next client for the next length.
+/// node fault on the next node in turn (the run may aim it at the node serving the next session
+/// instead), each client outage on the next client for the next length.
 /// A fault starts only once the one before has recovered and `spacingSeconds` have passed, and only
 /// when it can finish (its own length plus its recovery allowance) before the run ends, so faults
 /// stop by themselves.
