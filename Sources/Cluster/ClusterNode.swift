@@ -304,7 +304,14 @@ public actor ClusterNode: SessionPlacement, Service {
     }
 
     /// The other live nodes: those that take new work (active) first, fewest subscribers first.
+    /// As for a placement, a node whose own heartbeat lapsed (the database was away) beats first:
+    /// until then every node's heartbeat in the database is as stale as its own, and an edge that
+    /// read them would drop what it serves for origins that are alive.
     public func liveNodes() async throws(SignalingError) -> [(address: ClusterNodeAddress, active: Bool)] {
+        if lastHeartbeat.map({ $0.duration(to: .now) > configuration.nodeTimeout / 2 }) ?? true, await !heartbeat() {
+            metrics.databaseFailures += 1
+            throw SignalingError(.unavailable, "the cluster's database did not answer this node's heartbeat; try again shortly")
+        }
         let c = configuration
         return try await database("reading the live nodes") { [client, logger, timeoutSeconds, graceFloor] in
             var nodes: [(address: ClusterNodeAddress, active: Bool)] = []

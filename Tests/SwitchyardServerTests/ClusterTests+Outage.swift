@@ -31,6 +31,34 @@ extension ClusterTests {
         await b.leave()
     }
 
+    /// The live nodes as an edge reads them to drop what it serves for dead origins: right after a
+    /// database outage longer than the node timeout, every heartbeat in it is stale, this node's too.
+    /// It must beat first and count as live the nodes that were live when it last reached the
+    /// database, or it drops the relay routes of live origins and their cascaded subscribers go
+    /// dark without a word (the chaos run found it: PostgreSQL away for 10 s, node timeout 8 s).
+    @Test func liveNodesAfterADatabaseOutageCountThePeersThatHadNoChanceToBeat() async throws {
+        let database = try PostgresServer.start()
+        defer { database.stop() }
+        let address = try DatabaseAddress(url: database.url)
+        func node(_ nodeId: String) async throws -> ClusterNode {
+            let configuration = ClusterConfiguration(
+                database: address, nodeId: nodeId, signalingURL: "ws://127.0.0.1:9/v1/ws", internalURL: "http://127.0.0.1:9",
+                maxSessions: 10, heartbeatInterval: .milliseconds(200), nodeTimeout: .seconds(1), databaseTimeout: .seconds(2))
+            return try await ClusterNode(configuration: configuration, logger: Logger(label: "switchyard-test"))
+        }
+        let a = try await node("node-a")
+        let b = try await node("node-b")
+        #expect(try await a.liveNodes().map(\.address.nodeId) == ["node-b"])
+
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(try await a.liveNodes().map(\.address.nodeId) == ["node-b"], "node B counted dead while A's own heartbeat was as stale")
+
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(try await a.liveNodes().isEmpty, "node B, silent for longer than A's grace, still counted live")
+        await a.leave()
+        await b.leave()
+    }
+
     /// A placement refused because the database did not take this node's heartbeat is a request
     /// refused with `unavailable` for want of the database: it counts in
     /// `switchyard_cluster_database_failures_total`, as well as the heartbeat in its own counter.
