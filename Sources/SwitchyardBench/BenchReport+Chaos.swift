@@ -12,6 +12,8 @@ extension BenchReport {
         public var faults: [ChaosFault] = []
         /// Recovery (fault lifted → every client of every session connected with media again) by kind.
         public var recovery: [String: ChaosRecovery] = [:]
+        /// Faults after whose recovery some client was without media again 2 s later.
+        public var relapses = 0
         public var signals = ChaosSignals()
         /// `seq` numbers skipped over, summed over every client's every connection (0: no event lost).
         public var eventGaps = 0
@@ -42,6 +44,8 @@ extension BenchReport {
         public var allowanceMs: Double
         /// When a killed or drained node answered `/health` again.
         public var nodeBackSeconds: Double?
+        /// Clients without media again 2 s after the recovery, if any (a relapse).
+        public var relapsed: [String]?
         public var detail: String = ""
     }
 
@@ -147,6 +151,7 @@ extension BenchReport.Chaos {
                 "\(signals.sent) sent: \(signals.delivered) delivered once, \(signals.duplicated) twice, \(signals.refused) refused, "
                     + "\(signals.lostWithMove) lost with a move, \(signals.lost) lost otherwise, \(signals.unanswered) unanswered"
             ))
+        rows.append(("relapses", "\(relapses) faults after whose recovery a client was without media again 2 s later"))
         rows.append(("event seq gaps", "\(eventGaps)"))
         rows.append(("/health", "\(health.samples) asked, \(health.failures) failed, \(health.failuresOutsideOwnFaults) outside the node's own faults"))
         rows.append(("visitors", "\(visitorJoins) joined and left during faults, \(visitorJoinFailures) could not join or receive"))

@@ -217,11 +217,23 @@ extension BenchRun {
             }
             activity.faultUnderWay.store(false, ordering: .releasing)
             say("fault \(fault.index + 1): \(fault.kind.rawValue) on \(record.target): whole again after \(record.recoveryMs.map { String(format: "%.0f ms", $0) } ?? "never")")
-            chaos.faults.append(record)
             let visitorsGone = ContinuousClock.now + .seconds(30)
             while activity.recorded.withLock({ $0.visitorsInside }) > 0, ContinuousClock.now < visitorsGone { try await Task.sleep(for: .milliseconds(100)) }
             // Settled: what the nodes hold now is what they held after the last fault.
             try await Task.sleep(for: .seconds(2))
+            if recovered != nil {
+                // Whole again must stay whole: a fault's damage can come after the recovery it let
+                // be seen (an edge dropping a live origin's routes once the database is back).
+                let now = MonotonicClock.now()
+                let relapsed = everyone.filter { !$0.hasMedia(now: now, freshness: 600_000_000) }.map { $0.describe(now: now) }
+                if !relapsed.isEmpty {
+                    record.relapsed = relapsed
+                    chaos.relapses += 1
+                    report.errors.append("fault \(fault.index + 1) (\(fault.kind.rawValue)): whole again, then not 2 s later: " + relapsed.joined(separator: "; "))
+                    say(report.errors.last!)
+                }
+            }
+            chaos.faults.append(record)
             sampleResources(of: nodes, afterFault: fault.index, into: &chaos)
             try await Task.sleep(for: .seconds(max(0, options.faultSpacingSeconds - 2)))
         }

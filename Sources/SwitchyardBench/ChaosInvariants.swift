@@ -81,6 +81,7 @@ enum ChaosInvariants {
                 recovery.notRecovered > 0 ? .infinity : recovery.maxMs.map { $0 / 1000 }, unit: " s"
             ) { $0 <= allowance }
         }
+        check("faults after whose recovery a client lost media again within 2 s", "0", Double(chaos.relapses)) { $0 == 0 }
         let signals = chaos.signals
         check("signals sent", "≥ 1", Double(signals.sent)) { $0 >= 1 }
         check("signals delivered twice", "0", Double(signals.duplicated)) { $0 == 0 }
