@@ -70,6 +70,8 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var simulcast = false
     @Option(help: "Fallback, publisher side: the publisher's uplink schedule, e.g. \"3s:loss=0.3;11s:clean\".")
     var publisherSchedule: String?
+    @Option(help: "Fallback, bandwidth, simulcast: where the schedules apply, client (each client's socket) or kernel (as root: daemon and clients in network namespaces, a real queue per impaired client).")
+    var network: String?
     @Option(help: "Join: number of joins.")
     var joins: Int?
     @Option(help: "Join: seconds between joins.")
@@ -82,8 +84,6 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var workers: Int?
     @Option(help: "Local daemon: subscribers of one track past which new subscribers go to the least-loaded worker (media.spreadThreshold; 0: never).")
     var spreadThreshold: Int?
-    @Option(help: "Fallback, bandwidth, simulcast: where the schedules apply, client (each client's socket) or kernel (as root: daemon and clients in network namespaces, a real queue per impaired client).")
-    var network: String?
     @Option(help: "Local daemon: how media workers wait, dispatch-wait, dispatch or epoll (media.workerLoop; speakers: epoll).")
     var workerLoop: String?
     @Option(help: "SRTP profile the clients offer.")
@@ -246,7 +246,28 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
                 options.topLayerStopSeconds = length
             }
         }
+        if let network {
+            guard let kind = BenchNetwork(rawValue: network) else {
+                throw ValidationError("--network must be one of \(BenchNetwork.allCases.map(\.rawValue).joined(separator: ", ")), not \(network)")
+            }
+            options.network = kind
+        }
+        if options.network == .kernel, apiKey == nil, apiSecret == nil {
+            // The daemon listens on the namespace's veth address, where the development credentials
+            // would have it warn that anyone can mint tokens; this run's own are as good.
+            options.apiKey = "switchyard-bench"
+            options.apiSecret = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        }
         if let problem = options.problem { throw ValidationError(problem) }
+        let kernelNetwork = try KernelNetwork.fromEnvironment()
+        if options.network == .kernel, kernelNetwork == nil {
+            // This process makes the namespaces, runs the bench again inside them and removes them.
+            let status = try KernelNetwork.runBench(arguments: Array(CommandLine.arguments.dropFirst())) { message in
+                FileHandle.standardError.write(Data("switchyard-bench: \(message)\n".utf8))
+            }
+            if status != 0 { throw ExitCode(status) }
+            return
+        }
 
         // A socket per simulated client, UDP and TCP: a thousand clients need more than the usual 1024.
         _ = switchyard_raise_open_file_limit()
@@ -270,22 +291,7 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         if report.clients.subscribers == 0 && report.join == nil { throw ExitCode(1) }
     }
 
-        if let network {
-            guard let kind = BenchNetwork(rawValue: network) else {
-                throw ValidationError("--network must be one of \(BenchNetwork.allCases.map(\.rawValue).joined(separator: ", ")), not \(network)")
-            }
-            options.network = kind
-        }
     /// Ctrl-C or SIGTERM while a local daemon runs: stop the daemons the run has started by then
-        let kernelNetwork = try KernelNetwork.fromEnvironment()
-        if options.network == .kernel, kernelNetwork == nil {
-            // This process makes the namespaces, runs the bench again inside them and removes them.
-            let status = try KernelNetwork.runBench(arguments: Array(CommandLine.arguments.dropFirst())) { message in
-                FileHandle.standardError.write(Data("switchyard-bench: \(message)\n".utf8))
-            }
-            if status != 0 { throw ExitCode(status) }
-            return
-        }
     /// too, then exit 130, rather than leave them listening.
     private func stopDaemonsOnInterrupt(of run: BenchRun) -> [any DispatchSourceSignal] {
         guard !run.localDaemonPIDs.isEmpty else { return [] }
