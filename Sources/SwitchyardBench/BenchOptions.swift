@@ -12,10 +12,6 @@ public struct BenchOptions: Codable, Sendable {
     public var clusterURLs: [String] = []
     /// Cluster: the process id of the node at the first URL, killed with SIGKILL once every session runs.
     public var killPID: Int32?
-    /// Cluster: REST signals sent through each route (the session's node, another node) per session.
-    public var signalsPerSession = 10
-    /// Cluster: subscribers of the 1 → N room through the first node; 0 leaves it out.
-    public var cascadeSubscribers = 9
     /// Chaos: each node's process id, in the order of the `--server` URLs.
     public var nodePIDs: [Int32] = []
     /// Chaos: shell commands that stop PostgreSQL and start it again (nil: no database fault).
@@ -51,6 +47,9 @@ public struct BenchOptions: Codable, Sendable {
     /// Fallback: the publisher sends three simulcast layers (`simulcastLowerLayers` below its
     /// picture), so the ladder can step down and come back on the lowest layer.
     public var simulcast = false
+    /// Where the schedules are applied: in the clients (`client`) or by the kernel, daemon and
+    /// clients in network namespaces (`kernel`; fallback, bandwidth and simulcast).
+    public var network = BenchNetwork.client
     /// Fallback, publisher side: what the publisher's uplink goes through, timed like `schedule`.
     /// The stream is then published with `publisherAudioFallbackEnabled` (and subscriber-side
     /// fallback off, so every quality event the subscribers see is the publisher's).
@@ -61,9 +60,6 @@ public struct BenchOptions: Codable, Sendable {
     public var joinIntervalSeconds: Double
     /// Reconnect: how long each outage lasts, one after another, each on a fresh client.
     public var dropSeconds: [Double]
-    /// Where the schedules are applied: in the clients (`client`) or by the kernel, daemon and
-    /// clients in network namespaces (`kernel`; fallback, bandwidth and simulcast).
-    public var network = BenchNetwork.client
     /// Reconnect: signals sent each way while the client is away.
     public var signalsPerDrop: Int
     /// Local daemon: media workers (0 = one per core).
@@ -251,6 +247,7 @@ public struct BenchOptions: Codable, Sendable {
         if scenario == .fallback, !measuresPublisherSide, schedule.firstDegradation == nil {
             return "fallback needs a --schedule (or --publisher-schedule) with an impairment"
         }
+        if let problem = kernelNetworkProblem { return problem }
         if joins < 1 { return "--joins must be at least 1" }
         if dropSeconds.isEmpty || dropSeconds.contains(where: { !($0 > 0 && $0 <= 600) }) { return "--drops must be seconds within (0, 600], e.g. 1,5,30" }
         if signalsPerDrop < 0 || signalsPerDrop > 1000 { return "--signals-per-drop must be within 0...1000" }
@@ -261,7 +258,6 @@ public struct BenchOptions: Codable, Sendable {
         if let stop = topLayerStopAtSeconds, stop + topLayerStopSeconds > durationSeconds {
             return "--top-layer-stop ends at \(stop + topLayerStopSeconds) s, after the run's \(durationSeconds) s"
         }
-        if let problem = kernelNetworkProblem { return problem }
         if scenario == .cluster, clusterURLs.count < 2 { return "cluster needs a --server for each node of a running cluster (at least 2)" }
         if scenario != .cluster, scenario != .webhooks, scenario != .chaos, clusterURLs.count > 1 {
             return "several --server URLs are for the cluster, webhooks and chaos scenarios"
@@ -297,6 +293,21 @@ public struct BenchOptions: Codable, Sendable {
         return nil
     }
 
+    /// What `--network kernel` cannot do with these options, or nil.
+    var kernelNetworkProblem: String? {
+        guard network == .kernel else { return nil }
+        if !BenchNetwork.kernelScenarios.contains(scenario) {
+            return "--network kernel is for the \(BenchNetwork.kernelScenarios.map(\.rawValue).joined(separator: ", ")) scenarios"
+        }
+        if serverURL != nil {
+            return "--network kernel starts its own daemon inside a network namespace and shapes its veth: it cannot shape a daemon given with --server"
+        }
+        for step in schedule.steps + publisherSchedule.steps {
+            if let refusal = KernelLinkShaper.refusal(of: step.impairment) { return "--network kernel: \(refusal)" }
+        }
+        return nil
+    }
+
     /// The subscribers' feedback, checked by `problem`.
     var subscriberFeedback: BandwidthFeedback { BandwidthFeedback(rawValue: feedback) ?? .receiverEstimate }
 
@@ -319,21 +330,6 @@ public struct BenchOptions: Codable, Sendable {
     /// The simulcast scenario's lower layers: a quarter and half of the picture, at 15 % and 40 % of
     /// the top layer's bitrate (even sizes, as libvpx wants).
     var simulcastLowerLayers: [VideoLayerSettings] {
-    /// What `--network kernel` cannot do with these options, or nil.
-    var kernelNetworkProblem: String? {
-        guard network == .kernel else { return nil }
-        if !BenchNetwork.kernelScenarios.contains(scenario) {
-            return "--network kernel is for the \(BenchNetwork.kernelScenarios.map(\.rawValue).joined(separator: ", ")) scenarios"
-        }
-        if serverURL != nil {
-            return "--network kernel starts its own daemon inside a network namespace and shapes its veth: it cannot shape a daemon given with --server"
-        }
-        for step in schedule.steps + publisherSchedule.steps {
-            if let refusal = KernelLinkShaper.refusal(of: step.impairment) { return "--network kernel: \(refusal)" }
-        }
-        return nil
-    }
-
         [(4, 0.15), (2, 0.4)].map { divisor, share in
             VideoLayerSettings(width: width / divisor & ~1, height: height / divisor & ~1, bitrate: Int(Double(videoBitrate) * share))
         }
