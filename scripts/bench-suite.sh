@@ -26,6 +26,7 @@ run bandwidth bandwidth
 if [ "$(id -u)" = 0 ]; then
     run fallback-kernel fallback --network kernel
     run bandwidth-kernel bandwidth --network kernel
+    run fallback-simulcast-kernel fallback --simulcast --network kernel
 else
     echo "(fallback and bandwidth with --network kernel left out: they make network namespaces, which needs root)"
 fi
