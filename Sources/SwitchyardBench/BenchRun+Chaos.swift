@@ -251,7 +251,9 @@ extension BenchRun {
         activity.running.store(false, ordering: .releasing)
         for loop in loops { await loop.value }
 
-        chaos.signals = activity.ledger.tally(excuseWindow: 10_000_000_000)
+        // A connection held for its client's return ends at the grace (20 s by default); the client
+        // comes back as a new one within seconds of its network: 40 s after the reply.
+        chaos.signals = activity.ledger.tally(excuseWindow: 40_000_000_000)
         let recorded = activity.recorded.withLock { $0 }
         chaos.eventGaps = everyone.map(\.session.eventSequenceGaps).reduce(0, +) + recorded.visitorGaps
         chaos.visitorJoins = recorded.visitorJoins

@@ -7,11 +7,11 @@ enum ChaosInvariants {
     /// Slopes the resource samples may show at most, per fault.
     static let descriptorsPerFaultBound = 1.0
     static let udpSocketsPerFaultBound = 0.5
-    static let rssMBPerFaultBound = 2.0
+    static let rssMBPerFaultBound = 0.5
     /// A node process's memory is judged over at least this many samples, after leaving out its
     /// first `rssWarmUpSamples`: a node just started takes sessions on and its allocator grows with
     /// them, once; what must not happen is growth fault after fault.
-    static let rssSeriesMinimum = 4
+    static let rssSeriesMinimum = 6
     static let rssWarmUpSamples = 2
 
     /// The least-squares slope of `values` over their indices; nil for fewer than 3 values.
