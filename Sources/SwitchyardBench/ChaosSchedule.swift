@@ -31,7 +31,9 @@ struct ChaosSchedule: Sendable {
     let allowances: [ChaosFaultKind: Double]
     private(set) var issued = 0
     private var nodeTurn = 0
-    private var clientTurn = 0
+    /// Outages and slow readers take the sessions in turns of their own, so that each kind meets
+    /// every session whatever their number.
+    private var clientTurns: [ChaosFaultKind: Int] = [:]
 
     init(
         kinds: [ChaosFaultKind], nodes: Int, sessions: Int, clientsPerSession: Int, spacingSeconds: Double, outageSeconds: [Double],
@@ -69,9 +71,10 @@ struct ChaosSchedule: Sendable {
             fault.target = (nodeTurn + issued / kinds.count) % nodes
             nodeTurn += 1
         } else if kind == .clientNetworkLost || kind == .slowReader {
-            fault.target = clientTurn % sessions
-            fault.client = (clientTurn / sessions) % (clientsPerSession + 1)
-            clientTurn += 1
+            let turn = clientTurns[kind, default: 0]
+            fault.target = turn % sessions
+            fault.client = (turn / sessions) % (clientsPerSession + 1)
+            clientTurns[kind] = turn + 1
         }
         issued += 1
         return fault
