@@ -5,8 +5,9 @@
 # database; the bench kills, drains, stops and restarts the nodes itself, and ends the processes it
 # started. Every process this script started is ended by its PID on the way out, also on failure.
 # Usage: scripts/bench-chaos.sh <directory with switchyard and switchyard-bench> [results directory] [bench options...]
-# CHAOS_PORT (default 7911: the nodes' HTTP ports are it and the next two) and CHAOS_PG_PORT
-# (default 55449) move it off ports another run uses.
+# CHAOS_PORT (default 7911: the nodes' HTTP ports are it and the next two), CHAOS_MEDIA_PORT
+# (default 46000: each node takes 400 media ports from there on; bench-cluster.sh's end at 45199) and
+# CHAOS_PG_PORT (default 55449) move it off ports another run uses.
 set -euo pipefail
 
 bin="${1:?usage: $0 <bin directory> [results directory] [bench options...]}"
@@ -16,6 +17,7 @@ mkdir -p "$results"
 pg_bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
 [ -x "$pg_bin/pg_ctl" ] || { echo "PostgreSQL is not installed (apt-get install postgresql)" >&2; exit 1; }
 http_port="${CHAOS_PORT:-7911}"
+media_port="${CHAOS_MEDIA_PORT:-46000}"
 pg_port="${CHAOS_PG_PORT:-55449}"
 
 work="$(mktemp -d)"
@@ -51,7 +53,7 @@ servers=()
 for index in 0 1 2; do
     host="127.0.0.$((index + 2))"
     port=$((http_port + index))
-    first=$((45000 + 400 * index))
+    first=$((media_port + 400 * index))
     cat > "$work/node-$index.json" <<JSON
 {"server": {"host": "$host", "port": $port},
  "media": {"listenAddress": "$host", "workers": 1, "portRange": {"first": $first, "last": $((first + 399))}},

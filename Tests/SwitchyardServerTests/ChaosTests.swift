@@ -26,7 +26,7 @@ import Testing
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = [Self.script.path, Self.binaries.path, results.path, "--duration", "120"]
         // Ports of its own, apart from the bench's and the cluster tests'.
-        process.environment = ProcessInfo.processInfo.environment.merging(["CHAOS_PORT": "7931", "CHAOS_PG_PORT": "55469"]) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(["CHAOS_PORT": "7931", "CHAOS_MEDIA_PORT": "47400", "CHAOS_PG_PORT": "55469"]) { $1 }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
