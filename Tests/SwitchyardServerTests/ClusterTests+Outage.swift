@@ -4,21 +4,24 @@ import Signaling
 import Testing
 
 extension ClusterTests {
+    /// A node on `database` with a 1 s node timeout whose heartbeats come from its placements alone
+    /// (no heartbeat loop), so it lapses as in a database outage.
+    static func lapsingNode(_ nodeId: String, database: PostgresServer) async throws -> ClusterNode {
+        let configuration = ClusterConfiguration(
+            database: try DatabaseAddress(url: database.url), nodeId: nodeId, signalingURL: "ws://127.0.0.1:9/v1/ws",
+            internalURL: "http://127.0.0.1:9", maxSessions: 10, heartbeatInterval: .milliseconds(200), nodeTimeout: .seconds(1),
+            databaseTimeout: .seconds(2))
+        return try await ClusterNode(configuration: configuration, logger: Logger(label: "switchyard-test"))
+    }
+
     /// Two nodes whose heartbeats are driven by their placements alone (no heartbeat loop), so both
     /// lapse exactly as in a database outage. A node back first must not take the session of a node
     /// that lapsed with it; once its grace has passed, a node that never beat again is dead.
     @Test func aNodeBackFromADatabaseOutageLeavesItsPeersSessionsAloneUntilTheyHadTimeToBeat() async throws {
         let database = try PostgresServer.start()
         defer { database.stop() }
-        let address = try DatabaseAddress(url: database.url)
-        func node(_ nodeId: String) async throws -> ClusterNode {
-            let configuration = ClusterConfiguration(
-                database: address, nodeId: nodeId, signalingURL: "ws://127.0.0.1:9/v1/ws", internalURL: "http://127.0.0.1:9",
-                maxSessions: 10, heartbeatInterval: .milliseconds(200), nodeTimeout: .seconds(1), databaseTimeout: .seconds(2))
-            return try await ClusterNode(configuration: configuration, logger: Logger(label: "switchyard-test"))
-        }
-        let a = try await node("node-a")
-        let b = try await node("node-b")
+        let a = try await Self.lapsingNode("node-a", database: database)
+        let b = try await Self.lapsingNode("node-b", database: database)
         #expect(try await a.place(sessionId: "held") == .here)
 
         try await Task.sleep(for: .milliseconds(1500))
@@ -39,15 +42,8 @@ extension ClusterTests {
     @Test func liveNodesAfterADatabaseOutageCountThePeersThatHadNoChanceToBeat() async throws {
         let database = try PostgresServer.start()
         defer { database.stop() }
-        let address = try DatabaseAddress(url: database.url)
-        func node(_ nodeId: String) async throws -> ClusterNode {
-            let configuration = ClusterConfiguration(
-                database: address, nodeId: nodeId, signalingURL: "ws://127.0.0.1:9/v1/ws", internalURL: "http://127.0.0.1:9",
-                maxSessions: 10, heartbeatInterval: .milliseconds(200), nodeTimeout: .seconds(1), databaseTimeout: .seconds(2))
-            return try await ClusterNode(configuration: configuration, logger: Logger(label: "switchyard-test"))
-        }
-        let a = try await node("node-a")
-        let b = try await node("node-b")
+        let a = try await Self.lapsingNode("node-a", database: database)
+        let b = try await Self.lapsingNode("node-b", database: database)
         #expect(try await a.liveNodes().map(\.address.nodeId) == ["node-b"])
 
         try await Task.sleep(for: .milliseconds(1500))
