@@ -49,7 +49,7 @@ public struct KernelCommand: Equatable, Sendable, CustomStringConvertible {
         guard spawned == 0 else { throw .cannotStart(command: description, reason: String(cString: strerror(spawned))) }
         var raw: Int32 = 0
         while waitpid(pid, &raw, 0) < 0, errno == EINTR {}
-        let status = raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+        let status = WaitStatus.exitCode(raw)
         let output = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
         guard status == 0 else {
             throw .commandFailed(command: description, status: status, stderr: (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "")

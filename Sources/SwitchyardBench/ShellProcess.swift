@@ -28,7 +28,7 @@ final class ShellProcess: Sendable {
                 var raw: Int32 = 0
                 let reaped = waitpid(pid, &raw, WNOHANG)
                 if reaped == pid {
-                    status = raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+                    status = WaitStatus.exitCode(raw)
                 } else if reaped < 0 {
                     status = -1
                 }
