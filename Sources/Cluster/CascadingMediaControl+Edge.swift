@@ -7,6 +7,8 @@ extension CascadingMediaControl {
         switch request {
         case .openTransport(let origin, let router, let producers, let plain):
             guard !isShuttingDown else { throw .shuttingDown(node: cluster.nodeId) }
+            // A restarted origin's router ids start over: its earlier routes here must go first.
+            await observe([origin])
             return try await openTransport(for: origin, router: router, producers: producers, plain: plain)
         case .connectWebRTCTransport(let transport, let remote):
             try owned(transport)
@@ -168,7 +170,7 @@ extension CascadingMediaControl {
             guard legs[existing]?.router == router, legs[existing]?.edge == edge else { throw .unknownTransport(existing) }
             leg = existing
         } else {
-            let options = PlainTransportOptions(remoteAddress: ingress, clientSRTP: edgeKey, routerSRTP: legKey)
+            let options = PlainTransportOptions(remoteAddress: ingress, clientSRTP: edgeKey, routerSRTP: legKey, redundantAudio: .asPublished)
             leg = try await local.createPlainTransport(router: router, options: options, toConsume: producers).transportID
             legs[leg] = (router, edge)
         }
@@ -224,14 +226,14 @@ extension CascadingMediaControl {
         await closeRoute(key)
     }
 
-    /// Closes what the route holds here and its leg at the origin.
-    func closeRoute(_ key: CascadeRoute.Key) async {
+    /// Closes what the route holds here and, when `tellingOrigin`, its leg at the origin.
+    func closeRoute(_ key: CascadeRoute.Key, tellingOrigin: Bool = true) async {
         guard let route = routes.removeValue(forKey: key) else { return }
         setupTails[key] = nil
         for transport in route.transports { routeOfTransport[transport] = nil }
         routeOfConsumer = routeOfConsumer.filter { $0.value.key != key }
         try? await local.closeRouter(route.localRouter)
-        if let leg = route.leg { _ = try? await call(.closeLeg(leg), on: route.origin) }
+        if tellingOrigin, let leg = route.leg { _ = try? await call(.closeLeg(leg), on: route.origin) }
         logger.info("cascade route closed", metadata: ["origin": "\(key.origin)", "router": "\(key.router)"])
     }
 

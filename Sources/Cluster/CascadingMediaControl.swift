@@ -70,6 +70,10 @@ public actor CascadingMediaControl: MediaControl, Service {
     var isShuttingDown = false
     /// Route setups run one after another per route, so two subscribers arriving at once share one leg.
     var setupTails: [CascadeRoute.Key: Task<Void, Never>] = [:]
+    /// The instance of each other node as this node last saw it. Ids of transports, consumers and
+    /// routers are a process's own: a node seen under a new instance was started again and holds
+    /// nothing of what its earlier process held here or for this node.
+    private var peerInstances: [String: String] = [:]
     private var outgoingEvents: [String: (origin: ClusterNodeAddress, events: [MediaEvent])] = [:]
     private var pushingEvents: Set<String> = []
     /// Events held for an origin that cannot be reached are bounded; the oldest go first.
@@ -99,6 +103,7 @@ public actor CascadingMediaControl: MediaControl, Service {
         let routing = Task { [local] in
             for await event in local.events { self.route(event) }
         }
+        await cluster.onPeerInstances { instances in await self.observe(instances) }
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
             try? await cancelWhenGracefulShutdown { [cluster] in try await Task.sleep(for: cluster.configuration.nodeTimeout) }
             if !Task.isShuttingDownGracefully { await forgetDeadNodes() }
@@ -296,7 +301,9 @@ public actor CascadingMediaControl: MediaControl, Service {
         guard let limit = subscribersBeforeCascading, !producers.isEmpty, here >= limit else { return nil }
         let candidates: [ClusterNodeAddress]
         do {
-            candidates = try await cluster.liveNodes().filter(\.active).map(\.address)
+            let live = try await cluster.liveNodes()
+            await observe(live.map(\.address))
+            candidates = live.filter(\.active).map(\.address)
         } catch {
             logger.warning("no edge for a cascaded subscriber: the database did not answer; serving it here", metadata: ["router": "\(router)"])
             return nil
@@ -435,7 +442,9 @@ public actor CascadingMediaControl: MediaControl, Service {
     /// what this node served for sessions of nodes no longer live.
     private func forgetDeadNodes() async {
         guard !remoteTransports.isEmpty || !routes.isEmpty || !legs.isEmpty else { return }
-        guard let live = try? await cluster.liveNodes().map(\.address.nodeId) else { return }
+        guard let addresses = try? await cluster.liveNodes().map(\.address) else { return }
+        await observe(addresses)
+        let live = addresses.map(\.nodeId)
         for (tag, object) in remoteTransports where !live.contains(object.node.nodeId) {
             forget(transport: tag, of: object)
             continuation.yield(.transportFailed(tag, reason: "node \(object.node.nodeId), which carried this subscriber's media, is gone"))
@@ -445,6 +454,36 @@ public actor CascadingMediaControl: MediaControl, Service {
             try? await local.closeTransport(leg)
         }
         for key in routes.keys where !live.contains(key.origin) { await closeRoute(key) }
+    }
+
+    /// Notes the instances `addresses` name; for a node now under another instance, what this node
+    /// held with the earlier one goes at once, as for a dead node (`forgetRestarted`).
+    func observe(_ addresses: [ClusterNodeAddress]) async {
+        await observe(Dictionary(addresses.compactMap { address in address.instance.map { (address.nodeId, $0) } }) { first, _ in first })
+    }
+
+    private func observe(_ instances: [String: String]) async {
+        for (node, instance) in instances where node != cluster.nodeId {
+            guard let earlier = peerInstances.updateValue(instance, forKey: node), earlier != instance else { continue }
+            await forgetRestarted(node)
+        }
+    }
+
+    /// A node started again under its id before this node saw it dead: the subscribers this node's
+    /// sessions had on it are failed to signaling (their clients subscribe again), the relay legs
+    /// toward it close, and the routes served here for its sessions close without a word to it (its
+    /// new process's ids would name other things).
+    private func forgetRestarted(_ node: String) async {
+        logger.info("node started again under its id; dropping what its earlier process held", metadata: ["node": "\(node)"])
+        for (tag, object) in remoteTransports where object.node.nodeId == node {
+            forget(transport: tag, of: object)
+            continuation.yield(.transportFailed(tag, reason: "node \(node), which carried this subscriber's media, was restarted"))
+        }
+        for (leg, feed) in legs where feed.edge == node {
+            legs[leg] = nil
+            try? await local.closeTransport(leg)
+        }
+        for key in routes.keys where key.origin == node { await closeRoute(key, tellingOrigin: false) }
     }
 
     // MARK: - Node to node

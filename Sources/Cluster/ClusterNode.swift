@@ -22,8 +22,14 @@ public actor ClusterNode: SessionPlacement, Service {
     private var loadSource: (@Sendable () async -> (NodeLoadSample, [String]))?
     /// Runs after each heartbeat the database took.
     private var heartbeatAction: (@Sendable () async -> Void)?
-    /// Tells this process's registration from an earlier or later one under the same node id.
-    nonisolated let instance = UUID().uuidString
+    /// Runs after each heartbeat the database took, with every other node's instance then.
+    private var peersAction: (@Sendable ([String: String]) async -> Void)?
+    /// Every other registered node's instance, as the last heartbeat read them.
+    private var peerInstances: [String: String] = [:]
+    /// Tells this process's registration from an earlier or later one under the same node id. Its
+    /// database connections carry it as their `application_name`, so that a process started again
+    /// under this node id can see that this one is gone (`register`).
+    nonisolated let instance: String
     private var lastSample: (sample: NodeLoadSample, at: ContinuousClock.Instant)?
     /// When the database last took this node's heartbeat.
     private var lastHeartbeat: ContinuousClock.Instant?
@@ -48,7 +54,11 @@ public actor ClusterNode: SessionPlacement, Service {
     public init(configuration: ClusterConfiguration, logger: Logger) async throws(ClusterError) {
         self.configuration = configuration
         self.logger = logger
-        let client = PostgresClient(configuration: configuration.database.clientConfiguration(connectTimeout: configuration.databaseTimeout))
+        let instance = UUID().uuidString
+        self.instance = instance
+        let client = PostgresClient(
+            configuration: configuration.database.clientConfiguration(
+                connectTimeout: configuration.databaseTimeout, applicationName: Self.applicationName(of: instance)))
         self.client = client
         clientRun = Task { await client.run() }
         do {
@@ -70,8 +80,12 @@ public actor ClusterNode: SessionPlacement, Service {
 
     /// How clients and the other nodes reach this node.
     public nonisolated var address: ClusterNodeAddress {
-        ClusterNodeAddress(nodeId: configuration.nodeId, signalingURL: configuration.signalingURL, internalURL: configuration.internalURL)
+        ClusterNodeAddress(
+            nodeId: configuration.nodeId, signalingURL: configuration.signalingURL, internalURL: configuration.internalURL, instance: instance)
     }
+
+    /// The `application_name` of an instance's database connections.
+    static func applicationName(of instance: String) -> String { "switchyard-\(instance)" }
 
     /// Where the heartbeat reads the node's load and the sessions it holds (the signaling server
     /// that needs this node exists only after it).
@@ -83,6 +97,13 @@ public actor ClusterNode: SessionPlacement, Service {
     /// events that dead nodes left undelivered (`dispatcher.checkForTakenOverEvents()`).
     public func onHeartbeat(_ action: @escaping @Sendable () async -> Void) {
         heartbeatAction = action
+    }
+
+    /// Runs `action` after each heartbeat the database took, with every other registered node's
+    /// instance (by node id): a node id seen under a new instance was started again, and what the
+    /// earlier process held is gone with it (the cascading media control drops it at once).
+    public func onPeerInstances(_ action: @escaping @Sendable ([String: String]) async -> Void) {
+        peersAction = action
     }
 
     nonisolated var timeoutSeconds: Double { Self.seconds(configuration.nodeTimeout) }
@@ -106,6 +127,8 @@ public actor ClusterNode: SessionPlacement, Service {
                     max_sessions = EXCLUDED.max_sessions
                 WHERE switchyard_nodes.instance = EXCLUDED.instance
                     OR switchyard_nodes.heartbeat_at < now() - make_interval(secs => \(timeoutSeconds))
+                    OR NOT EXISTS (
+                        SELECT 1 FROM pg_stat_activity a WHERE a.application_name = \(Self.applicationName(of: ""))::text || switchyard_nodes.instance)
                 RETURNING node_id
                 """, logger: logger
             ).collect().count
@@ -122,7 +145,10 @@ public actor ClusterNode: SessionPlacement, Service {
     /// Heartbeats until graceful shutdown, then leaves the cluster (its row and placements go).
     public func run() async {
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
-            if await heartbeat() { await heartbeatAction?() }
+            if await heartbeat() {
+                await peersAction?(peerInstances)
+                await heartbeatAction?()
+            }
             try? await cancelWhenGracefulShutdown { [configuration] in try await Task.sleep(for: configuration.heartbeatInterval) }
         }
         await leave()
@@ -140,8 +166,8 @@ public actor ClusterNode: SessionPlacement, Service {
         lastSample = (current, now)
         let c = configuration
         do {
-            let floor = try await Self.bounded(c.databaseTimeout) { [client, instance, logger, timeoutSeconds, graceFloor] in
-                try await client.withTransaction(logger: logger) { connection -> Double? in
+            let (floor, peers) = try await Self.bounded(c.databaseTimeout) { [client, instance, logger, timeoutSeconds, graceFloor] in
+                try await client.withTransaction(logger: logger) { connection -> (Double?, [String: String]) in
                     var previousBeat: (at: Double, age: Double)?
                     let rows = try await connection.query(
                         """
@@ -182,9 +208,15 @@ public actor ClusterNode: SessionPlacement, Service {
                         DELETE FROM switchyard_nodes
                         WHERE heartbeat_at < LEAST(now() - make_interval(secs => \(timeoutSeconds * Double(Self.deadNodeRetention))), to_timestamp(\(floor)))
                         """, logger: logger)
-                    return floor
+                    var peers: [String: String] = [:]
+                    let peerRows = try await connection.query(
+                        "SELECT node_id, instance FROM switchyard_nodes WHERE node_id <> \(c.nodeId)", logger: logger
+                    ).decode((String, String).self)
+                    for try await (node, instance) in peerRows { peers[node] = instance }
+                    return (floor, peers)
                 }
             }
+            peerInstances = peers
             if let floor, floor != graceFloor { outageGrace = (floor, now + configuration.nodeTimeout) }
             metrics.heartbeats += 1
             lastHeartbeat = now
@@ -271,36 +303,37 @@ public actor ClusterNode: SessionPlacement, Service {
 
     public func locate(sessionId: String) async throws(SignalingError) -> SessionLocation? {
         let c = configuration
-        let found = try await database("looking up session \(sessionId)") { [client, logger, timeoutSeconds, graceFloor] () async throws -> (String, String, String)? in
+        let found = try await database("looking up session \(sessionId)") { [client, logger, timeoutSeconds, graceFloor] () async throws -> (String, String, String, String)? in
             let rows = try await client.query(
                 """
-                SELECT n.node_id, n.signaling_url, n.internal_url FROM switchyard_sessions s JOIN switchyard_nodes n USING (node_id)
+                SELECT n.node_id, n.signaling_url, n.internal_url, n.instance FROM switchyard_sessions s JOIN switchyard_nodes n USING (node_id)
                 WHERE s.session_id = \(sessionId) AND n.state = 'active' AND n.heartbeat_at >= LEAST(now() - make_interval(secs => \(timeoutSeconds)), to_timestamp(\(graceFloor)))
                 """, logger: logger
-            ).decode((String, String, String).self)
+            ).decode((String, String, String, String).self)
             for try await row in rows { return row }
             return nil
         }
-        guard let (nodeId, signalingURL, internalURL) = found else { return nil }
-        return nodeId == c.nodeId ? .here : .node(ClusterNodeAddress(nodeId: nodeId, signalingURL: signalingURL, internalURL: internalURL))
+        guard let (nodeId, signalingURL, internalURL, instance) = found else { return nil }
+        return nodeId == c.nodeId
+            ? .here : .node(ClusterNodeAddress(nodeId: nodeId, signalingURL: signalingURL, internalURL: internalURL, instance: instance))
     }
 
     /// The live, active node with the fewest sessions below its limit; this node on a tie.
     private func leastLoadedNode() async throws(SignalingError) -> ClusterNodeAddress? {
         let c = configuration
-        let found = try await database("choosing a node") { [client, logger, timeoutSeconds, graceFloor] () async throws -> (String, String, String)? in
+        let found = try await database("choosing a node") { [client, logger, timeoutSeconds, graceFloor] () async throws -> (String, String, String, String)? in
             let rows = try await client.query(
                 """
-                SELECT n.node_id, n.signaling_url, n.internal_url FROM switchyard_nodes n LEFT JOIN switchyard_sessions s USING (node_id)
+                SELECT n.node_id, n.signaling_url, n.internal_url, n.instance FROM switchyard_nodes n LEFT JOIN switchyard_sessions s USING (node_id)
                 WHERE n.state = 'active' AND n.heartbeat_at >= LEAST(now() - make_interval(secs => \(timeoutSeconds)), to_timestamp(\(graceFloor)))
                 GROUP BY n.node_id HAVING count(s.session_id) < n.max_sessions
                 ORDER BY count(s.session_id), n.node_id = \(c.nodeId) DESC, n.node_id LIMIT 1
                 """, logger: logger
-            ).decode((String, String, String).self)
+            ).decode((String, String, String, String).self)
             for try await row in rows { return row }
             return nil
         }
-        return found.map { ClusterNodeAddress(nodeId: $0.0, signalingURL: $0.1, internalURL: $0.2) }
+        return found.map { ClusterNodeAddress(nodeId: $0.0, signalingURL: $0.1, internalURL: $0.2, instance: $0.3) }
     }
 
     /// The other live nodes: those that take new work (active) first, fewest subscribers first.
@@ -317,13 +350,13 @@ public actor ClusterNode: SessionPlacement, Service {
             var nodes: [(address: ClusterNodeAddress, active: Bool)] = []
             let rows = try await client.query(
                 """
-                SELECT node_id, signaling_url, internal_url, state = 'active' FROM switchyard_nodes
+                SELECT node_id, signaling_url, internal_url, instance, state = 'active' FROM switchyard_nodes
                 WHERE node_id <> \(c.nodeId) AND heartbeat_at >= LEAST(now() - make_interval(secs => \(timeoutSeconds)), to_timestamp(\(graceFloor)))
                 ORDER BY state = 'active' DESC, subscribers, node_id
                 """, logger: logger
-            ).decode((String, String, String, Bool).self)
-            for try await (nodeId, signalingURL, internalURL, active) in rows {
-                nodes.append((ClusterNodeAddress(nodeId: nodeId, signalingURL: signalingURL, internalURL: internalURL), active))
+            ).decode((String, String, String, String, Bool).self)
+            for try await (nodeId, signalingURL, internalURL, instance, active) in rows {
+                nodes.append((ClusterNodeAddress(nodeId: nodeId, signalingURL: signalingURL, internalURL: internalURL, instance: instance), active))
             }
             return nodes
         }

@@ -44,7 +44,8 @@ public struct DatabaseAddress: Equatable, Sendable, CustomStringConvertible {
     /// The URL without its password, for logs and errors.
     public var description: String { "postgres://\(user)@\(host):\(port)/\(database)?sslmode=\(tls.rawValue)" }
 
-    func clientConfiguration(connectTimeout: Duration) -> PostgresClient.Configuration {
+    /// - Parameter applicationName: what PostgreSQL shows as the connections' `application_name`.
+    func clientConfiguration(connectTimeout: Duration, applicationName: String) -> PostgresClient.Configuration {
         let tlsSetting: PostgresClient.Configuration.TLS =
             switch tls {
             case .disable: .disable
@@ -55,6 +56,7 @@ public struct DatabaseAddress: Equatable, Sendable, CustomStringConvertible {
             host: host, port: port, username: user, password: password, database: database, tls: tlsSetting)
         configuration.options.connectTimeout = connectTimeout
         configuration.options.maximumConnections = 8
+        configuration.options.additionalStartupParameters = [("application_name", applicationName)]
         return configuration
     }
 }

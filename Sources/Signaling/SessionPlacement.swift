@@ -14,11 +14,16 @@ public struct ClusterNodeAddress: Hashable, Sendable, Codable {
     public var signalingURL: String
     /// The base URL other nodes forward REST requests to, e.g. `http://10.0.0.12:7880`.
     public var internalURL: String
+    /// The node's process as the registry knew it when this address was read: a node started again
+    /// under its id is another instance, which holds nothing the earlier one held. Nil from a node
+    /// that does not say.
+    public var instance: String?
 
-    public init(nodeId: String, signalingURL: String, internalURL: String) {
+    public init(nodeId: String, signalingURL: String, internalURL: String, instance: String? = nil) {
         self.nodeId = nodeId
         self.signalingURL = signalingURL
         self.internalURL = internalURL
+        self.instance = instance
     }
 
     /// The node's HTTP address as clients reach it: `signalingURL` as `httpBase(ofWebSocket:)` gives it.

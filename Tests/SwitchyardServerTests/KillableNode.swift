@@ -3,8 +3,8 @@ import Glibc
 import Synchronization
 
 /// A cluster node in a daemon process of its own on `host`, so that a test can kill it with SIGKILL
-/// as a crashed machine would go. `start` returns once the node answers HTTP; `stop()` kills it if
-/// the test did not, and removes its files.
+/// as a crashed machine would go, and start it again under its id as a supervisor would. `start`
+/// returns once the node answers HTTP; `stop()` kills it if the test did not, and removes its files.
 final class KillableNode: Sendable {
     struct NotReady: Error, CustomStringConvertible {
         var nodeId: String
@@ -18,7 +18,7 @@ final class KillableNode: Sendable {
     let host: String
     let port: Int
     let mediaPorts: ClosedRange<UInt16>
-    private let pid: pid_t
+    private let pid: Mutex<pid_t>
     private let configurationPath: String
     private let isDead = Atomic<Bool>(false)
 
@@ -58,7 +58,17 @@ final class KillableNode: Sendable {
          "cluster": {"databaseURL": "\(database.url)", "nodeId": "\(nodeId)", "heartbeatSeconds": 1, "nodeTimeoutSeconds": 3,
                      "subscribersBeforeCascading": \(subscribersBeforeCascading.map(String.init) ?? "null")}\(webhooks.map { ",\n \"webhooks\": \($0)" } ?? "")}
         """.write(toFile: configurationPath, atomically: true, encoding: .utf8)
-        pid = try ChildProcess.spawn(DaemonProcessTests.executable.path, ["--config", configurationPath], output: configurationPath + ".log")
+        pid = Mutex(try ChildProcess.spawn(DaemonProcessTests.executable.path, ["--config", configurationPath], output: configurationPath + ".log"))
+    }
+
+    /// Starts the killed node's process again with its configuration (the same node id, addresses
+    /// and media ports), and waits until it answers HTTP, at most `readiness`.
+    func restart(readiness: Duration = .seconds(30)) async throws {
+        precondition(isDead.load(ordering: .acquiring), "restart() follows kill()")
+        let spawned = try ChildProcess.spawn(DaemonProcessTests.executable.path, ["--config", configurationPath], output: configurationPath + ".log")
+        pid.withLock { $0 = spawned }
+        isDead.store(false, ordering: .releasing)
+        try await waitUntilReady(within: readiness)
     }
 
     var baseURL: String { "http://\(host):\(port)" }
@@ -68,7 +78,7 @@ final class KillableNode: Sendable {
     private func waitUntilReady(within limit: Duration) async throws {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
-            if let status = ChildProcess.exitStatus(of: pid) {
+            if let status = ChildProcess.exitStatus(of: pid.withLock { $0 }) {
                 isDead.store(true, ordering: .releasing)
                 throw NotReady(nodeId: nodeId, problem: "exited with \(status) before it listened", log: log)
             }
@@ -86,6 +96,7 @@ final class KillableNode: Sendable {
 
     func kill() {
         guard !isDead.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let pid = pid.withLock { $0 }
         Glibc.kill(pid, SIGKILL)
         ChildProcess.wait(for: pid)
     }
@@ -94,6 +105,7 @@ final class KillableNode: Sendable {
     /// process to end, at most `limit` before killing it: its exit status, nil if it was killed.
     func terminate(within limit: Duration) async -> Int32? {
         guard !isDead.load(ordering: .acquiring) else { return nil }
+        let pid = pid.withLock { $0 }
         Glibc.kill(pid, SIGTERM)
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
