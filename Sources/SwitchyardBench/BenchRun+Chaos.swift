@@ -147,7 +147,7 @@ extension BenchRun {
                 try node.send(fault.kind == .nodeKilled ? SIGKILL : SIGTERM)
                 lifted = MonotonicClock.now()
                 let drains = fault.kind == .nodeDrained
-                let restartDelay = drains ? 0 : restartDelayAfterKill
+                let restartDelay = drains ? 0 : Self.restartDelayAfterKill
                 nodeBack = Task {
                     if await !node.waitForExit(deadline: ContinuousClock.now + .seconds(drains ? 30 : 5)) {
                         try? node.send(SIGKILL)
@@ -284,11 +284,10 @@ extension BenchRun {
     /// the longest outage the run imposes, so a client would give up just as its network returned.
     static let chaosReconnectTimeout = Duration.seconds(60)
 
-    /// How long a killed node stays down before the run starts it again: until every other node
-    /// has seen it dead. They look every `nodeTimeoutSeconds`, so that takes up to twice the
-    /// timeout; a node back under its id before an origin looked leaves the subscribers whose
-    /// media it carried without media (the origin compares node ids, not instances).
-    var restartDelayAfterKill: Double { 2 * options.nodeTimeoutSeconds + 2 }
+    /// How long a killed node stays down before the run starts it again, as a supervisor would
+    /// (systemd's `RestartSec`), well within the node timeout: the new process is another instance,
+    /// which the other nodes tell from the killed one at their next heartbeat.
+    static let restartDelayAfterKill = 1.0
 
     /// The longest a fault of `kind` may take, from being lifted to every client whole again
     /// (docs/operations.md has what was measured against these).
