@@ -47,11 +47,15 @@ public struct CodecParameters: Equatable, Sendable, Codable {
     public var payloadType: UInt8
     /// The payload type of RFC 4588 retransmissions, when the stream uses a separate RTX stream.
     public var rtxPayloadType: UInt8?
+    /// The payload type of RFC 2198 redundant audio (`red/48000/2`, Opus inside), when the publisher
+    /// sends it: each packet then repeats earlier frames ahead of its own.
+    public var redPayloadType: UInt8?
 
-    public init(name: CodecName, payloadType: UInt8, rtxPayloadType: UInt8? = nil) {
+    public init(name: CodecName, payloadType: UInt8, rtxPayloadType: UInt8? = nil, redPayloadType: UInt8? = nil) {
         self.name = name
         self.payloadType = payloadType
         self.rtxPayloadType = rtxPayloadType
+        self.redPayloadType = redPayloadType
     }
 
     public var kind: MediaKind { name.kind }

@@ -14,4 +14,6 @@ public enum MediaParameter: Equatable, Sendable, Codable {
     case rateCapBitrate
     /// The transport-wide sequence number's header extension id of a plain transport.
     case transportWideSequenceID
+    /// The payload type at which a plain transport's client takes RFC 2198 redundant audio.
+    case redundantAudioPayloadType
 }

@@ -52,6 +52,9 @@ public struct ProducerStatistics: Equatable, Sendable, Codable {
     public var heldBackAsQuieter = false
     /// Packets kept from every consumer while muted or held back as quieter than the loudest.
     public var packetsHeldBack: UInt64 = 0
+    /// Packets of the publisher's RED payload type that were malformed, or whose primary frame was
+    /// not its Opus: forwarded to nobody.
+    public var unforwardableRedundantPackets: UInt64 = 0
 
     public init(producerID: ProducerID, kind: MediaKind) {
         self.producerID = producerID

@@ -40,16 +40,35 @@ public struct PlainTransportOptions: Equatable, Sendable, Codable {
     /// takes part in transport-wide congestion control: the router numbers what it sends with it and
     /// estimates the client's downlink from its feedback, and reports what arrives with it.
     public var transportWideSequenceID: UInt8?
+    /// How the router sends the client audio that arrives as RFC 2198 redundant audio.
+    public var redundantAudio: RedundantAudioDelivery
 
     public init(
         remoteAddress: TransportAddress? = nil, clientSRTP: SRTPParameters, routerProfile: String? = nil,
-        transportWideSequenceID: UInt8? = nil, routerSRTP: SRTPParameters? = nil
+        transportWideSequenceID: UInt8? = nil, routerSRTP: SRTPParameters? = nil,
+        redundantAudio: RedundantAudioDelivery = .primaryOnly
     ) {
         self.remoteAddress = remoteAddress
         self.clientSRTP = clientSRTP
         self.routerProfile = routerProfile
         self.routerSRTP = routerSRTP
         self.transportWideSequenceID = transportWideSequenceID
+        self.redundantAudio = redundantAudio
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case remoteAddress, clientSRTP, routerProfile, routerSRTP, transportWideSequenceID, redundantAudio
+    }
+
+    /// Reads options from a node that predates RED as taking the primary frames alone.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        remoteAddress = try container.decodeIfPresent(TransportAddress.self, forKey: .remoteAddress)
+        clientSRTP = try container.decode(SRTPParameters.self, forKey: .clientSRTP)
+        routerProfile = try container.decodeIfPresent(String.self, forKey: .routerProfile)
+        routerSRTP = try container.decodeIfPresent(SRTPParameters.self, forKey: .routerSRTP)
+        transportWideSequenceID = try container.decodeIfPresent(UInt8.self, forKey: .transportWideSequenceID)
+        redundantAudio = try container.decodeIfPresent(RedundantAudioDelivery.self, forKey: .redundantAudio) ?? .primaryOnly
     }
 }
 

@@ -66,10 +66,30 @@ public struct WebRTCRemoteParameters: Equatable, Sendable, Codable {
     /// they did: the router then numbers what it sends and estimates the client's downlink from its
     /// transport-wide feedback.
     public var transportWideSequenceID: UInt8?
+    /// How the router sends the client audio that arrives as RFC 2198 redundant audio: at the
+    /// payload type the client agreed to take `red/48000/2` at, or the primary frames alone.
+    public var redundantAudio: RedundantAudioDelivery
 
-    public init(ice: ICEParameters, fingerprint: CertificateFingerprint, transportWideSequenceID: UInt8? = nil) {
+    public init(
+        ice: ICEParameters, fingerprint: CertificateFingerprint, transportWideSequenceID: UInt8? = nil,
+        redundantAudio: RedundantAudioDelivery = .primaryOnly
+    ) {
         self.ice = ice
         self.fingerprint = fingerprint
         self.transportWideSequenceID = transportWideSequenceID
+        self.redundantAudio = redundantAudio
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case ice, fingerprint, transportWideSequenceID, redundantAudio
+    }
+
+    /// Reads parameters from a node that predates RED as taking the primary frames alone.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        ice = try container.decode(ICEParameters.self, forKey: .ice)
+        fingerprint = try container.decode(CertificateFingerprint.self, forKey: .fingerprint)
+        transportWideSequenceID = try container.decodeIfPresent(UInt8.self, forKey: .transportWideSequenceID)
+        redundantAudio = try container.decodeIfPresent(RedundantAudioDelivery.self, forKey: .redundantAudio) ?? .primaryOnly
     }
 }

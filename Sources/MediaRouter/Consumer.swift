@@ -105,7 +105,7 @@ final class Consumer {
 
     /// Forwards one producer packet: copy into a worker send slot, rewrite, protect, queue.
     @inline(__always)
-    func forward(_ packet: RTPPacket, frame: VideoFrameInfo, now: UInt64) {
+    func forward(_ packet: RTPPacket, frame: ForwardingInfo, now: UInt64) {
         // Nothing starts while nothing can be sent: a key frame passing before the transport can
         // send would count as the start, and the subscriber would get only the delta frames after it.
         guard pauseReasons.isEmpty, transport.isConnected else { return }
@@ -121,7 +121,7 @@ final class Consumer {
                 now: now)
         else { return }
         if rewriter.keepsHistory, mapped.sequenceNumber == rewriter.lastSequenceNumber { isAtFrameBoundary = packet.marker }
-        if send(packet, sequenceNumber: mapped.sequenceNumber, timestamp: mapped.timestamp, descriptor: frame.descriptor, now: now) {
+        if send(packet, sequenceNumber: mapped.sequenceNumber, timestamp: mapped.timestamp, frame: frame, now: now) {
             packetsSent &+= 1
             payloadBytesSent &+= UInt64(packet.payloadLength)
         }
@@ -131,7 +131,7 @@ final class Consumer {
     /// (moving to the target on the target's key frame, or starting on any key frame at or below it),
     /// and its temporal layer is not above the subscriber's.
     @inline(__always)
-    private func admitsLayered(_ packet: RTPPacket, frame: VideoFrameInfo, now: UInt64) -> Bool {
+    private func admitsLayered(_ packet: RTPPacket, frame: ForwardingInfo, now: UInt64) -> Bool {
         if frame.encoding != layerSelector!.current {
             guard frame.isKeyFrame, layerSelector!.keyFrameArrived(layer: frame.encoding) else { return false }
             waitingForKeyFrame = false
@@ -204,7 +204,7 @@ final class Consumer {
 
     @inline(__always)
     private func send(
-        _ packet: RTPPacket, sequenceNumber: UInt16, timestamp: UInt32, descriptor: VP8PayloadDescriptor?, now: UInt64
+        _ packet: RTPPacket, sequenceNumber: UInt16, timestamp: UInt32, frame: ForwardingInfo, now: UInt64
     ) -> Bool {
         let slot = transport.worker.sendSlot()
         guard var copy = packet.copy(into: slot.buffer) else {
@@ -212,7 +212,20 @@ final class Consumer {
             return false
         }
         rewrite(copy, sequenceNumber: sequenceNumber, timestamp: timestamp, now: now)
-        if layerSelector != nil, let descriptor, let picture = pictureRewriter.rewrite(descriptor, in: copy.payload) {
+        if let primaryOffset = frame.primaryAudioOffset {
+            switch transport.redundantAudio {
+            case .redundant(let payloadType): copy.payloadType = payloadType
+            case .asPublished: copy.payloadType = packet.payloadType
+            case .primaryOnly:
+                do throws(RTPPacketError) {
+                    try copy.removeLeadingPayloadBytes(primaryOffset)
+                } catch {
+                    transport.worker.releaseLastSendSlot(slot.index)
+                    return false
+                }
+            }
+        }
+        if layerSelector != nil, let descriptor = frame.descriptor, let picture = pictureRewriter.rewrite(descriptor, in: copy.payload) {
             rewriter.recordPicture(sequenceNumber: sequenceNumber, pictureID: picture.pictureID, tl0PictureIndex: picture.tl0PictureIndex)
         }
         transport.stampTransportSequence(&copy, now: now)

@@ -210,6 +210,9 @@ public final class MediaPlane: MediaControl {
         if let id = options.transportWideSequenceID, !(1...14).contains(id) {
             throw .invalidParameter(.transportWideSequenceID, problem: "must be a one-byte header extension id (1-14), not \(id)")
         }
+        if case .redundant(let payloadType) = options.redundantAudio, !(35...63).contains(payloadType), !(96...127).contains(payloadType) {
+            throw .invalidParameter(.redundantAudioPayloadType, problem: "must be a dynamic payload type (35-63 or 96-127), not \(payloadType)")
+        }
         let routerKeys: SRTPKeyMaterial
         if let chosen = options.routerSRTP {
             let profile = try Self.profile(named: chosen.profile, parameter: nil)
@@ -235,6 +238,7 @@ public final class MediaPlane: MediaControl {
             let transport = Transport(
                 id: id, socket: socket, worker: worker, router: router, remote: remote, inbound: inbound, outbound: outbound)
             transport.transportWideSequenceID = options.transportWideSequenceID
+            transport.redundantAudio = options.redundantAudio
             return transport
         }
         advancePortSearch(past: port)

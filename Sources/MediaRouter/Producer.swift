@@ -44,6 +44,9 @@ final class Producer {
     private(set) var suspension: ProducerSuspension = []
     /// Packets kept from every consumer while suspended.
     private(set) var packetsHeldBack: UInt64 = 0
+    /// Packets of the RED payload type that were malformed, or whose primary frame was not the
+    /// track's Opus: forwarded to nobody.
+    private(set) var unforwardableRedundantPackets: UInt64 = 0
     /// What the packets' RFC 6464 levels say about the stream (audio at home, with the extension).
     private(set) var levels = AudioLevelMeter()
     /// Set by the router while it forwards only its loudest audio: the speech loudness at which this
@@ -167,6 +170,14 @@ final class Producer {
             isIdle = false
             if homeWorker == nil { worker.events.yield(.producerActive(id)) }
         }
+        var primaryAudioOffset: Int?
+        if let redPayloadType = options.codec.redPayloadType, packet.payloadType == redPayloadType {
+            guard let offset = primaryOpusOffset(in: packet) else {
+                unforwardableRedundantPackets &+= 1
+                return
+            }
+            primaryAudioOffset = offset
+        }
         let isKeyFrame = options.codec.name == .h264 ? H264KeyFrame.starts(UnsafeRawBufferPointer(packet.payload)) : descriptor?.isKeyFrame == true
         if isKeyFrame {
             encoding.keyFrameRequests.keyFrameReceived(now: now)
@@ -182,10 +193,20 @@ final class Producer {
         for target in relayTargets {
             worker.relay(.media, to: target, producer: id, encoding: encoding.index, payload: UnsafeRawBufferPointer(packet.bytes))
         }
-        let frame = VideoFrameInfo(encoding: encoding.index, descriptor: descriptor, isKeyFrame: isKeyFrame)
+        let frame = ForwardingInfo(encoding: encoding.index, descriptor: descriptor, isKeyFrame: isKeyFrame, primaryAudioOffset: primaryAudioOffset)
         for consumer in consumers {
             consumer.forward(packet, frame: frame, now: now)
         }
+    }
+
+    /// Where an RFC 2198 packet's primary frame starts in its payload, when the packet is well formed
+    /// and that frame is the track's Opus: what a receiver without RED is passed.
+    @inline(__always)
+    private func primaryOpusOffset(in packet: RTPPacket) -> Int? {
+        guard let redundant = try? RedundantAudioPayload(parsing: UnsafeRawBufferPointer(packet.payload)),
+            redundant.primary.payloadType == options.codec.payloadType
+        else { return nil }
+        return redundant.primary.range.lowerBound
     }
 
     /// Whether nothing reaches the consumers.
@@ -439,17 +460,20 @@ final class Producer {
         result.muted = suspension.contains(.muted)
         result.heldBackAsQuieter = suspension.contains(.quieter)
         result.packetsHeldBack = packetsHeldBack
+        result.unforwardableRedundantPackets = unforwardableRedundantPackets
         return result
     }
 }
 
 /// What the producer learned of a packet that every consumer needs: which encoding it belongs to,
-/// its VP8 descriptor (nil for H.264), and whether a key frame starts with it, read once rather than
+/// its VP8 descriptor (nil for H.264), whether a key frame starts with it, and for RFC 2198 audio
+/// where its primary frame starts in the payload (nil for any other packet), read once rather than
 /// once per consumer.
-struct VideoFrameInfo {
+struct ForwardingInfo {
     let encoding: Int
     let descriptor: VP8PayloadDescriptor?
     let isKeyFrame: Bool
+    let primaryAudioOffset: Int?
 }
 
 extension Duration {

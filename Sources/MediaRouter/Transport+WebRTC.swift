@@ -119,6 +119,7 @@ extension Transport {
         webRTC.ice.setRemote(
             ICECredentials(usernameFragment: parameters.ice.usernameFragment, password: parameters.ice.password))
         transportWideSequenceID = parameters.transportWideSequenceID
+        redundantAudio = parameters.redundantAudio
         let event = webRTC.dtls.expect(fingerprint: parameters.fingerprint.algorithm, parameters.fingerprint.bytes)
         handle(event, link: webRTC, now: now)
     }

@@ -68,6 +68,8 @@ final class Transport {
             arrivalFeedback = nil
         }
     }
+    /// How the consumers send audio that arrives as RFC 2198 redundant audio.
+    var redundantAudio = RedundantAudioDelivery.primaryOnly
     /// Transport-wide congestion control toward the client.
     var sendSideEstimation: SendSideEstimation?
     /// Transport-wide feedback toward the client about what it sends.

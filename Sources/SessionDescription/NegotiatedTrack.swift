@@ -13,6 +13,9 @@ public struct NegotiatedTrack: Sendable, Equatable {
     public var clockRate: UInt32
     /// The RTX payload type that repairs `payloadType`, when the publisher offered one.
     public var rtxPayloadType: UInt8?
+    /// The RFC 2198 payload type (`red/48000/2`) carrying this Opus track, when the publisher offered
+    /// it; the answer lists it first, so a browser sends it.
+    public var redPayloadType: UInt8?
     /// The media source: the first announced SSRC that is not an RTX repair source; for simulcast, the
     /// first layer's (nil when the layers are named by rid, whose SSRCs come with the packets).
     public var ssrc: UInt32?
@@ -31,7 +34,7 @@ public struct NegotiatedTrack: Sendable, Equatable {
 
     public init(
         mid: String, kind: String, codec: CodecName, payloadType: UInt8, clockRate: UInt32, rtxPayloadType: UInt8?,
-        ssrc: UInt32?, rtxSSRC: UInt32?, cname: String?, streamID: String?, trackID: String?,
+        redPayloadType: UInt8? = nil, ssrc: UInt32?, rtxSSRC: UInt32?, cname: String?, streamID: String?, trackID: String?,
         headerExtensions: [HeaderExtension], rtcpFeedback: [String], layers: [NegotiatedLayer] = [], formatParameters: String? = nil
     ) {
         self.formatParameters = formatParameters
@@ -41,6 +44,7 @@ public struct NegotiatedTrack: Sendable, Equatable {
         self.payloadType = payloadType
         self.clockRate = clockRate
         self.rtxPayloadType = rtxPayloadType
+        self.redPayloadType = redPayloadType
         self.ssrc = ssrc
         self.rtxSSRC = rtxSSRC
         self.cname = cname

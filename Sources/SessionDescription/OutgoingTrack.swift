@@ -24,12 +24,18 @@ public struct OutgoingTrack: Sendable, Equatable {
     /// and SSRC, announced with `a=fmtp:<rtx> apt=` and `a=ssrc-group:FID`.
     public var rtxPayloadType: UInt8?
     public var rtxSSRC: UInt32?
+    /// RFC 2198 redundant audio the router can send on `ssrc` (`red/48000/2` with the track's Opus
+    /// inside), offered after the codec: a subscriber that keeps it in its answer gets RED, one that
+    /// drops it gets the primary frames alone.
+    public var redPayloadType: UInt8?
 
     public init(
         mid: String, kind: String, codecName: String, payloadType: UInt8, clockRate: UInt32, channels: Int? = nil,
         ssrc: UInt32, cname: String, streamID: String, trackID: String, headerExtensions: [HeaderExtension] = [],
-        rtcpFeedback: [String] = [], fmtp: String? = nil, rtxPayloadType: UInt8? = nil, rtxSSRC: UInt32? = nil
+        rtcpFeedback: [String] = [], fmtp: String? = nil, rtxPayloadType: UInt8? = nil, rtxSSRC: UInt32? = nil,
+        redPayloadType: UInt8? = nil
     ) {
+        self.redPayloadType = redPayloadType
         self.mid = mid
         self.kind = kind
         self.codecName = codecName

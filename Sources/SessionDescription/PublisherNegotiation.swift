@@ -88,6 +88,8 @@ public enum PublisherNegotiation {
         var rtpmap: RTPMap
         var fmtp: String?
         var rtxPayloadType: UInt8?
+        /// RFC 2198 redundant audio with this codec inside, when offered.
+        var redPayloadType: UInt8? = nil
         var rtcpFeedback: [String]
     }
 
@@ -163,10 +165,21 @@ public enum PublisherNegotiation {
         }
         guard let (codec, chosen) = choices.first else { return nil }
         let rtx = codec.kind == .video ? repair(of: chosen, among: offeredMaps, parameters: fmtp) : nil
+        let red = codec == .opus ? redundancy(of: chosen, among: offeredMaps, parameters: fmtp) : nil
         let feedback = section.rtcpFeedback(forPayloadType: chosen.payloadType).filter(acceptedRTCPFeedback.contains)
         return ChosenCodec(
             codec: codec, rtpmap: chosen, fmtp: fmtp[chosen.payloadType], rtxPayloadType: rtx?.payloadType,
-            rtcpFeedback: feedback)
+            redPayloadType: red?.payloadType, rtcpFeedback: feedback)
+    }
+
+    /// The RFC 2198 format (`red/48000/2`) whose blocks are all `primary`, as its `a=fmtp` says
+    /// (`111/111`: the router forwards and strips redundancy of one codec only).
+    private static func redundancy(of primary: RTPMap, among maps: [RTPMap], parameters: [UInt8: String]) -> RTPMap? {
+        maps.first { map in
+            guard map.matches("red", clockRate: primary.clockRate), let blocks = parameters[map.payloadType] else { return false }
+            let payloadTypes = blocks.split(separator: "/").map { $0.filter { $0 != " " } }
+            return !payloadTypes.isEmpty && payloadTypes.allSatisfy { $0 == "\(primary.payloadType)" }
+        }
     }
 
     /// The RTX format (RFC 4588 section 8.1) whose `apt` parameter names `primary`.
@@ -245,7 +258,7 @@ public enum PublisherNegotiation {
         return NegotiatedTrack(
             mid: mid, kind: section.kind, codec: codec.codec,
             payloadType: codec.rtpmap.payloadType, clockRate: codec.rtpmap.clockRate,
-            rtxPayloadType: codec.rtxPayloadType, ssrc: ssrc,
+            rtxPayloadType: codec.rtxPayloadType, redPayloadType: codec.redPayloadType, ssrc: ssrc,
             rtxSSRC: ssrc.flatMap { ssrc in repairPairs.first { $0.ssrcs[0] == ssrc }?.ssrcs[1] }, cname: source?.cname,
             streamID: msid?.streamID, trackID: msid?.trackID, headerExtensions: headerExtensions,
             rtcpFeedback: codec.rtcpFeedback, layers: layers, formatParameters: codec.fmtp)
@@ -291,7 +304,9 @@ public enum PublisherNegotiation {
     ) -> MediaDescription {
         let codec = acceptance.codec
         let payloadType = codec.rtpmap.payloadType
-        var formats = ["\(payloadType)"]
+        // RED first: a browser sends the first format of the answer it shares, and RED is what keeps
+        // a lost packet's audio (docs/red.md).
+        var formats = codec.redPayloadType.map { ["\($0)", "\(payloadType)"] } ?? ["\(payloadType)"]
         var lines = [local.connectionLine, .attribute("mid", acceptance.mid)]
         lines += local.credentialLines(setup: .passive)
         lines.append(.attribute("rtcp-mux"))
@@ -306,6 +321,9 @@ public enum PublisherNegotiation {
             let rtx = RTPMap(payloadType: rtxPayloadType, name: "rtx", clockRate: codec.rtpmap.clockRate)
             lines.append(.attribute("rtpmap", rtx.attributeValue))
             lines.append(.attribute("fmtp", "\(rtxPayloadType) apt=\(payloadType)"))
+        }
+        if let redPayloadType = codec.redPayloadType {
+            lines += RTPMap.redundantAudioLines(payloadType: redPayloadType, primary: codec.rtpmap)
         }
         lines += acceptance.headerExtensions.map { .attribute("extmap", $0.attributeValue) }
         let rids = acceptance.track?.layers.compactMap(\.rid) ?? []

@@ -52,6 +52,16 @@ public struct RTPMap: Sendable, Equatable {
         self.name.lowercased() == name.lowercased() && self.clockRate == clockRate
     }
 
+    /// The `a=rtpmap` and `a=fmtp` of RFC 2198 redundant audio at `payloadType` whose every block is
+    /// `primary` (`red/48000/2` with `111/111` for Opus at 111).
+    static func redundantAudioLines(payloadType: UInt8, primary: RTPMap) -> [SDPLine] {
+        let red = RTPMap(payloadType: payloadType, name: "red", clockRate: primary.clockRate, channels: primary.channels)
+        return [.attribute("rtpmap", red.attributeValue), .attribute("fmtp", "\(payloadType) \(primary.payloadType)/\(primary.payloadType)")]
+    }
+
+    /// Whether this maps RFC 2198 redundant audio (`red`).
+    var isRedundantAudio: Bool { name.lowercased() == "red" }
+
     /// Whether this maps `codec` at the clock rate it always runs at.
     func matches(_ codec: CodecName) -> Bool {
         matches(codec.encodingName, clockRate: codec.clockRate)

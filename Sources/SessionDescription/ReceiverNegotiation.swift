@@ -18,6 +18,9 @@ public enum ReceiverNegotiation {
         /// The receiver's payload type for the codec, and for its RTX when it offered one.
         public var payloadType: UInt8
         public var rtxPayloadType: UInt8?
+        /// The receiver's payload type for RFC 2198 redundant audio, when it offered `red/48000/2`
+        /// with Opus inside.
+        public var redPayloadType: UInt8?
         public var rtcpFeedback: [String]
         /// The `a=fmtp` parameters to answer that payload type with: the receiver's own (H.264's), with
         /// the profile-level-id RFC 6184 section 8.2.2 answers (`H264FormatParameters.answerProfileLevelID`).
@@ -92,7 +95,7 @@ public enum ReceiverNegotiation {
             guard offered.rtcpMux else { throw SDPError("no a=rtcp-mux; Switchyard sends RTP and RTCP on one port", at: offered) }
             let section = Section(
                 mid: mid, kind: offered.kind, payloadType: codec.rtpmap.payloadType, rtxPayloadType: codec.rtxPayloadType,
-                rtcpFeedback: codec.rtcpFeedback, formatParameters: answeredParameters(of: codec, sending: stream))
+                redPayloadType: codec.redPayloadType, rtcpFeedback: codec.rtcpFeedback, formatParameters: answeredParameters(of: codec, sending: stream))
             if transportWide == nil, codec.rtcpFeedback.contains("transport-cc") {
                 transportWide = offered.extmaps.first { $0.uri == HeaderExtensionURI.transportWideSequenceNumber }?.id
             }

@@ -84,6 +84,16 @@ public enum SubscriberNegotiation {
         return kept ? offered.id : nil
     }
 
+    /// The RFC 2198 payload type the subscriber's answer kept, when the offer had one: the router
+    /// then sends it redundant audio as the publisher sent it.
+    public static func acceptedRedundantAudioPayloadType(in answer: SessionDescription, offer: SessionDescription) -> UInt8? {
+        for (offered, answered) in zip(offer.media, answer.media) where offered.kind == "audio" {
+            let red = offered.rtpmaps.values.first(where: \.isRedundantAudio)
+            if let red, answered.formats.contains("\(red.payloadType)") { return red.payloadType }
+        }
+        return nil
+    }
+
     static func section(for track: OutgoingTrack, local: LocalTransportDescription, setup: DTLSSetupRole = .actpass) -> MediaDescription {
         let msid = "\(track.streamID) \(track.trackID)"
         let rtpmap = RTPMap(
@@ -104,6 +114,10 @@ public enum SubscriberNegotiation {
             lines.append(.attribute("fmtp", "\(rtxPayloadType) apt=\(track.payloadType)"))
             formats.append("\(rtxPayloadType)")
             ssrcs.append(rtxSSRC)
+        }
+        if let redPayloadType = track.redPayloadType {
+            lines += RTPMap.redundantAudioLines(payloadType: redPayloadType, primary: rtpmap)
+            formats.append("\(redPayloadType)")
         }
         lines += track.headerExtensions.map { .attribute("extmap", $0.attributeValue) }
         if ssrcs.count > 1 { lines.append(.attribute("ssrc-group", "FID " + ssrcs.map(String.init).joined(separator: " "))) }
@@ -156,9 +170,10 @@ public enum SubscriberNegotiation {
         guard answered.port != 0 || answered.isBundleOnly else {
             throw SDPError("the subscriber rejected this m-section (port 0)", at: answered)
         }
-        // Every format the router offered is one it sends: the codec, and its retransmissions.
+        // Every format the router offered is one it sends: the codec, and its retransmissions. RED is
+        // the subscriber's to decline (it then gets the primary frames alone).
         for sent in offered.formats.compactMap({ UInt8($0) }) {
-            guard let ours = offered.rtpmaps[sent] else { continue }
+            guard let ours = offered.rtpmaps[sent], !ours.isRedundantAudio else { continue }
             let codec = "\(ours.name)/\(ours.clockRate)"
             guard answered.formats.contains("\(sent)") else {
                 throw SDPError(

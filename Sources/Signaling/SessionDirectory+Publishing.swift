@@ -231,6 +231,15 @@ extension SessionDirectory {
                     throw .invalidParams("params.\(name).\(field)", "must be a dynamic payload type (96-127), not \(payloadType)")
                 }
             }
+            if let red = track.redPayloadType {
+                let field = "params.\(name).redPayloadType"
+                guard name == "audio" else { throw .invalidParams(field, "only an Opus track carries RED (RFC 2198)") }
+                // Browsers give RED a payload type from 35-63 once 96-127 run short (Chromium: 63).
+                guard (35...63).contains(red) || (96...127).contains(red) else {
+                    throw .invalidParams(field, "must be a dynamic payload type (35-63 or 96-127), not \(red)")
+                }
+                guard red != track.payloadType else { throw .invalidParams(field, "must differ from the Opus payloadType \(red)") }
+            }
             if let id = track.audioLevelId {
                 guard name == "audio" else { throw .invalidParams("params.video.audioLevelId", "only an audio track carries audio levels") }
                 guard (1...14).contains(id) else {
@@ -311,7 +320,7 @@ extension SessionDirectory {
         TrackDescription(
             codec: TrackCodec(track.codec), payloadType: track.payloadType, ssrc: track.ssrc ?? 0,
             // An RTX format without an FID group's SSRC is never sent; the router needs both to use it.
-            rtxPayloadType: track.rtxSSRC == nil ? nil : track.rtxPayloadType, rtxSsrc: track.rtxSSRC)
+            rtxPayloadType: track.rtxSSRC == nil ? nil : track.rtxPayloadType, rtxSsrc: track.rtxSSRC, redPayloadType: track.redPayloadType)
     }
 
     /// A WebRTC publisher's simulcast layers, with the header extensions that name them by rid. Their
@@ -334,7 +343,9 @@ extension SessionDirectory {
 
     private static func producerOptions(_ track: TrackDescription, _ headerExtensions: [HeaderExtension]) -> ProducerOptions {
         var options = ProducerOptions(
-            codec: CodecParameters(name: CodecName(track.codec), payloadType: track.payloadType, rtxPayloadType: track.rtxPayloadType),
+            codec: CodecParameters(
+                name: CodecName(track.codec), payloadType: track.payloadType, rtxPayloadType: track.rtxPayloadType,
+                redPayloadType: track.redPayloadType),
             ssrc: track.ssrc, rtxSSRC: track.rtxSsrc,
             // One-byte form only (ids 1-14), the form the router writes in its probes.
             absoluteSendTimeID: headerExtensions.first { $0.uri == HeaderExtensionURI.absoluteSendTime && (1...14).contains($0.id) }?.id)

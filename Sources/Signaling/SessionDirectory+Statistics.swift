@@ -90,6 +90,7 @@ extension SessionDirectory {
                 statistics.speaking = counters.speaking
                 statistics.packetsHeldBack = counters.packetsHeldBack
                 statistics.heldBackAsQuieter = counters.heldBackAsQuieter
+                statistics.unforwardableRedundantPackets = counters.unforwardableRedundantPackets
             }
             return statistics
         }

@@ -57,7 +57,7 @@ extension SessionDirectory {
         return SubscribeResult(
             subscriberId: subscriber.id, streamId: parameters.streamId, transport: plainAnswer,
             sdpOffer: subscriber.webRTC?.offer.description,
-            audio: audio.map { Self.track($0) }, video: video.map { Self.track($0) },
+            audio: audio.map { Self.track($0, redPayloadType: parameters.transport?.redPayloadType) }, video: video.map { Self.track($0) },
             videoEnabled: video != nil && disableReason == nil, videoDisableReason: disableReason)
     }
 
@@ -191,9 +191,12 @@ extension SessionDirectory {
         return reasons
     }
 
-    private static func track(_ consumer: ConsumerParameters) -> TrackDescription {
+    /// The track as the subscriber receives it; `redPayloadType`, the one its transport takes RED at,
+    /// is named when the publisher sends RED, so the subscriber knows redundant packets will come.
+    private static func track(_ consumer: ConsumerParameters, redPayloadType: UInt8? = nil) -> TrackDescription {
         TrackDescription(
             codec: TrackCodec(consumer.codec.name), payloadType: consumer.codec.payloadType, ssrc: consumer.ssrc,
-            rtxPayloadType: consumer.rtxSSRC == nil ? nil : consumer.codec.rtxPayloadType, rtxSsrc: consumer.rtxSSRC)
+            rtxPayloadType: consumer.rtxSSRC == nil ? nil : consumer.codec.rtxPayloadType, rtxSsrc: consumer.rtxSSRC,
+            redPayloadType: consumer.codec.redPayloadType == nil ? nil : redPayloadType)
     }
 }

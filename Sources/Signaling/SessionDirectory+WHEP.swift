@@ -41,8 +41,12 @@ extension SessionDirectory {
             let transportWideID = reading.transportWideSequenceID.flatMap { id in
                 publisherExtensions.contains { $0.id == id && $0.uri != HeaderExtensionURI.transportWideSequenceNumber } ? nil : id
             }
+            // RED goes to a player that offered it, when the publisher sends it.
+            let redundantAudio = stream.audio?.description.redPayloadType == nil ? nil : reading.audio?.redPayloadType
             do throws(SignalingError) {
-                try await connect(transport.transportID, to: reading.remote, from: "sdpOffer", transportWideSequenceID: transportWideID)
+                try await connect(
+                    transport.transportID, to: reading.remote, from: "sdpOffer", transportWideSequenceID: transportWideID,
+                    redundantAudioPayloadType: redundantAudio)
             } catch {
                 await closeTransports([transport.transportID])
                 throw error
@@ -71,10 +75,11 @@ extension SessionDirectory {
                 id: SessionIdentifier.make(prefix: "sb_"), streamId: streamId, connectionId: connectionId,
                 transportID: transport.transportID, audio: audio, video: video, subscribeToAudio: true, subscribeToVideo: true)
             await record(subscriber, of: current, audioConsumedWith: stream.info.hasAudio, in: sessionId)
-            let tracks = Self.outgoingTracks(
+            var tracks = Self.outgoingTracks(
                 of: current, audio: audio, video: video,
                 transportWide: transportWideID.map { HeaderExtension(id: $0, uri: HeaderExtensionURI.transportWideSequenceNumber) },
                 mids: (audio: reading.audio?.mid ?? "", video: reading.video?.mid ?? ""), videoFormatParameters: reading.video?.formatParameters)
+            for index in tracks.indices where tracks[index].kind == "audio" { tracks[index].redPayloadType = redundantAudio }
             let answer = ReceiverNegotiation.answer(
                 to: offer, tracks: tracks, local: Self.localDescription(transport), sessionID: Self.sdpSessionID())
             return WHEPResource(subscriberId: subscriber.id, connectionId: connectionId, sdpAnswer: answer.description)

@@ -79,7 +79,7 @@ extension SessionDirectory {
                     mid: mids.audio, kind: "audio", codecName: audio.codec.name.encodingName, payloadType: audio.codec.payloadType,
                     clockRate: audio.codec.clockRate, channels: 2, ssrc: audio.ssrc, cname: cname, streamID: stream.info.streamId, trackID: "\(stream.info.streamId)-audio",
                     headerExtensions: forwardedExtensions(of: stream.audio) + numbering, rtcpFeedback: ["transport-cc"],
-                    fmtp: "minptime=10;useinbandfec=1"))
+                    fmtp: "minptime=10;useinbandfec=1", redPayloadType: audio.codec.redPayloadType))
         }
         if let video {
             let codec = video.codec.name
@@ -116,7 +116,9 @@ extension SessionDirectory {
             throw .invalidParams("params.sdpAnswer", "\(error)")
         }
         let transportWide = SubscriberNegotiation.acceptedTransportWideSequenceID(in: parsed, offer: webRTC.offer)
-        try await connect(subscriber.transportID, to: remote, from: "sdpAnswer", transportWideSequenceID: transportWide)
+        let redundantAudio = SubscriberNegotiation.acceptedRedundantAudioPayloadType(in: parsed, offer: webRTC.offer)
+        try await connect(
+            subscriber.transportID, to: remote, from: "sdpAnswer", transportWideSequenceID: transportWide, redundantAudioPayloadType: redundantAudio)
     }
 
     /// ICE restart: a publisher brings a new offer and gets a new answer; a subscriber gets a new offer
@@ -245,12 +247,14 @@ extension SessionDirectory {
 
     /// - Parameter sdpField: The request field the remote description came from, for errors.
     func connect(
-        _ transportID: TransportID, to remote: RemoteTransportDescription, from sdpField: String, transportWideSequenceID: UInt8? = nil
+        _ transportID: TransportID, to remote: RemoteTransportDescription, from sdpField: String, transportWideSequenceID: UInt8? = nil,
+        redundantAudioPayloadType: UInt8? = nil
     ) async throws(SignalingError) {
         let parameters = WebRTCRemoteParameters(
             ice: ICEParameters(usernameFragment: remote.iceUsernameFragment, password: remote.icePassword),
             fingerprint: CertificateFingerprint(algorithm: remote.fingerprint.algorithm, bytes: remote.fingerprint.bytes),
-            transportWideSequenceID: transportWideSequenceID)
+            transportWideSequenceID: transportWideSequenceID,
+            redundantAudio: redundantAudioPayloadType.map { .redundant(payloadType: $0) } ?? .primaryOnly)
         do {
             try await media.connectWebRTCTransport(transportID, remote: parameters)
         } catch {

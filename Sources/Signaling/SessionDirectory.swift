@@ -293,7 +293,7 @@ public actor SessionDirectory {
         let options = PlainTransportOptions(
             remoteAddress: offer.remote.map { TransportAddress(host: $0.host, port: $0.port) },
             clientSRTP: SRTPParameters(profile: offer.srtp.profile, keyParameter: offer.srtp.key),
-            transportWideSequenceID: offer.transportWideSequenceExtensionId)
+            transportWideSequenceID: offer.transportWideSequenceExtensionId, redundantAudio: offer.redPayloadType.map { .redundant(payloadType: $0) } ?? .primaryOnly)
         do {
             return try await media.createPlainTransport(router: routerID, options: options, toConsume: stream?.producerIDs ?? [])
         } catch {
@@ -348,6 +348,7 @@ public actor SessionDirectory {
                 case .dropShare: "dropShare"
                 case .rateCapBitrate: "rateCapBitrate"
                 case .transportWideSequenceID: "transport.transportWideSequenceExtensionId"
+                case .redundantAudioPayloadType: "transport.redPayloadType"
                 }
             return .invalidParams("\(root).\(field)", problem)
         case .invalidParameters(let reason): return .invalidParams(root, reason)

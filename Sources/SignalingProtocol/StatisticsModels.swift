@@ -51,6 +51,9 @@ public struct PublishedTrackStatistics: Codable, Equatable, Sendable {
     /// session, held back as quieter than the loudest; and whether it is held back now.
     public var packetsHeldBack: UInt64?
     public var heldBackAsQuieter: Bool?
+    /// For audio: packets of the publisher's RED payload type that were malformed, or whose primary
+    /// frame was not its Opus, and so reached no subscriber (docs/red.md).
+    public var unforwardableRedundantPackets: UInt64?
 
     public init(packetsReceived: UInt64, bytesReceived: UInt64, packetsLost: Int64, jitterSeconds: Double, nacksSent: UInt64, keyFrameRequestsSent: UInt64) {
         self.packetsReceived = packetsReceived

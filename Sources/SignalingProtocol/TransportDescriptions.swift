@@ -42,15 +42,22 @@ public struct TransportOffer: Codable, Equatable, Sendable {
     /// The one-byte header extension id (1-14) with which the client takes part in transport-wide
     /// congestion control; omitted when it does not.
     public var transportWideSequenceExtensionId: UInt8?
+    /// For a subscriber: the payload type at which the client takes RFC 2198 redundant audio
+    /// (docs/red.md); omitted when it takes plain Opus only, and the router then passes it each
+    /// redundant packet's primary frame alone.
+    public var redPayloadType: UInt8?
 
-    public init(remote: EndpointAddress? = nil, srtp: SRTPKeying, transportWideSequenceExtensionId: UInt8? = nil) {
+    public init(
+        remote: EndpointAddress? = nil, srtp: SRTPKeying, transportWideSequenceExtensionId: UInt8? = nil, redPayloadType: UInt8? = nil
+    ) {
         self.remote = remote
         self.srtp = srtp
         self.transportWideSequenceExtensionId = transportWideSequenceExtensionId
+        self.redPayloadType = redPayloadType
     }
 
     private enum CodingKeys: String, CodingKey {
-        case remote, srtp, transportWideSequenceExtensionId
+        case remote, srtp, transportWideSequenceExtensionId, redPayloadType
     }
 
     public init(from decoder: any Decoder) throws {
@@ -58,6 +65,7 @@ public struct TransportOffer: Codable, Equatable, Sendable {
         remote = try container.decodeIfPresent(EndpointAddress.self, forKey: .remote)
         srtp = try container.decode(SRTPKeying.self, forKey: .srtp)
         transportWideSequenceExtensionId = try container.decodeIntegerIfPresent(UInt8.self, forKey: .transportWideSequenceExtensionId)
+        redPayloadType = try container.decodeIntegerIfPresent(UInt8.self, forKey: .redPayloadType)
     }
 }
 
@@ -93,12 +101,16 @@ public struct TrackDescription: Codable, Equatable, Sendable {
     /// For an Opus track of a plain publisher: the one-byte header extension id (1-14) its packets
     /// carry the RFC 6464 audio level in, so the router can tell who speaks (docs/speakers.md).
     public var audioLevelId: UInt8?
+    /// For an Opus track: the payload type of its RFC 2198 redundant packets (`red/48000/2` with this
+    /// track's Opus inside), when it sends them (docs/red.md).
+    public var redPayloadType: UInt8?
 
     public init(
         codec: TrackCodec, payloadType: UInt8, ssrc: UInt32, rtxPayloadType: UInt8? = nil, rtxSsrc: UInt32? = nil,
-        layers: [LayerDescription]? = nil, audioLevelId: UInt8? = nil
+        layers: [LayerDescription]? = nil, audioLevelId: UInt8? = nil, redPayloadType: UInt8? = nil
     ) {
         self.audioLevelId = audioLevelId
+        self.redPayloadType = redPayloadType
         self.codec = codec
         self.payloadType = payloadType
         self.ssrc = ssrc
@@ -108,7 +120,7 @@ public struct TrackDescription: Codable, Equatable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case codec, payloadType, ssrc, rtxPayloadType, rtxSsrc, layers, audioLevelId
+        case codec, payloadType, ssrc, rtxPayloadType, rtxSsrc, layers, audioLevelId, redPayloadType
     }
 
     public init(from decoder: any Decoder) throws {
@@ -118,6 +130,7 @@ public struct TrackDescription: Codable, Equatable, Sendable {
         rtxPayloadType = try container.decodeIntegerIfPresent(UInt8.self, forKey: .rtxPayloadType)
         layers = try container.decodeIfPresent([LayerDescription].self, forKey: .layers)
         audioLevelId = try container.decodeIntegerIfPresent(UInt8.self, forKey: .audioLevelId)
+        redPayloadType = try container.decodeIntegerIfPresent(UInt8.self, forKey: .redPayloadType)
         if let first = layers?.first, !container.contains(.ssrc) {
             ssrc = first.ssrc
             rtxSsrc = first.rtxSsrc

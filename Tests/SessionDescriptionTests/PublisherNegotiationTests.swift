@@ -34,10 +34,11 @@ private let routerCandidateLines = [
         let (answer, _, _) = try answer(SDPFixtures.chromeOffer)
         let expected: [String] =
             ["v=0", "o=switchyard 42 1 IN IP4 0.0.0.0", "s=-", "t=0 0", "a=ice-lite", "a=group:BUNDLE 0 1"]
-            + ["m=audio 40000 UDP/TLS/RTP/SAVPF 111", "c=IN IP4 203.0.113.10", "a=mid:0"] + routerTransportLines
+            // RED first, so Chrome sends it (docs/red.md).
+            + ["m=audio 40000 UDP/TLS/RTP/SAVPF 63 111", "c=IN IP4 203.0.113.10", "a=mid:0"] + routerTransportLines
             + [
                 "a=rtcp-rsize", "a=recvonly", "a=rtpmap:111 opus/48000/2", "a=fmtp:111 minptime=10;useinbandfec=1",
-                "a=rtcp-fb:111 transport-cc",
+                "a=rtcp-fb:111 transport-cc", "a=rtpmap:63 red/48000/2", "a=fmtp:63 111/111",
                 "a=extmap:1 urn:ietf:params:rtp-hdrext:ssrc-audio-level",
                 "a=extmap:2 http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time",
                 "a=extmap:3 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01",
@@ -83,7 +84,7 @@ private let routerCandidateLines = [
             tracks == [
                 NegotiatedTrack(
                     mid: "0", kind: "audio", codec: .opus, payloadType: 111, clockRate: 48000, rtxPayloadType: nil,
-                    ssrc: 2_796_174_212, rtxSSRC: nil, cname: "qZ2fYnAmCD1R4rVk", streamID: stream,
+                    redPayloadType: 63, ssrc: 2_796_174_212, rtxSSRC: nil, cname: "qZ2fYnAmCD1R4rVk", streamID: stream,
                     trackID: "8e0c6a43-1f0b-4d7a-9f2e-0c3b7d1a5e66",
                     headerExtensions: [
                         HeaderExtension(id: 1, uri: HeaderExtensionURI.audioLevel),

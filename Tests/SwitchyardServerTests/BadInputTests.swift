@@ -154,6 +154,22 @@ import Testing
             audio: TrackDescription(codec: .opus, payloadType: 0, ssrc: 1),
             transport: TransportOffer(srtp: SRTPKeying(profile: "AEAD_AES_128_GCM", key: "inline:AAAA")))
         #expect(try await client.refusal(.publish(staticPayloadType))?.message == "params.audio.payloadType: must be a dynamic payload type (96-127), not 0")
+        let keying = SRTPKeying(profile: "AEAD_AES_128_GCM", key: "inline:" + String(repeating: "A", count: 38) + "==")
+        let redRefusals: [(audio: TrackDescription?, video: TrackDescription?, transportRed: UInt8?, message: String)] = [
+            (TrackDescription(codec: .opus, payloadType: 111, ssrc: 1, redPayloadType: 0), nil, nil,
+             "params.audio.redPayloadType: must be a dynamic payload type (35-63 or 96-127), not 0"),
+            (TrackDescription(codec: .opus, payloadType: 111, ssrc: 1, redPayloadType: 111), nil, nil,
+             "params.audio.redPayloadType: must differ from the Opus payloadType 111"),
+            (nil, TrackDescription(codec: .vp8, payloadType: 96, ssrc: 2, redPayloadType: 63), nil,
+             "params.video.redPayloadType: only an Opus track carries RED (RFC 2198)"),
+            (TrackDescription(codec: .opus, payloadType: 111, ssrc: 1), nil, 200,
+             "params.transport.redPayloadType: must be a dynamic payload type (35-63 or 96-127), not 200"),
+        ]
+        for refusal in redRefusals {
+            let parameters = PublishParameters(
+                audio: refusal.audio, video: refusal.video, transport: TransportOffer(srtp: keying, redPayloadType: refusal.transportRed))
+            #expect(try await client.refusal(.publish(parameters))?.message == refusal.message)
+        }
         try await harness.stop()
     }
 }
