@@ -175,7 +175,15 @@ public struct ClientSessionHandler: Sendable {
                 case .connect(let parameters):
                     let grant = try await verify(parameters)
                     try await requireHere(grant.sessionId, placing: true)
-                    let result = try await directory.connect(grant: grant, outbox: outbox, speakerEvents: parameters.subscribeToSpeakerEvents == true)
+                    let result: ConnectResult
+                    do {
+                        result = try await directory.connect(grant: grant, outbox: outbox, speakerEvents: parameters.subscribeToSpeakerEvents == true)
+                    } catch {
+                        // A drain closed the session after it was found here: in a cluster it goes on
+                        // at the node placement names now, and the client is sent there.
+                        if await directory.closedBecause != nil { try await requireHere(grant.sessionId, placing: true) }
+                        throw error
+                    }
                     identity = Identity(sessionId: grant.sessionId, connectionId: result.connection.connectionId)
                     outbox.send(.reply(id: id, .connect(result)))
                 case .reconnect(let parameters):

@@ -29,6 +29,11 @@ public actor SessionDirectory {
     var transportsBeingSetUp: Set<TransportID> = []
     /// Why the media plane gave up on a transport of `transportsBeingSetUp`, for its request to refuse.
     var failuresBeforeRecorded: [TransportID: String] = [:]
+    /// Set by `closeAll` (a shutdown or a drain), with what its clients were told: from then on no
+    /// session is made or joined here. A `connect` that found its session here just before the
+    /// drain closed it would otherwise make it again, on a node that is going away, and hold the
+    /// clients that follow it there until the node exits.
+    private(set) var closedBecause: String?
 
     public init(
         media: any MediaControl, limits: SignalingLimits, reconnection: ReconnectionSettings = ReconnectionSettings(),
@@ -72,6 +77,7 @@ public actor SessionDirectory {
     public func createSession(id requested: String?, audio: SessionAudioSettings? = nil) async throws(SignalingError) -> String {
         let id = requested ?? SessionIdentifier.make(prefix: "s_")
         guard SessionIdentifier.isValid(id) else { throw .invalidParams("body.sessionId", SessionIdentifier.rule) }
+        try requireOpen()
         if let count = audio?.forwardLoudest, !SessionAudioSettings.forwardLoudestRange.contains(count) {
             throw .invalidParams("body.audio.forwardLoudest", "must be 1-100, not \(count)")
         }
@@ -120,6 +126,7 @@ public actor SessionDirectory {
     /// Adds a connection to the session its token names, creating the session if needed, and tells
     /// everyone already there.
     public func connect(grant: ClientGrant, outbox: ClientOutbox, speakerEvents: Bool = false) throws(SignalingError) -> ConnectResult {
+        try requireOpen()
         if sessions[grant.sessionId] == nil {
             guard sessions.count < limits.sessions else {
                 throw SignalingError(.limitReached, "this server already holds \(limits.sessions) sessions")
@@ -200,8 +207,15 @@ public actor SessionDirectory {
         }
     }
 
-    /// Tells every client why and closes every connection and router (graceful shutdown).
+    /// Refuses what would make or join a session once `closeAll` ran.
+    private func requireOpen() throws(SignalingError) {
+        if let closedBecause { throw SignalingError(.unavailable, closedBecause) }
+    }
+
+    /// Tells every client why and closes every connection and router (graceful shutdown); no
+    /// session is made or joined afterwards.
     public func closeAll(reason: SessionDisconnectedReason, message: String) async {
+        closedBecause = message
         var routers: [Task<RouterID, any Error>] = []
         for session in sessions.values {
             for connection in session.connections.values {
