@@ -20,13 +20,19 @@ public struct PublisherSettings: Sendable {
     /// speaks (docs/speakers.md). Off, the router cannot: the stream is never the active speaker, and
     /// a session that forwards only its loudest audio forwards this stream's always.
     public var sendsAudioLevels: Bool
+    /// How many earlier Opus frames each audio packet repeats as RFC 2198 redundant audio (RED,
+    /// docs/red.md), 0-2: a subscriber that takes RED plays a lost packet's frame from the next one.
+    /// 0 sends plain Opus.
+    public var redundantAudioFrames: Int
 
     public init(
         name: String = "", media: EncodedMedia, videoType: VideoType = .camera, publishAudio: Bool = true, publishVideo: Bool = true,
         subscriberAudioFallbackEnabled: Bool? = nil, publisherAudioFallbackEnabled: Bool? = nil,
-        uplinkImpairment: ImpairmentSchedule = .clean, downlinkImpairment: ImpairmentSchedule = .clean, sendsAudioLevels: Bool = true
+        uplinkImpairment: ImpairmentSchedule = .clean, downlinkImpairment: ImpairmentSchedule = .clean, sendsAudioLevels: Bool = true,
+        redundantAudioFrames: Int = 0
     ) {
         self.sendsAudioLevels = sendsAudioLevels
+        self.redundantAudioFrames = redundantAudioFrames
         self.name = name
         self.media = media
         self.videoType = videoType
@@ -54,12 +60,17 @@ public struct SubscriberSettings: Sendable {
     /// the network allows).
     public var preferredResolution: VideoDimensions?
     public var preferredFrameRate: Double?
+    /// Whether the subscriber takes RFC 2198 redundant audio (RED, docs/red.md) from a publisher that
+    /// sends it, and plays lost frames from it; without, the router sends it the primary frames alone.
+    public var receivesRedundantAudio: Bool
 
     public init(
         subscribeToAudio: Bool = true, subscribeToVideo: Bool = true, decodes: Bool = false,
         downlinkImpairment: ImpairmentSchedule = .clean, uplinkImpairment: ImpairmentSchedule = .clean,
-        feedback: BandwidthFeedback = .receiverEstimate, preferredResolution: VideoDimensions? = nil, preferredFrameRate: Double? = nil
+        feedback: BandwidthFeedback = .receiverEstimate, preferredResolution: VideoDimensions? = nil, preferredFrameRate: Double? = nil,
+        receivesRedundantAudio: Bool = false
     ) {
+        self.receivesRedundantAudio = receivesRedundantAudio
         self.preferredResolution = preferredResolution
         self.preferredFrameRate = preferredFrameRate
         self.subscribeToAudio = subscribeToAudio

@@ -266,7 +266,8 @@ public final class Session: Sendable {
         let video = settings.media.videoLayers.map { _ in OutgoingTrack(ssrc: UInt32.random(in: 1...UInt32.max), payloadType: 96) }
         let audioLevelID = settings.sendsAudioLevels ? PublisherMedia.audioLevelID : nil
         let handler = PublisherMedia(
-            media: settings.media, audio: audio, video: video, reporterSSRC: UInt32.random(in: 1...UInt32.max), audioLevelID: audioLevelID)
+            media: settings.media, audio: audio, video: video, reporterSSRC: UInt32.random(in: 1...UInt32.max), audioLevelID: audioLevelID,
+            redundantAudioFrames: min(max(settings.redundantAudioFrames, 0), 2))
         handler.sendsAudio = settings.publishAudio
         handler.sendsVideo = settings.publishVideo
         endpoint.handler = handler
@@ -279,7 +280,11 @@ public final class Session: Sendable {
         let parameters = PublishParameters(
             name: settings.name, videoType: settings.videoType,
             videoDimensions: video.isEmpty ? nil : VideoDimensions(width: settings.media.settings.width, height: settings.media.settings.height),
-            audio: audio.map { TrackDescription(codec: .opus, payloadType: $0.payloadType, ssrc: $0.ssrc, audioLevelId: audioLevelID) },
+            audio: audio.map {
+                TrackDescription(
+                    codec: .opus, payloadType: $0.payloadType, ssrc: $0.ssrc, audioLevelId: audioLevelID,
+                    redPayloadType: settings.redundantAudioFrames > 0 ? PublisherMedia.redPayloadType : nil)
+            },
             video: video.first.map { TrackDescription(codec: .vp8, payloadType: $0.payloadType, ssrc: $0.ssrc, layers: Self.layers(video, settings.media)) },
             publishAudio: settings.publishAudio, publishVideo: settings.publishVideo, audioFallback: fallback,
             transport: offer(for: endpoint))
@@ -320,7 +325,8 @@ public final class Session: Sendable {
         let endpoint = try makeEndpoint()
         let parameters = SubscribeParameters(
             streamId: streamId, subscribeToAudio: settings.subscribeToAudio, subscribeToVideo: settings.subscribeToVideo,
-            transport: offer(for: endpoint, feedback: settings.feedback), preferredResolution: settings.preferredResolution,
+            transport: offer(for: endpoint, feedback: settings.feedback, redundantAudio: settings.receivesRedundantAudio),
+            preferredResolution: settings.preferredResolution,
             preferredFrameRate: settings.preferredFrameRate)
         guard case .subscribe(let result) = try await call(.subscribe(parameters)) else { throw .unexpectedReply(method: "subscribe") }
         let handler: SubscriberMedia
@@ -328,7 +334,8 @@ public final class Session: Sendable {
             handler = try SubscriberMedia(
                 audioSSRC: result.audio?.ssrc, videoSSRC: result.video?.ssrc, reporterSSRC: UInt32.random(in: 1...UInt32.max),
                 // libvpx only: an H.264 stream (from a WHIP encoder) is received and counted, not decoded.
-                decodes: settings.decodes && result.video?.codec != .h264, feedback: settings.feedback, pathBroken: pathBroken)
+                decodes: settings.decodes && result.video?.codec != .h264, feedback: settings.feedback, pathBroken: pathBroken,
+                audioRedPayloadType: result.audio?.redPayloadType)
         } catch {
             throw .media("\(error)")
         }
@@ -483,11 +490,12 @@ public final class Session: Sendable {
         }
     }
 
-    private func offer(for endpoint: MediaEndpoint, feedback: BandwidthFeedback = .receiverEstimate) -> TransportOffer {
+    private func offer(for endpoint: MediaEndpoint, feedback: BandwidthFeedback = .receiverEstimate, redundantAudio: Bool = false) -> TransportOffer {
         TransportOffer(
             remote: EndpointAddress(host: options.mediaAddress, port: endpoint.port),
             srtp: SRTPKeying(profile: endpoint.keys.profile.rawValue, key: endpoint.keys.sdesKeyParameter),
-            transportWideSequenceExtensionId: feedback == .transportWide ? BandwidthFeedback.transportWideSequenceID : nil)
+            transportWideSequenceExtensionId: feedback == .transportWide ? BandwidthFeedback.transportWideSequenceID : nil,
+            redPayloadType: redundantAudio ? PublisherMedia.redPayloadType : nil)
     }
 
     private func accept(_ answer: TransportAnswer?, on endpoint: MediaEndpoint) throws(SessionError) {

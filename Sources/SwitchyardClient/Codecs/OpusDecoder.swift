@@ -28,4 +28,14 @@ public final class OpusDecoder {
         guard count >= 0 else { throw .opus(operation: "decode", code: count) }
         return Int(count)
     }
+
+    /// Conceals one lost 20 ms frame (libopus packet-loss concealment) and returns its samples.
+    @discardableResult
+    public func concealLostFrame() throws(CodecError) -> Int {
+        let count = samples.withUnsafeMutableBufferPointer {
+            opus_decode(decoder, nil, 0, $0.baseAddress!, Int32(OpusEncoder.sampleRate / 50), 0)
+        }
+        guard count >= 0 else { throw .opus(operation: "concealment", code: count) }
+        return Int(count)
+    }
 }

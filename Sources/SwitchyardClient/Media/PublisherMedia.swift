@@ -11,11 +11,17 @@ final class PublisherMedia: MediaHandler {
     /// sequence number (5).
     static let audioLevelID: UInt8 = 1
     static let senderReportInterval: UInt64 = 1_000_000_000
+    /// The payload type of RFC 2198 redundant audio, as Chromium numbers it.
+    static let redPayloadType: UInt8 = 63
 
     let media: EncodedMedia
     let audio: OutgoingTrack?
     /// The header extension id audio packets carry their level in; nil sends none.
     let audioLevelID: UInt8?
+    /// Earlier audio frames each audio packet repeats as RFC 2198 redundant audio (0: plain Opus), and
+    /// the latest frames sent, with their timestamps, oldest first.
+    let redundantAudioFrames: Int
+    private var recentAudioFrames: [(payload: [UInt8], timestamp: UInt32)] = []
     /// What the audio track plays now (`play`), and where in its loop it is.
     private var audioLoop: EncodedAudio?
     private var audioLoopPosition = 0
@@ -38,8 +44,12 @@ final class PublisherMedia: MediaHandler {
     /// publisher sends, `true` when they show it again. Called on the media loop.
     var onPathChange: ((Bool) -> Void)?
 
-    init(media: EncodedMedia, audio: OutgoingTrack?, video: [OutgoingTrack], reporterSSRC: UInt32, audioLevelID: UInt8? = nil) {
+    init(
+        media: EncodedMedia, audio: OutgoingTrack?, video: [OutgoingTrack], reporterSSRC: UInt32, audioLevelID: UInt8? = nil,
+        redundantAudioFrames: Int = 0
+    ) {
         self.media = media
+        self.redundantAudioFrames = redundantAudioFrames
         self.audio = media.audio == nil ? nil : audio
         self.audioLevelID = audioLevelID
         audioLoop = media.audio
@@ -107,9 +117,40 @@ final class PublisherMedia: MediaHandler {
     private func sendAudioFrame(_ track: OutgoingTrack, frame: EncodedAudio.Frame, now: UInt64, endpoint: MediaEndpoint) {
         let timestamp = track.timestampBase &+ UInt32(truncatingIfNeeded: audioFrameCount &* 960)
         let level = audioLevelID.map { (AudioLevelIndication(voiceActivity: frame.level.voiceActivity, level: frame.level.level), $0) }
-        send(track, payload: frame.payload, timestamp: timestamp, marker: false, now: now, endpoint: endpoint, audioLevel: level)
+        if redundantAudioFrames > 0 {
+            send(
+                track, payload: redundantPayload(frame.payload, timestamp: timestamp, payloadType: track.payloadType), timestamp: timestamp, marker: false, now: now,
+                endpoint: endpoint, audioLevel: level, payloadType: Self.redPayloadType)
+            recentAudioFrames = Array((recentAudioFrames + [(frame.payload, timestamp)]).suffix(redundantAudioFrames))
+        } else {
+            send(track, payload: frame.payload, timestamp: timestamp, marker: false, now: now, endpoint: endpoint, audioLevel: level)
+        }
         statistics.audio.packetsSent += 1
         statistics.audio.bytesSent += UInt64(frame.payload.count)
+    }
+
+    /// `primary` after the recent frames an RFC 2198 header can still point back to (a pause leaves
+    /// them too old), all of the track's Opus payload type.
+    private func redundantPayload(_ primary: [UInt8], timestamp: UInt32, payloadType: UInt8) -> [UInt8] {
+        let earlier = recentAudioFrames.filter {
+            timestamp &- $0.timestamp <= RedundantAudioPayload.maximumTimestampOffset && $0.payload.count <= RedundantAudioPayload.maximumBlockLength
+        }
+        let joined = earlier.flatMap(\.payload)
+        var bytes = [UInt8](repeating: 0, count: primary.count + 1 + earlier.count * RedundantAudioPayload.redundantHeaderLength + joined.count)
+        let written = joined.withUnsafeBytes { all in
+            var offset = 0
+            let blocks = earlier.map { frame -> (frame: UnsafeRawBufferPointer, timestampOffset: UInt32) in
+                defer { offset += frame.payload.count }
+                return (UnsafeRawBufferPointer(rebasing: all[offset..<(offset + frame.payload.count)]), timestamp &- frame.timestamp)
+            }
+            return primary.withUnsafeBytes { primaryBytes in
+                bytes.withUnsafeMutableBytes { destination in
+                    (try? RedundantAudioPayload.write(
+                        primary: primaryBytes, redundant: blocks, payloadType: payloadType, into: destination)) ?? 0
+                }
+            }
+        }
+        return Array(bytes.prefix(written))
     }
 
     private func sendVideoFrame(_ encoding: VideoEncodingSender, now: UInt64, endpoint: MediaEndpoint) {
@@ -130,13 +171,14 @@ final class PublisherMedia: MediaHandler {
 
     private func send(
         _ track: OutgoingTrack, payload: [UInt8], timestamp: UInt32, marker: Bool, now: UInt64, endpoint: MediaEndpoint,
-        encoding: VideoEncodingSender? = nil, pictureID: UInt16? = nil, audioLevel: (AudioLevelIndication, id: UInt8)? = nil
+        encoding: VideoEncodingSender? = nil, pictureID: UInt16? = nil, audioLevel: (AudioLevelIndication, id: UInt8)? = nil,
+        payloadType: UInt8? = nil
     ) {
         let sequenceNumber = track.takeSequenceNumber()
         endpoint.sendRTP(now: now) { buffer in
             var packet = try payload.withUnsafeBytes { bytes in
                 try RTPPacket(
-                    writingInto: buffer, payloadType: track.payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp,
+                    writingInto: buffer, payloadType: payloadType ?? track.payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp,
                     ssrc: track.ssrc, marker: marker, payload: bytes)
             }
             try packet.setAbsoluteSendTime(AbsoluteSendTime(nanoseconds: now), id: Self.absoluteSendTimeID)

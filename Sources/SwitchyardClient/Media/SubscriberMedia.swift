@@ -11,6 +11,8 @@ final class SubscriberMedia: MediaHandler {
     static let keyFrameRequestInterval: UInt64 = 300_000_000
 
     let audioSSRC: UInt32?
+    /// The payload type RFC 2198 redundant audio arrives with, when the subscriber takes it.
+    let audioRedPayloadType: UInt8?
     let videoSSRC: UInt32?
     private let reporterSSRC: UInt32
     private var audioReceiver = ReceiverStatistics(clockRate: 48_000)
@@ -19,6 +21,7 @@ final class SubscriberMedia: MediaHandler {
     private var frames = VP8FrameTracker()
     private var videoDecoder: VP8Decoder?
     private var audioDecoder: OpusDecoder?
+    private var audioFrames = AudioFrameRecovery()
     private var payloadRing: [[UInt8]]
     private var expectedCounter: Int?
     private var lastPictureID: UInt16?
@@ -58,10 +61,11 @@ final class SubscriberMedia: MediaHandler {
     /// mends the path.
     init(
         audioSSRC: UInt32?, videoSSRC: UInt32?, reporterSSRC: UInt32, decodes: Bool, feedback: BandwidthFeedback = .receiverEstimate,
-        pathBroken: Bool = false
+        pathBroken: Bool = false, audioRedPayloadType: UInt8? = nil
     ) throws(CodecError) {
         path = MediaPathWatch(silence: 2_000_000_000, isBroken: pathBroken)
         self.audioSSRC = audioSSRC
+        self.audioRedPayloadType = audioRedPayloadType
         self.videoSSRC = videoSSRC
         self.reporterSSRC = reporterSSRC
         if feedback == .transportWide { transportFeedback = TransportFeedbackRecorder(extensionID: BandwidthFeedback.transportWideSequenceID) }
@@ -128,9 +132,21 @@ final class SubscriberMedia: MediaHandler {
             audioReceiver.record(sequenceNumber: packet.sequenceNumber, rtpTimestamp: packet.timestamp, arrivalNanoseconds: now)
             statistics.audio.packetsReceived += 1
             statistics.audio.bytesReceived += UInt64(payload.count)
-            if let audioDecoder {
-                if (try? audioDecoder.decode(payload)) != nil { statistics.audioFramesDecoded += 1 } else { statistics.decodeErrors += 1 }
+            let decoder = audioDecoder
+            audioFrames.receive(
+                sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, payload: payload,
+                redundant: audioRedPayloadType != nil && packet.payloadType == audioRedPayloadType
+            ) { frame in
+                guard let decoder else { return }
+                if let frame {
+                    let decoded = try? decoder.decode(UnsafeRawBufferPointer(rebasing: payload[frame]))
+                    if decoded != nil { statistics.audioFramesDecoded += 1 } else { statistics.decodeErrors += 1 }
+                } else if (try? decoder.concealLostFrame()) == nil {
+                    statistics.decodeErrors += 1
+                }
             }
+            statistics.audioFramesRecovered = audioFrames.framesRecovered
+            statistics.audioFramesConcealed = audioFrames.framesConcealed
         } else {
             statistics.unknownSSRCPackets += 1
         }
@@ -327,6 +343,10 @@ public struct SubscriberMediaStatistics: Equatable, Sendable {
     /// Frames libvpx decoded (decoding subscribers only).
     public var framesDecoded: UInt64 = 0
     public var audioFramesDecoded: UInt64 = 0
+    /// Audio frames lost on the path that an RFC 2198 packet brought back, and those nothing brought
+    /// back (concealed; with a decoder, by libopus's loss concealment).
+    public var audioFramesRecovered: UInt64 = 0
+    public var audioFramesConcealed: UInt64 = 0
     public var decodeErrors: UInt64 = 0
     /// Decoded pictures whose frame counter was not the one after the previous picture's.
     public var counterMismatches: UInt64 = 0
