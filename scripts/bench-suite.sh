@@ -27,9 +27,12 @@ if [ "$(id -u)" = 0 ]; then
     run fallback-kernel fallback --network kernel
     run bandwidth-kernel bandwidth --network kernel
     run fallback-simulcast-kernel fallback --simulcast --network kernel
+    run red-kernel red --network kernel
 else
-    echo "(fallback and bandwidth with --network kernel left out: they make network namespaces, which needs root)"
+    echo "(fallback, bandwidth and red with --network kernel left out: they make network namespaces, which needs root)"
 fi
+run red red
+run red-2 red --red-frames 2
 run fallback-simulcast fallback --simulcast
 run room room --clients 6
 run audio-only audio-only --clients 200

@@ -8,5 +8,5 @@ public enum BenchNetwork: String, CaseIterable, Codable, Sendable {
     case kernel
 
     /// The scenarios that follow a schedule of impairments, so the only ones a kernel network changes.
-    public static let kernelScenarios: [BenchScenario] = [.fallback, .bandwidth, .simulcast]
+    public static let kernelScenarios: [BenchScenario] = [.fallback, .bandwidth, .simulcast, .red]
 }

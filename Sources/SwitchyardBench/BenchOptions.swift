@@ -47,6 +47,8 @@ public struct BenchOptions: Codable, Sendable {
     /// Fallback: the publisher sends three simulcast layers (`simulcastLowerLayers` below its
     /// picture), so the ladder can step down and come back on the lowest layer.
     public var simulcast = false
+    /// Red: earlier frames each audio packet repeats (1-2).
+    public var redundantAudioFrames = 1
     /// Where the schedules are applied: in the clients (`client`) or by the kernel, daemon and
     /// clients in network namespaces (`kernel`; fallback, bandwidth and simulcast).
     public var network = BenchNetwork.client
@@ -120,10 +122,10 @@ public struct BenchOptions: Codable, Sendable {
         apiKey = "switchyard-development"
         apiSecret = "switchyard-development-secret-do-not-use-in-production"
         clients =
-            scenario == .room || scenario == .fallback || scenario == .simulcast
+            scenario == .room || scenario == .fallback || scenario == .simulcast || scenario == .red
             ? 4 : scenario == .bandwidth ? 1 : scenario == .cluster ? 12 : scenario == .webhooks ? 50 : scenario == .chaos ? 2 : 20
         durationSeconds =
-            scenario == .fallback ? 22 : scenario == .soak || scenario == .webhooks ? 60 : scenario == .bandwidth ? 30 : scenario == .simulcast ? 32 : 10
+            scenario == .fallback ? 22 : scenario == .red ? 30 : scenario == .soak || scenario == .webhooks ? 60 : scenario == .bandwidth ? 30 : scenario == .simulcast ? 32 : 10
         warmupSeconds = 2
         videoBitrate = scenario == .audioOnly ? 0 : scenario == .bandwidth || scenario == .simulcast ? 1_000_000 : 500_000
         audioBitrate = 32_000
@@ -131,7 +133,7 @@ public struct BenchOptions: Codable, Sendable {
         height = scenario == .simulcast ? 720 : 360
         frameRate = 30
         decoders = 1
-        impairedSubscribers = scenario == .fallback ? 2 : scenario == .bandwidth || scenario == .simulcast ? 1 : 0
+        impairedSubscribers = scenario == .fallback ? 2 : scenario == .bandwidth || scenario == .simulcast ? 1 : scenario == .red ? 4 : 0
         preferences = scenario == .simulcast ? [nil, VideoDimensions(width: 320, height: 180), VideoDimensions(width: 640, height: 360), nil] : []
         topLayerStopAtSeconds = scenario == .simulcast ? 24 : nil
         topLayerStopSeconds = 3
@@ -141,6 +143,8 @@ public struct BenchOptions: Codable, Sendable {
             case .bandwidth: (try? ImpairmentSchedule(parsing: "0s:rate=2mbps;10s:rate=300kbps;20s:rate=2mbps")) ?? .clean
             // Room for every layer, then for the middle one only, then for every layer again.
             case .simulcast: (try? ImpairmentSchedule(parsing: "0s:rate=3mbps;8s:rate=700kbps;18s:rate=3mbps")) ?? .clean
+            // Issue 38's case: 20 % random loss on every subscriber's downlink.
+            case .red: (try? ImpairmentSchedule(parsing: "0s:loss=0.2")) ?? .clean
             default: .clean
             }
         feedback = scenario == .bandwidth || scenario == .simulcast ? BandwidthFeedback.transportWide.rawValue : BandwidthFeedback.receiverEstimate.rawValue
@@ -197,6 +201,10 @@ public struct BenchOptions: Codable, Sendable {
     /// The problem with these options, naming the option, or nil.
     public var problem: String? {
         if clients < 1 { return "--clients must be at least 1" }
+        if scenario == .red {
+            if clients < 2 { return "--clients must be at least 2 for red: half take RED, half do not" }
+            if !(1...2).contains(redundantAudioFrames) { return "--red-frames must be 1 or 2, not \(redundantAudioFrames)" }
+        }
         if let spreadThreshold, spreadThreshold < 0 { return "--spread-threshold cannot be negative" }
         if let workerLoop, !["dispatch-wait", "dispatch", "epoll"].contains(workerLoop) {
             return "--worker-loop must be dispatch-wait, dispatch or epoll, not \(workerLoop)"
@@ -312,7 +320,7 @@ public struct BenchOptions: Codable, Sendable {
     var subscriberFeedback: BandwidthFeedback { BandwidthFeedback(rawValue: feedback) ?? .receiverEstimate }
 
     /// Whether the run follows impaired subscribers' downlinks through a schedule.
-    var impairsSubscribers: Bool { scenario == .fallback || scenario == .bandwidth || scenario == .simulcast }
+    var impairsSubscribers: Bool { scenario == .fallback || scenario == .bandwidth || scenario == .simulcast || scenario == .red }
 
     /// Whether a fallback run impairs the publisher instead of subscribers.
     var measuresPublisherSide: Bool { publisherSchedule.firstDegradation != nil }
@@ -325,7 +333,7 @@ public struct BenchOptions: Codable, Sendable {
 
     /// Whether publishers send video: not in the audio-only scenarios, nor in webhooks (whose
     /// clients send no media), nor with a video bitrate of 0.
-    var sendsVideo: Bool { scenario != .audioOnly && scenario != .speakers && scenario != .webhooks && videoBitrate > 0 }
+    var sendsVideo: Bool { scenario != .audioOnly && scenario != .speakers && scenario != .webhooks && scenario != .red && videoBitrate > 0 }
 
     /// The simulcast scenario's lower layers: a quarter and half of the picture, at 15 % and 40 % of
     /// the top layer's bitrate (even sizes, as libvpx wants).

@@ -428,6 +428,7 @@ public struct BenchReport: Codable, Sendable {
     public var speakers: Speakers?
     public var webhooks: Webhooks?
     public var chaos: Chaos?
+    public var red: Red?
     public var timeline: [TimelineSeries] = []
     public var targets: [TargetCheck] = []
     public var errors: [String] = []

@@ -149,7 +149,7 @@ public final class BenchRun: @unchecked Sendable {
         if let metrics { report.daemon.srtpBuild = await Self.srtpBuild(metrics) }
         do {
             switch options.scenario {
-            case .fanout, .audioOnly, .soak, .fallback, .bandwidth, .simulcast: try await runFanout()
+            case .fanout, .audioOnly, .soak, .fallback, .bandwidth, .simulcast, .red: try await runFanout()
             case .room: try await runRoom()
             case .join: try await runJoins()
             case .reconnect: try await runReconnects()
@@ -255,18 +255,21 @@ public final class BenchRun: @unchecked Sendable {
         let publisher = try await publisherSession.publish(
             PublisherSettings(
                 name: "bench", media: media, subscriberAudioFallbackEnabled: subscriberFallback,
-                publisherAudioFallbackEnabled: publisherSide ? true : nil))
+                publisherAudioFallbackEnabled: publisherSide ? true : nil,
+                redundantAudioFrames: options.scenario == .red ? options.redundantAudioFrames : 0))
         report.clients.publishers = 1
         progress("connecting \(options.clients) subscribers (\(options.connectConcurrency) at a time)")
         let options = self.options
         let connected: [(Subscriber, Int)] = await concurrently(options.clients) { [self] index in
             let session = try await connect(session: sessionId, role: .subscriber)
-            // Simulcast subscribers all decode: the width decoded is the layer received.
+            // Simulcast subscribers all decode: the width decoded is the layer received. Red ones all
+            // decode their audio, every other one taking RED.
             let subscriber = try await session.subscribe(
                 to: publisher.streamId,
                 settings: SubscriberSettings(
-                    decodes: options.scenario == .simulcast || index < options.decoders, feedback: options.subscriberFeedback,
-                    preferredResolution: options.preference(ofSubscriber: index)))
+                    decodes: options.scenario == .simulcast || options.scenario == .red || index < options.decoders,
+                    feedback: options.subscriberFeedback, preferredResolution: options.preference(ofSubscriber: index),
+                    receivesRedundantAudio: options.scenario == .red && index % 2 == 0))
             return (subscriber, index)
         }
         let tracked = connected.map { subscriber, index in

@@ -37,4 +37,8 @@ public enum BenchScenario: String, CaseIterable, Codable, Sendable {
     /// network or not reading; whether every signal arrives once, every client is whole again in
     /// time, no event is lost, `/health` answers and no node grows.
     case chaos
+    /// An audio-only publisher sending Opus as RFC 2198 redundant audio (RED) to subscribers behind
+    /// the same random loss, half of them taking RED and half the primary frames alone: how many lost
+    /// frames each half had to conceal.
+    case red
 }

@@ -171,6 +171,9 @@ struct Measurement {
                 .analyse(subscribers, series: series, before: baseline.map(\.media), after: final.map(\.media))
             report.simulcast?.layerStop = layerStop?.result
         }
+        if options.scenario == .red {
+            report.red = RedundantAudioAnalysis(options: options).analyse(subscribers, before: baseline.map(\.media), after: final.map(\.media))
+        }
         if options.scenario == .soak {
             let errors = final.reduce(UInt64(0)) { $0 + $1.media.decodeErrors + $1.endpoint.datagramsRefused }
             report.soak = BenchReport.Soak(rssSamplesMB: soakSamples, rssGrowthMB: (soakSamples.last ?? 0) - (soakSamples.first ?? 0), errors: errors + UInt64(report.clients.connectFailures))
@@ -252,6 +255,8 @@ extension SubscriberMediaStatistics {
         result.keyFrameWaits -= earlier.keyFrameWaits
         result.pictureLossIndicationsSent -= earlier.pictureLossIndicationsSent
         result.nackedSequenceNumbers -= earlier.nackedSequenceNumbers
+        result.audioFramesRecovered -= earlier.audioFramesRecovered
+        result.audioFramesConcealed -= earlier.audioFramesConcealed
         return result
     }
 }

@@ -104,6 +104,15 @@ public enum ReportTable {
                 row("full-quality cycles (most of one subscriber) / per 5 min", "\(cycles) / \(number(fallback.fullQualityCyclesPerFiveMinutes, "", digits: 2))")
             }
         }
+        if let red = report.red {
+            row("RED (earlier frames per packet) · schedule", "\(red.redundantFrames) · \(red.schedule)")
+            for (name, group) in [("with RED", red.withRed), ("without RED", red.withoutRed)] {
+                row(
+                    "\(name): subscribers · packets lost · frames recovered · concealed",
+                    "\(group.subscribers) · \(group.packetsLost) · \(group.framesRecovered) · \(group.framesConcealed) (\(number(group.concealedPercent, " %", digits: 2)))")
+            }
+            row("frames concealed, with RED against without", number(red.concealedReduction.map { $0 * 100 }, " % fewer"))
+        }
         if let simulcast = report.simulcast {
             row("simulcast layers", simulcast.layers.joined(separator: " · "))
             row("schedule (impaired)", "\(simulcast.schedule) (drop at \(number(simulcast.capDropSeconds, " s")), rise at \(number(simulcast.capRiseSeconds, " s")))")

@@ -63,6 +63,13 @@ enum TargetEvaluator {
                 "duplicates beyond the daemon's retries", "0",
                 webhooks.map { Double(max($0.duplicates - Int($0.daemonRetries ?? 0), 0)) }, unit: ""
             ) { $0 == 0 }
+        case .red:
+            let red = report.red
+            check(
+                "frames concealed at \(red?.schedule ?? "the schedule"), with RED against without", "≥ 50 % fewer",
+                red?.concealedReduction.map { $0 * 100 }, unit: " % fewer"
+            ) { $0 >= 50 }
+            check("audio decode errors", "0", red.map { Double($0.withRed.decodeErrors + $0.withoutRed.decodeErrors) }, unit: "") { $0 == 0 }
         case .join:
             check("join p95 (connect → first decoded frame)", "≤ 150 ms", report.join?.p95Ms, unit: " ms") { $0 <= 150 }
         case .reconnect:

@@ -43,8 +43,8 @@ public final class Subscriber: Sendable {
     /// Where this subscriber's media comes from (the router's `host:port`); in a cluster that
     /// cascades, possibly another node than the session's.
     public var mediaServer: String { binding.withLock { $0.mediaServer } }
-    /// The settings to subscribe again with.
-    var settings: SubscriberSettings { requested.withLock { $0 } }
+    /// The settings it subscribed with, and subscribes again with after a failed media connection.
+    public var settings: SubscriberSettings { requested.withLock { $0 } }
     var hasEndedAlready: Bool { hasEnded.load(ordering: .acquiring) }
     private var endpoint: LoopBound<MediaEndpoint> { binding.withLock { $0.endpoint } }
     private var media: LoopBound<SubscriberMedia> { binding.withLock { $0.media } }

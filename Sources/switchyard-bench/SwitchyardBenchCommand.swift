@@ -68,6 +68,8 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var schedule: String?
     @Flag(help: "Fallback: the publisher sends three simulcast layers, and the default schedule is 30 s of 30 % loss then 30 s clean, five times (5 minutes).")
     var simulcast = false
+    @Option(help: "Red: earlier Opus frames each audio packet repeats, 1 or 2 (default 1).")
+    var redFrames: Int?
     @Option(help: "Fallback, publisher side: the publisher's uplink schedule, e.g. \"3s:loss=0.3;11s:clean\".")
     var publisherSchedule: String?
     @Option(help: "Fallback, bandwidth, simulcast: where the schedules apply, client (each client's socket) or kernel (as root: daemon and clients in network namespaces, a real queue per impaired client).")
@@ -168,7 +170,8 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         if let height { options.height = height }
         if let fps { options.frameRate = fps }
         if let decoders { options.decoders = decoders }
-        if let impaired { options.impairedSubscribers = impaired }
+        if let impaired { options.impairedSubscribers = impaired } else if options.scenario == .red { options.impairedSubscribers = options.clients }
+        if let redFrames { options.redundantAudioFrames = redFrames }
         if let schedule {
             do {
                 options.schedule = try ImpairmentSchedule(parsing: schedule)

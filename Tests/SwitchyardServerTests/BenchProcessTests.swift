@@ -134,6 +134,21 @@ import Testing
         #expect(value(outcome.report, "fallback.cleanSubscriberEvents") as? Int == 0)
     }
 
+    /// Issue 38's measurement: behind the same 20 % random loss, the subscribers taking RED conceal at
+    /// least half fewer frames than those getting the primary frames alone, and nothing fails to decode.
+    @Test func subscribersTakingRedConcealAtLeastHalfFewerFramesBehindTheSameLoss() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
+        let outcome = try run(["red", "--clients", "4", "--duration", "8", "--warmup", "1"])
+        #expect(outcome.status == 0, "\(outcome.errors)")
+        expectDocumentedFields(outcome.report, scenario: "red")
+        #expect(value(outcome.report, "red.withRed.subscribers") as? Int == 2)
+        #expect((value(outcome.report, "red.withoutRed.packetsLost") as? Int ?? 0) > 0, "the loss reached the subscribers without RED")
+        #expect((value(outcome.report, "red.withRed.framesRecovered") as? Int ?? 0) > 0)
+        #expect((value(outcome.report, "red.concealedReduction") as? Double ?? 0) >= 0.5)
+        let targets = value(outcome.report, "targets") as? [[String: Any]] ?? []
+        #expect(!targets.isEmpty && targets.allSatisfy { $0["met"] as? Bool == true }, "\(targets)")
+    }
+
     @Test func publisherSideFallbackIsTimedAndEverySubscriberFollows() throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
         // The uplink is judged from what the router receives every 500 ms, so it needs a stream
@@ -346,7 +361,9 @@ import Testing
         (["fallback", "--publisher-schedule", "1s:loss=0.3", "--impaired", "1"], "--publisher-schedule measures the publisher side"),
         (["fanout", "--media-threads", "0"], "--media-threads must be within 1...64"),
         (["bandwidth", "--network", "lan"], "--network must be one of client, kernel, not lan"),
-        (["fanout", "--network", "kernel"], "--network kernel is for the fallback, bandwidth, simulcast scenarios"),
+        (["fanout", "--network", "kernel"], "--network kernel is for the fallback, bandwidth, simulcast, red scenarios"),
+        (["red", "--clients", "1"], "--clients must be at least 2 for red: half take RED, half do not"),
+        (["red", "--red-frames", "3"], "--red-frames must be 1 or 2, not 3"),
         (["bandwidth", "--network", "kernel", "--server", "ws://127.0.0.1:9/v1/ws"], "it cannot shape a daemon given with --server"),
         (["fallback", "--network", "kernel", "--schedule", "3s:loss=0.3,delay=40ms;6s:clean"], "needs the kernel's netem, and this kernel has none"),
         (["fallback", "--network", "kernel", "--schedule", "3s:loss=0.3,burst=4;6s:clean"], "nftables' numgen drops each packet independently"),
