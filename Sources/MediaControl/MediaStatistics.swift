@@ -7,6 +7,9 @@ public struct ConsumerStatistics: Equatable, Sendable, Codable {
     public var retransmittedPackets: UInt64 = 0
     /// NACKed packets not resent because the transport's resend budget (its downlink estimate) was spent.
     public var retransmissionsOverBudget: UInt64 = 0
+    /// RFC 2198 packets sent whole (the subscriber takes RED, or a relay leg); a subscriber without
+    /// RED gets their primary frames and none of these.
+    public var redundantPacketsSent: UInt64 = 0
     /// Cumulative loss from the subscriber's latest receiver report.
     public var packetsLost: Int64 = 0
     /// Fraction lost (0–255, of 256) from the latest receiver report.
@@ -52,8 +55,9 @@ public struct ProducerStatistics: Equatable, Sendable, Codable {
     public var heldBackAsQuieter = false
     /// Packets kept from every consumer while muted or held back as quieter than the loudest.
     public var packetsHeldBack: UInt64 = 0
-    /// Packets of the publisher's RED payload type that were malformed, or whose primary frame was
-    /// not its Opus: forwarded to nobody.
+    /// Packets of the publisher's RED payload type: well formed around its Opus, and those that were
+    /// malformed or whose primary frame was not its Opus (forwarded to nobody).
+    public var redundantPacketsReceived: UInt64 = 0
     public var unforwardableRedundantPackets: UInt64 = 0
 
     public init(producerID: ProducerID, kind: MediaKind) {

@@ -42,6 +42,7 @@ final class Consumer {
     private(set) var bytesSent: UInt64 = 0
     private(set) var retransmittedPackets: UInt64 = 0
     private(set) var retransmissionsOverBudget: UInt64 = 0
+    private(set) var redundantPacketsSent: UInt64 = 0
     private(set) var nacksReceived: UInt64 = 0
     private(set) var keyFrameRequestsReceived: UInt64 = 0
     private(set) var probePacketsSent: UInt64 = 0
@@ -212,10 +213,15 @@ final class Consumer {
             return false
         }
         rewrite(copy, sequenceNumber: sequenceNumber, timestamp: timestamp, now: now)
+        var sendsRedundancy = false
         if let primaryOffset = frame.primaryAudioOffset {
             switch transport.redundantAudio {
-            case .redundant(let payloadType): copy.payloadType = payloadType
-            case .asPublished: copy.payloadType = packet.payloadType
+            case .redundant(let payloadType):
+                copy.payloadType = payloadType
+                sendsRedundancy = true
+            case .asPublished:
+                copy.payloadType = packet.payloadType
+                sendsRedundancy = true
             case .primaryOnly:
                 do throws(RTPPacketError) {
                     try copy.removeLeadingPayloadBytes(primaryOffset)
@@ -231,6 +237,7 @@ final class Consumer {
         transport.stampTransportSequence(&copy, now: now)
         guard transport.sendRTP(slot: slot, length: copy.length) else { return false }
         bytesSent &+= UInt64(copy.length)
+        if sendsRedundancy { redundantPacketsSent &+= 1 }
         return true
     }
 
@@ -427,6 +434,7 @@ final class Consumer {
         result.nacksReceived = nacksReceived
         result.probePacketsSent = probePacketsSent
         result.retransmissionsOverBudget = retransmissionsOverBudget
+        result.redundantPacketsSent = redundantPacketsSent
         result.keyFrameRequestsReceived = keyFrameRequestsReceived
         result.pauseReasons = pauseReasons
         result.layer = layerState

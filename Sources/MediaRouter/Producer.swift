@@ -44,8 +44,9 @@ final class Producer {
     private(set) var suspension: ProducerSuspension = []
     /// Packets kept from every consumer while suspended.
     private(set) var packetsHeldBack: UInt64 = 0
-    /// Packets of the RED payload type that were malformed, or whose primary frame was not the
-    /// track's Opus: forwarded to nobody.
+    /// Packets of the RED payload type: well formed around the track's Opus, and those that were
+    /// malformed or whose primary frame was not the track's Opus (forwarded to nobody).
+    private(set) var redundantPacketsReceived: UInt64 = 0
     private(set) var unforwardableRedundantPackets: UInt64 = 0
     /// What the packets' RFC 6464 levels say about the stream (audio at home, with the extension).
     private(set) var levels = AudioLevelMeter()
@@ -177,6 +178,7 @@ final class Producer {
                 return
             }
             primaryAudioOffset = offset
+            redundantPacketsReceived &+= 1
         }
         let isKeyFrame = options.codec.name == .h264 ? H264KeyFrame.starts(UnsafeRawBufferPointer(packet.payload)) : descriptor?.isKeyFrame == true
         if isKeyFrame {
@@ -460,6 +462,7 @@ final class Producer {
         result.muted = suspension.contains(.muted)
         result.heldBackAsQuieter = suspension.contains(.quieter)
         result.packetsHeldBack = packetsHeldBack
+        result.redundantPacketsReceived = redundantPacketsReceived
         result.unforwardableRedundantPackets = unforwardableRedundantPackets
         return result
     }

@@ -61,6 +61,7 @@ extension SessionDirectory {
                 nacksReceived: counters.nacksReceived, keyFrameRequestsReceived: counters.keyFrameRequestsReceived,
                 bytesReceived: bytesReceived, probePacketsSent: counters.probePacketsSent)
             statistics.retransmissionsOverBudget = counters.retransmissionsOverBudget
+            if consumer.kind == .audio { statistics.redundantPacketsSent = counters.redundantPacketsSent }
             statistics.layer = layers?.layer
             statistics.targetLayer = layers?.targetLayer
             statistics.layerReason = layers?.reason
@@ -90,6 +91,7 @@ extension SessionDirectory {
                 statistics.speaking = counters.speaking
                 statistics.packetsHeldBack = counters.packetsHeldBack
                 statistics.heldBackAsQuieter = counters.heldBackAsQuieter
+                statistics.redundantPacketsReceived = counters.redundantPacketsReceived
                 statistics.unforwardableRedundantPackets = counters.unforwardableRedundantPackets
             }
             return statistics

@@ -150,6 +150,9 @@ public struct TrackStatistics: Codable, Equatable, Sendable {
     public var retransmittedPackets: UInt64
     /// NACKed packets not resent because the resends would have passed the downlink's estimate.
     public var retransmissionsOverBudget: UInt64?
+    /// Audio: RFC 2198 packets the subscriber got whole, because it takes RED (docs/red.md); 0 while
+    /// it gets plain Opus.
+    public var redundantPacketsSent: UInt64?
     public var nacksReceived: UInt64
     public var keyFrameRequestsReceived: UInt64
     /// Bytes that reached the subscriber: `bytesSent` in the share of packets received.

@@ -51,8 +51,10 @@ public struct PublishedTrackStatistics: Codable, Equatable, Sendable {
     /// session, held back as quieter than the loudest; and whether it is held back now.
     public var packetsHeldBack: UInt64?
     public var heldBackAsQuieter: Bool?
-    /// For audio: packets of the publisher's RED payload type that were malformed, or whose primary
-    /// frame was not its Opus, and so reached no subscriber (docs/red.md).
+    /// For audio: packets of the publisher's RED payload type (docs/red.md), well formed around its
+    /// Opus; and those that were malformed or whose primary frame was not its Opus, which reached no
+    /// subscriber.
+    public var redundantPacketsReceived: UInt64?
     public var unforwardableRedundantPackets: UInt64?
 
     public init(packetsReceived: UInt64, bytesReceived: UInt64, packetsLost: Int64, jitterSeconds: Double, nacksSent: UInt64, keyFrameRequestsSent: UInt64) {

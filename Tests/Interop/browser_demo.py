@@ -48,6 +48,12 @@ log `activeSpeakerChanged` with a null streamId and drop the highlight (within 1
 "speakers" {firstSpeechToEventMs, firstSpeechToHighlightMs (from the burst reaching A's track),
 routerAudioLevel, levelOnBsMeter, audioLevelsForA, silentStreamRouterLevel, micOffToNullMs, ...}.
 
+With --linger SECONDS, once media flows both pages stay up that long (the test subscribes clients of
+its own to A's stream meanwhile); the report gets "linger" {publisherAudioCodec (A's outbound audio,
+as Chromium's statistics name it), subscriberAudioCodec (B's inbound), audioPackets, audioSamples,
+audioConcealedSamples over that time, routerAudio (the router's getStats of B's audio, with
+redundantPacketsSent)}.
+
 With --link-control DIR, the test shapes page B's downlink in the kernel (B runs in a network namespace
 whose veth the test caps with a tbf qdisc; B should join with a subscriber token, so the only media on
 its link is A's stream). Once media flows the script writes DIR/cap ({"session", "subscriberId"}) and
@@ -116,6 +122,13 @@ owner.pc.getStats().then((report) => {
   }
   done(JSON.parse(JSON.stringify(out)));
 }).catch((e) => done({error: String(e)}));
+"""
+
+ROUTER_AUDIO_STATS_JS = """
+const [id, done] = [arguments[0], arguments[arguments.length - 1]];
+const s = window.switchyardDemo && window.switchyardDemo.subscribers.get(id);
+if (!s) return done(null);
+s.getStats().then((r) => done(r.audio || null), (e) => done({error: String(e)}));
 """
 
 SERVER_STATS_JS = """
@@ -208,6 +221,23 @@ def inbound(driver, subscriber_id: str) -> dict:
     return stats
 
 
+def linger(args, a, b, subscriber_id: str, out: dict):
+    """Keeps both pages up --linger seconds with media flowing (the test subscribes its own clients
+    meanwhile), then notes the codecs A sends and B receives audio in, and B's audio over the time."""
+    before = (inbound(b, subscriber_id).get("inbound", {}).get("audio") or {})
+    time.sleep(args.linger)
+    audio = (inbound(b, subscriber_id).get("inbound", {}).get("audio") or {})
+    publisher = a.execute_async_script(STATS_JS, "publisher", None) or {}
+    out["linger"] = {
+        "publisherAudioCodec": (publisher.get("outbound", {}).get("audio") or {}).get("codecMimeType"),
+        "subscriberAudioCodec": audio.get("codecMimeType"),
+        "audioPackets": audio.get("packetsReceived", 0) - before.get("packetsReceived", 0),
+        "audioSamples": audio.get("totalSamplesReceived", 0) - before.get("totalSamplesReceived", 0),
+        "audioConcealedSamples": audio.get("concealedSamples", 0) - before.get("concealedSamples", 0),
+        "routerAudio": b.execute_async_script(ROUTER_AUDIO_STATS_JS, subscriber_id),
+    }
+
+
 def run(args, drivers: dict, out: dict):
     audio_flags = speech_files(args) if args.speakers else {"A": [], "B": []}
     b = drivers["B"] = new_driver(args, audio_flags["B"])
@@ -260,6 +290,9 @@ def run(args, drivers: dict, out: dict):
     out["serverQuality"] = b.execute_async_script(SERVER_STATS_JS, subscriber_id)
     if args.screenshot:
         b.save_screenshot(os.path.join(args.screenshot, "b-flowing.png"))
+
+    if args.linger:
+        linger(args, a, b, subscriber_id, out)
 
     if args.simulcast:
         simulcast(args, a, b, stream_id, subscriber_id, out)
@@ -818,6 +851,8 @@ def main() -> int:
     parser.add_argument("--token-a", help="page A's client token (a daemon beyond loopback gives no development token)")
     parser.add_argument("--token-b", help="page B's client token")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds for joining and for media to flow")
+    parser.add_argument("--linger", type=float, default=0.0,
+                        help="once media flows, keep both pages up this long, then report the audio codecs A sends and B receives in (\"linger\")")
     parser.add_argument("--chromium-flag", action="append", default=[], help="another Chromium command-line flag")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")

@@ -77,6 +77,8 @@ import Testing
         let statistics = try await plane.statistics(router: router)
         let counters = try #require(statistics.producers.first { $0.producerID == producer })
         #expect(counters.packetsReceived == 6)
+        #expect(counters.redundantPacketsReceived == 2)
+        #expect(statistics.consumers.map(\.redundantPacketsSent).sorted() == [0, 2, 2])
         #expect(counters.unforwardableRedundantPackets == 2)
     }
 

@@ -536,20 +536,24 @@ export class Session extends EventTarget {
    * Publishes camera and microphone (or the given MediaStream's tracks) over a new peer connection.
    * @param {{name?: string, audio?: boolean, video?: boolean, mediaStream?: MediaStream,
    *   videoType?: string, publishAudio?: boolean, publishVideo?: boolean, audioFallback?: object,
-   *   simulcast?: boolean}} [options]
+   *   simulcast?: boolean, redundantAudio?: boolean}} [options]
    *   `audio`/`video` choose the tracks to ask getUserMedia for (ignored with `mediaStream`);
    *   `simulcast` sends the video as three encodings (a quarter, half and all of the picture), from
-   *   which the router gives each subscriber the one that fits its preference and its network
+   *   which the router gives each subscriber the one that fits its preference and its network;
+   *   `redundantAudio` (on unless false) sends the audio as Opus RED, each packet repeating the one
+   *   before, so a lost packet costs no audio (docs/red.md); it about doubles the audio's bitrate
    * @returns {Promise<Publisher>}
    */
-  async publish({ name, audio = true, video = true, mediaStream, videoType, publishAudio, publishVideo, audioFallback, simulcast = false } = {}) {
+  async publish({
+    name, audio = true, video = true, mediaStream, videoType, publishAudio, publishVideo, audioFallback, simulcast = false, redundantAudio = true,
+  } = {}) {
     const ownsMedia = !mediaStream;
     if (!mediaStream) mediaStream = await navigator.mediaDevices.getUserMedia({ audio, video });
     try {
-      const options = { name, videoType, publishAudio, publishVideo, audioFallback, simulcast };
+      const options = { name, videoType, publishAudio, publishVideo, audioFallback, simulcast, redundantAudio };
       const { pc, result } = await this.#publishOver(mediaStream, options);
       const publisher = new Publisher(this, pc, result.stream, mediaStream, ownsMedia);
-      publisher._options = { name, videoType, audioFallback, simulcast };
+      publisher._options = { name, videoType, audioFallback, simulcast, redundantAudio };
       this.publishers.set(publisher.streamId, publisher);
       return publisher;
     } catch (error) {
@@ -559,12 +563,14 @@ export class Session extends EventTarget {
   }
 
   /** A new peer connection sending `mediaStream`, published with `publish` and answered. */
-  async #publishOver(mediaStream, { name, videoType, publishAudio, publishVideo, audioFallback, simulcast }) {
+  async #publishOver(mediaStream, { name, videoType, publishAudio, publishVideo, audioFallback, simulcast, redundantAudio = true }) {
     const pc = new RTCPeerConnection(this.peerConnectionConfiguration);
     try {
       const audioTrack = mediaStream.getAudioTracks()[0];
       const videoTrack = mediaStream.getVideoTracks()[0];
-      if (audioTrack) preferCodecs(pc.addTransceiver(audioTrack, { direction: "sendonly", streams: [mediaStream] }), "audio", ["audio/opus"]);
+      // RED first makes Chromium send it; the router answers RED only around the Opus it takes.
+      const audioCodecs = redundantAudio ? ["audio/red", "audio/opus"] : ["audio/opus"];
+      if (audioTrack) preferCodecs(pc.addTransceiver(audioTrack, { direction: "sendonly", streams: [mediaStream] }), "audio", audioCodecs);
       if (videoTrack) {
         const init = { direction: "sendonly", streams: [mediaStream] };
         if (simulcast) init.sendEncodings = SIMULCAST_ENCODINGS.map((e) => ({ ...e }));
