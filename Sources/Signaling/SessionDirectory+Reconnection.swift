@@ -29,6 +29,10 @@ extension SessionDirectory {
             connection.graceGeneration == generation
         else { return }
         logger.info("connection did not come back within the grace period", metadata: ["session": "\(sessionId)", "connection": "\(connectionId)"])
+        // This runs in the grace timer's own task, which `disconnect` would cancel: the closing
+        // it does after that (a cascaded subscriber's transport, on another node) must not run
+        // cancelled.
+        sessions[sessionId]?.connections[connectionId]?.graceTimer = nil
         await disconnect(sessionId: sessionId, connectionId: connectionId, reason: .networkDisconnected)
     }
 
