@@ -8,7 +8,41 @@
 # CHAOS_PORT (default 7911: the nodes' HTTP ports are it and the next two), CHAOS_MEDIA_PORT
 # (default 46000: each node takes 400 media ports from there on; bench-cluster.sh's end at 45199) and
 # CHAOS_PG_PORT (default 55449) move it off ports another run uses.
+# CHAOS_WEBRTC_CLIENTS (default 2; 0 for none) aiortc subscribers (Tests/Interop/aiortc_peer.py)
+# join the first sessions beside the bench's plain clients.
+# CHAOS_CAP_KBPS (default unset: no cap fault) adds the cap fault: a subscriber's downlink capped
+# at that many kbit/s by the kernel. It needs root: the whole run (PostgreSQL, nodes, bench) then
+# goes into a network namespace of its own, whose `lo` the bench shapes by the client's UDP port,
+# so a cap touches nothing outside; the namespace goes when the run ends, also on SIGINT/SIGTERM.
 set -euo pipefail
+
+if [ -n "${CHAOS_CAP_KBPS:-}" ] && [ -z "${CHAOS_IN_NAMESPACE:-}" ]; then
+    [ "$(id -u)" -eq 0 ] || { echo "CHAOS_CAP_KBPS needs root (a network namespace and tc); unset it for a run without caps" >&2; exit 1; }
+    namespace="switchyard-chaos-$$"
+    ip netns add "$namespace"
+    inner=""
+    leave_namespace() {
+        [ -n "$inner" ] && kill -TERM "$inner" 2>/dev/null && wait "$inner" 2>/dev/null || true
+        # Whatever still runs in the namespace was started by this run.
+        for pid in $(ip netns pids "$namespace" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
+        ip netns del "$namespace" 2>/dev/null || true
+    }
+    trap leave_namespace EXIT
+    trap 'exit 143' TERM INT
+    ip netns exec "$namespace" ip link set lo up
+    # aiortc gathers no loopback candidates: an address of a veth pair kept inside the namespace gives
+    # it one (what it sends to the nodes' 127.0.0.x addresses, and what comes back, still goes by lo).
+    ip netns exec "$namespace" ip link add chaos0 type veth peer name chaos1
+    ip netns exec "$namespace" ip addr add 10.255.0.1/24 dev chaos0
+    ip netns exec "$namespace" ip link set chaos0 up
+    ip netns exec "$namespace" ip link set chaos1 up
+    CHAOS_IN_NAMESPACE="$namespace" ip netns exec "$namespace" bash "$0" "$@" &
+    inner=$!
+    status=0
+    wait "$inner" || status=$?
+    inner=""
+    exit "$status"
+fi
 
 bin="${1:?usage: $0 <bin directory> [results directory] [bench options...]}"
 results="${2:-bench-results}"
@@ -76,9 +110,16 @@ for index in 0 1 2; do
     done
 done
 
+extra=()
+webrtc_clients="${CHAOS_WEBRTC_CLIENTS:-2}"
+if [ "$webrtc_clients" != 0 ]; then
+    extra+=(--webrtc-clients "$webrtc_clients" --aiortc-peer "$(cd "$(dirname "$0")/.." && pwd)/Tests/Interop/aiortc_peer.py")
+fi
+[ -n "${CHAOS_CAP_KBPS:-}" ] && extra+=(--cap-kbps "$CHAOS_CAP_KBPS" --cap-interface lo)
+
 echo
-echo "== switchyard-bench chaos (3 nodes on PostgreSQL; node timeout 8 s)"
-"$bin/switchyard-bench" chaos "${servers[@]}" --node-timeout 8 \
+echo "== switchyard-bench chaos (3 nodes on PostgreSQL; node timeout 8 s${CHAOS_IN_NAMESPACE:+; in namespace $CHAOS_IN_NAMESPACE, caps of $CHAOS_CAP_KBPS kbps})"
+"$bin/switchyard-bench" chaos "${servers[@]}" --node-timeout 8 "${extra[@]}" \
     --postgres-stop "$pg_stop" --postgres-start "$pg_start" \
     --video-bitrate 150000 --width 320 --height 180 --fps 15 \
     --json "$results/chaos.json" --svg "$results/chaos.svg" "$@" &

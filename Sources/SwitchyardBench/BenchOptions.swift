@@ -22,6 +22,16 @@ public struct BenchOptions: Codable, Sendable {
     public var nodeTimeoutSeconds = 8.0
     public var faultSpacingSeconds = 4.0
     public var outageSeconds: [Double] = [3, 12, 1, 30, 6]
+    /// Chaos: aiortc subscribers (one in each of the first sessions), run by `aiortcPeer`
+    /// (Tests/Interop/aiortc_peer.py) with `python3`.
+    public var webrtcClients = 0
+    public var aiortcPeer: String?
+    /// Chaos: a subscriber's downlink capped at this many kilobits per second for `capSeconds`, by
+    /// the kernel on `capInterface` (the private namespace's `lo` bench-chaos.sh runs in); 0: no cap
+    /// fault.
+    public var capKbps = 0
+    public var capSeconds = 12.0
+    public var capInterface = "lo"
     /// Cluster: REST signals sent through each route (the session's node, another node) per session.
     public var signalsPerSession = 10
     /// Cluster: subscribers of the 1 → N room through the first node; 0 leaves it out.
@@ -279,6 +289,11 @@ public struct BenchOptions: Codable, Sendable {
             if !(nodeTimeoutSeconds >= 1 && nodeTimeoutSeconds <= 120) { return "--node-timeout must be the nodes' cluster.nodeTimeoutSeconds, within 1...120" }
             if !(faultSpacingSeconds >= 2 && faultSpacingSeconds <= 600) { return "--fault-spacing must be within 2...600 seconds" }
             if outageSeconds.isEmpty || outageSeconds.contains(where: { !($0 >= 1 && $0 <= 30) }) { return "--outages must be seconds within 1...30, e.g. 3,12,1,30,6" }
+            if !(0...sessions).contains(webrtcClients) { return "--webrtc-clients must be within 0...\(sessions) (one in each of the first sessions; --sessions is \(sessions))" }
+            if webrtcClients > 0, aiortcPeer == nil { return "--webrtc-clients needs --aiortc-peer (Tests/Interop/aiortc_peer.py)" }
+            if capKbps != 0, !(32...10_000).contains(capKbps) { return "--cap-kbps must be 0 (no cap fault) or within 32...10000" }
+            if !(capSeconds >= 2 && capSeconds <= 60) { return "--cap-seconds must be within 2...60" }
+            if capInterface.isEmpty || capInterface.contains(where: { $0 == " " || $0 == "/" }) { return "--cap-interface must name a network interface, e.g. lo" }
         }
         if scenario == .webhooks {
             if !(1...100).contains(sessions) { return "--sessions must be within 1...100" }

@@ -29,6 +29,34 @@ extension BenchReport {
         public var slowReadersCut = 0
         /// Whether each session had media, once a second: the timeline's lanes.
         public var mediaTimeline: [ChaosMediaPoint] = []
+        /// aiortc subscribers beside the plain clients, and their recovery by kind (fault lifted →
+        /// every one of them decoding frames again), judged apart from the plain clients'.
+        public var webrtcClients = 0
+        public var webrtcRecovery: [String: ChaosRecovery] = [:]
+        /// Subscriptions the WebRTC clients made in all (each move or reconnect is one more).
+        public var webrtcSubscriptions = 0
+        /// What each cap fault did to its subscriber and to everyone else.
+        public var caps: [ChaosCap] = []
+    }
+
+    /// One subscriber's downlink capped by the kernel: its video before and under the cap (the
+    /// cap's second half, once the router has had time to react), and after it lifted.
+    public struct ChaosCap: Codable, Sendable {
+        public var faultIndex: Int
+        public var target: String
+        public var capKbps: Int
+        public var videoKbpsBefore: Double
+        public var videoKbpsCapped: Double
+        public var audioKbpsCapped: Double
+        /// Whether the router told it its video was off (audio fallback) during the cap.
+        public var videoDisabled: Bool
+        /// From the cap lifted to video arriving again at half its rate before; nil if it did not.
+        public var videoBackMs: Double?
+        /// Other lasting clients (plain or WebRTC) that were without media at some point of the cap.
+        public var othersWithoutMedia: [String]
+
+        /// Whether its video gave way to the cap (under it, or off) while its audio went on.
+        public var gaveWay: Bool { (videoDisabled || videoKbpsCapped <= Double(capKbps)) && audioKbpsCapped > 0 }
     }
 
     public struct ChaosFault: Codable, Sendable {
@@ -47,6 +75,11 @@ extension BenchReport {
         /// Clients without media again 2 s after the recovery, if any (a relapse).
         public var relapsed: [String]?
         public var detail: String = ""
+        /// The same for the WebRTC clients (decoded frames again), with their own allowance; 0 and
+        /// nil in a run without them.
+        public var webrtcAllowanceMs = 0.0
+        public var webrtcRecoveredSeconds: Double?
+        public var webrtcRecoveryMs: Double?
     }
 
     public struct ChaosRecovery: Codable, Sendable {
@@ -94,6 +127,8 @@ extension BenchReport {
         public var seconds: Double
         /// Per session: every client connected and every subscriber receiving.
         public var sessionsWhole: [Bool]
+        /// Per WebRTC client: decoding frames.
+        public var webrtcWhole: [Bool] = []
     }
 
     public struct ChaosResourceSample: Codable, Sendable {
@@ -143,6 +178,24 @@ extension BenchReport.Chaos {
                     "  \(kind.rawValue) ×\(recovery.count)",
                     "whole again p50 \(number(recovery.p50Ms.map { $0 / 1000 }, digits: 2)) / max \(number(recovery.maxMs.map { $0 / 1000 }, " s", digits: 2)) "
                         + "(allowed \(number(recovery.allowanceMs / 1000, " s", digits: 0)))" + (recovery.notRecovered > 0 ? ", \(recovery.notRecovered) never" : "")
+                ))
+        }
+        for kind in ChaosFaultKind.allCases {
+            guard let recovery = webrtcRecovery[kind.rawValue] else { continue }
+            rows.append(
+                (
+                    "  WebRTC \(kind.rawValue) ×\(recovery.count)",
+                    "frames again p50 \(number(recovery.p50Ms.map { $0 / 1000 }, digits: 2)) / max \(number(recovery.maxMs.map { $0 / 1000 }, " s", digits: 2)) "
+                        + "(allowed \(number(recovery.allowanceMs / 1000, " s", digits: 0)))" + (recovery.notRecovered > 0 ? ", \(recovery.notRecovered) never" : "")
+                ))
+        }
+        if webrtcClients > 0 { rows.append(("WebRTC clients", "\(webrtcClients) aiortc subscribers, \(webrtcSubscriptions) subscriptions in all")) }
+        for cap in caps {
+            rows.append(
+                (
+                    "  cap \(cap.capKbps) kbps on \(cap.target)",
+                    "video \(number(cap.videoKbpsBefore)) → \(number(cap.videoKbpsCapped)) kbps\(cap.videoDisabled ? " (turned off)" : ""), audio \(number(cap.audioKbpsCapped)) kbps; "
+                        + "video back \(number(cap.videoBackMs.map { $0 / 1000 }, " s", digits: 2)) after; \(cap.othersWithoutMedia.count) others affected"
                 ))
         }
         rows.append(

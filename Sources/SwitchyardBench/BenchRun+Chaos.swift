@@ -26,6 +26,10 @@ private final class ChaosActivity: Sendable {
     let ledger = ChaosSignalLedger()
     /// The lasting clients' sessions, to leave before the nodes the run started are ended.
     let sessions = Mutex<[Session]>([])
+    /// The WebRTC clients' processes, ended with the run.
+    let webrtcClients = Mutex<[ChaosWebRTCClient]>([])
+    /// The interface the run readied for caps, cleared when it ends.
+    let cappedInterface = Mutex<String?>(nil)
 }
 
 /// A node taken out by a fault, from then until its `/health` answered again: its own failures
@@ -46,7 +50,7 @@ extension BenchRun {
         let urls = options.clusterURLs
         let nodes = try zip(urls, options.nodePIDs).map { url, pid throws(BenchError) in try ChaosNode(url: url, pid: pid) }
         let activity = ChaosActivity()
-        let interruption = Self.endOwnNodesOnInterrupt(nodes)
+        let interruption = Self.endOwnNodesOnInterrupt(nodes, activity: activity)
         var stoppedNode: ChaosNode?
         var databaseStopped = false
         do {
@@ -63,6 +67,10 @@ extension BenchRun {
     }
 
     private func endChaos(nodes: [ChaosNode], activity: ChaosActivity, interruption: [any DispatchSourceSignal]) async {
+        for client in activity.webrtcClients.withLock({ $0 }) { await client.stop() }
+        if let interface = activity.cappedInterface.withLock({ $0 }) {
+            try? await KernelCommand.perform([KernelLinkShaper.clearEgress(namespace: nil, interface: interface), KernelLinkShaper.clearIngress(namespace: nil)])
+        }
         for session in activity.sessions.withLock({ $0 }) {
             await session.disconnect()
             forget(session)
@@ -106,20 +114,32 @@ extension BenchRun {
         report.clients.subscribers = rooms.count * options.clients
         let everyone = rooms.flatMap { $0 }
         activity.sessions.withLock { $0 = everyone.map(\.session) }
+        let webrtc = try await startWebRTCClients(rooms: rooms, activity: activity)
+        chaos.webrtcClients = webrtc.count
         let start = MonotonicClock.now()
         let usageStart = ProcessUsageSample.current(at: start)
         func seconds(_ instant: UInt64) -> Double { (Double(instant) - Double(start)) / 1e9 }
 
-        let loops = startChaosLoops(rooms: rooms, nodes: nodes, activity: activity, start: start)
+        let loops = startChaosLoops(rooms: rooms, webrtc: webrtc, nodes: nodes, activity: activity, start: start)
         say("waiting for media in every session")
         guard await Self.waitUntilWhole(everyone, since: start, until: start + 30_000_000_000) != nil else {
             throw BenchError.setupFailed("not every client had media within 30 s of the start")
         }
+        guard await Self.waitUntilWhole(webrtc, since: start, until: start + 60_000_000_000) != nil else {
+            let now = MonotonicClock.now()
+            throw BenchError.setupFailed("not every WebRTC client decoded frames within 60 s of the start: " + webrtc.map { $0.describe(now: now) }.joined(separator: "; "))
+        }
+        if options.capKbps > 0 {
+            try await KernelCommand.perform(
+                KernelLinkShaper.prepareEgress(namespace: nil, interface: options.capInterface) + KernelLinkShaper.prepareIngress(namespace: nil))
+            activity.cappedInterface.withLock { $0 = options.capInterface }
+        }
         sampleResources(of: nodes, afterFault: -1, into: &chaos)
 
+        let kinds = ChaosFaultKind.scheduled(caps: options.capKbps > 0)
         var schedule = ChaosSchedule(
-            kinds: ChaosFaultKind.allCases, nodes: nodes.count, sessions: rooms.count, clientsPerSession: options.clients,
-            spacingSeconds: options.faultSpacingSeconds, outageSeconds: options.outageSeconds,
+            kinds: kinds, nodes: nodes.count, sessions: rooms.count, clientsPerSession: options.clients,
+            spacingSeconds: options.faultSpacingSeconds, outageSeconds: options.outageSeconds, capSeconds: options.capSeconds,
             allowances: Dictionary(uniqueKeysWithValues: ChaosFaultKind.allCases.map { ($0, allowance(for: $0)) }))
         var downTimes: [NodeDownTime] = []
         let faultsStart = MonotonicClock.now()
@@ -195,8 +215,19 @@ extension BenchRun {
                 if cut { chaos.slowReadersCut += 1 }
                 record.detail = "\(sent) broadcasts of 8 kB meanwhile; \(cut ? "cut off by the node" : "still connected at the end")"
                 lifted = MonotonicClock.now()
+            case .clientCapped:
+                let client = rooms[fault.target][fault.client]
+                record.target = client.name
+                record.detail = "downlink capped at \(options.capKbps) kbps for \(Int(fault.seconds)) s"
+                let (cap, capLifted) = try await capDownlink(of: client, fault: fault, others: everyone.filter { $0 !== client }, webrtc: webrtc)
+                chaos.caps.append(cap)
+                lifted = capLifted
             }
             record.liftedSeconds = seconds(lifted)
+            if !webrtc.isEmpty { record.webrtcAllowanceMs = webrtcAllowance(for: fault.kind) * 1000 }
+            let liftedAt = lifted
+            let webrtcDeadline = lifted + UInt64((webrtcAllowance(for: fault.kind) + 30) * 1e9)
+            async let webrtcRecovered = Self.waitUntilWhole(webrtc, since: liftedAt, until: webrtcDeadline)
             let recovered = await Self.waitUntilWhole(everyone, since: lifted, until: lifted + UInt64((allowance(for: fault.kind) + 30) * 1e9))
             if let recovered {
                 record.recoveredSeconds = seconds(recovered)
@@ -207,6 +238,18 @@ extension BenchRun {
                 report.errors.append(
                     "fault \(fault.index + 1) (\(fault.kind.rawValue)): not every client whole again within \(allowance(for: fault.kind) + 30) s: "
                         + broken.joined(separator: "; "))
+                say(report.errors.last!)
+            }
+            if let webrtcRecovered = await webrtcRecovered {
+                if !webrtc.isEmpty {
+                    record.webrtcRecoveredSeconds = seconds(webrtcRecovered)
+                    record.webrtcRecoveryMs = (Double(webrtcRecovered) - Double(lifted)) / 1e6
+                }
+            } else {
+                let now = MonotonicClock.now()
+                report.errors.append(
+                    "fault \(fault.index + 1) (\(fault.kind.rawValue)): not every WebRTC client decoding again within \(webrtcAllowance(for: fault.kind) + 30) s: "
+                        + webrtc.filter { !$0.isWhole(since: lifted, now: now, freshness: Self.webrtcFreshness) }.map { $0.describe(now: now) }.joined(separator: "; "))
                 say(report.errors.last!)
             }
             if let nodeBack {
@@ -273,6 +316,8 @@ extension BenchRun {
             }
         }
         chaos.recovery = ChaosInvariants.recovery(of: chaos.faults)
+        chaos.webrtcRecovery = ChaosInvariants.webrtcRecovery(of: chaos.faults)
+        chaos.webrtcSubscriptions = webrtc.map(\.subscriptions).reduce(0, +)
         chaos.trends = ChaosInvariants.trends(of: chaos.resources, nodeNames: urls)
         let usageEnd = ProcessUsageSample.current(at: MonotonicClock.now())
         report.measuredSeconds = seconds(usageEnd.at)
@@ -303,13 +348,106 @@ extension BenchRun {
         case .databaseAway: 3
         case .nodeStopped: 6
         case .slowReader: 3
+        // The router lowers what it sends (or turns video off) under the cap and probes its way
+        // back up after it: video at half its rate again, and everyone whole.
+        case .clientCapped: 15
         }
+    }
+
+    /// A WebRTC client's allowance: the plain clients' plus what aiortc adds to come back: noticing
+    /// its node gone only when no frame came for 8 s (a stopped node keeps the WebSocket), a new
+    /// WebSocket, ICE, DTLS and a key frame.
+    func webrtcAllowance(for kind: ChaosFaultKind) -> Double { allowance(for: kind) + 10 }
+
+    /// Frames decoded within this long count as media now: aiortc prints its totals at most every
+    /// 0.2 s, and the run reads them every 0.2 s.
+    static let webrtcFreshness: UInt64 = 1_000_000_000
+
+    /// One aiortc subscriber in each of the first `--webrtc-clients` sessions, coming in through the
+    /// node after the session's publisher's and trying the others in turn.
+    private func startWebRTCClients(rooms: [[ChaosClient]], activity: ChaosActivity) async throws -> [ChaosWebRTCClient] {
+        guard options.webrtcClients > 0, let peer = options.aiortcPeer else { return [] }
+        let urls = options.clusterURLs
+        var clients: [ChaosWebRTCClient] = []
+        for index in 0..<options.webrtcClients {
+            let sessionId = rooms[index][0].session.sessionId
+            // Valid for the whole run: the peer presents it again at every reconnect.
+            let token = try await tokens.mintClientToken(
+                sessionId: sessionId, role: .subscriber, lifetime: Int64(options.durationSeconds) + 3600, now: Date())
+            let first = (index + 1) % urls.count
+            let client = try ChaosWebRTCClient(
+                name: "s\(index)/webrtc", peer: peer, urls: Array(urls[first...] + urls[..<first]), sessionId: sessionId, token: token,
+                streamName: ChaosClient.publisherStreamName, seconds: options.durationSeconds + 600,
+                outputPath: FileManager.default.temporaryDirectory.appendingPathComponent("chaos-webrtc-\(getpid())-\(index).jsonl").path)
+            clients.append(client)
+            activity.webrtcClients.withLock { $0.append(client) }
+        }
+        return clients
+    }
+
+    /// Caps `client`'s downlink by its media port for the fault's seconds: its video before (2 s),
+    /// under the cap (its second half) and after (until at half its rate before), and whether
+    /// anybody else was without media meanwhile. Returns what it saw and when the cap lifted.
+    private func capDownlink(of client: ChaosClient, fault: ChaosSchedule.Fault, others: [ChaosClient], webrtc: [ChaosWebRTCClient]) async throws -> (BenchReport.ChaosCap, UInt64) {
+        guard let subscriber = client.state.withLock({ $0.subscriber }) else { throw BenchError.setupFailed("\(client.name) has no subscription to cap") }
+        let shaper = KernelLinkShaper(
+            port: subscriber.mediaPort, direction: .toClient,
+            placement: .init(egressNamespace: nil, egressInterface: options.capInterface, ingressNamespace: nil, ingressInterface: options.capInterface),
+            classMinor: UInt16(2 + fault.index % 4000))
+        let capped = NetworkImpairment(bandwidth: options.capKbps * 1000)
+        func kbps(_ from: SubscriberMediaStatistics.Track, _ to: SubscriberMediaStatistics.Track, seconds: Double) -> Double {
+            Double(to.bytesReceived &- from.bytesReceived) * 8 / 1000 / seconds
+        }
+        let before = await subscriber.statistics()
+        try await Task.sleep(for: .seconds(2))
+        let atCap = await subscriber.statistics()
+        var cap = BenchReport.ChaosCap(
+            faultIndex: fault.index, target: client.name, capKbps: options.capKbps, videoKbpsBefore: kbps(before.video, atCap.video, seconds: 2),
+            videoKbpsCapped: 0, audioKbpsCapped: 0, videoDisabled: false, videoBackMs: nil, othersWithoutMedia: [])
+        try await KernelCommand.perform(try shaper.install(capped))
+        let capStart = MonotonicClock.now()
+        let capEnd = capStart + UInt64(fault.seconds * 1e9)
+        var secondHalf: SubscriberMediaStatistics?
+        var affected = Set<String>()
+        while MonotonicClock.now() < capEnd {
+            let now = MonotonicClock.now()
+            if secondHalf == nil, now >= capStart + UInt64(fault.seconds / 2 * 1e9) { secondHalf = await subscriber.statistics() }
+            if !subscriber.isVideoExpected { cap.videoDisabled = true }
+            for other in others where !other.hasMedia(now: now, freshness: 1_000_000_000) { affected.insert(other.name) }
+            for other in webrtc where !other.hasMedia(now: now, freshness: 2 * Self.webrtcFreshness) { affected.insert(other.name) }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        let atEnd = await subscriber.statistics()
+        try await KernelCommand.perform(try shaper.change(from: capped, to: .clean))
+        let lifted = MonotonicClock.now()
+        if let secondHalf {
+            let seconds = Double(lifted - capStart) / 1e9 - fault.seconds / 2
+            cap.videoKbpsCapped = kbps(secondHalf.video, atEnd.video, seconds: seconds)
+            cap.audioKbpsCapped = kbps(secondHalf.audio, atEnd.audio, seconds: seconds)
+        }
+        cap.othersWithoutMedia = affected.sorted()
+        // Video back: a second with at least half the video it had before the cap.
+        var previous = atEnd
+        var previousAt = lifted
+        while MonotonicClock.now() < lifted + UInt64((allowance(for: .clientCapped) + 30) * 1e9) {
+            try await Task.sleep(for: .milliseconds(250))
+            let now = MonotonicClock.now()
+            guard now - previousAt >= 1_000_000_000 else { continue }
+            let statistics = await subscriber.statistics()
+            if kbps(previous.video, statistics.video, seconds: Double(now - previousAt) / 1e9) >= cap.videoKbpsBefore / 2 {
+                cap.videoBackMs = Double(now - lifted) / 1e6
+                break
+            }
+            previous = statistics
+            previousAt = now
+        }
+        return (cap, lifted)
     }
 
     /// The background of the run: clients tended (subscribed again, media noted) every 200 ms and the
     /// sessions' media drawn every second, signals, `/health` of every node every second, and
     /// visitors while a fault is under way. Each ends once `activity.running` is false.
-    private func startChaosLoops(rooms: [[ChaosClient]], nodes: [ChaosNode], activity: ChaosActivity, start: UInt64) -> [Task<Void, Never>] {
+    private func startChaosLoops(rooms: [[ChaosClient]], webrtc: [ChaosWebRTCClient], nodes: [ChaosNode], activity: ChaosActivity, start: UInt64) -> [Task<Void, Never>] {
         let everyone = rooms.flatMap { $0 }
         let ledger = activity.ledger
         var loops: [Task<Void, Never>] = []
@@ -319,10 +457,14 @@ extension BenchRun {
                 while activity.running.load(ordering: .acquiring) {
                     let now = MonotonicClock.now()
                     for client in everyone { await client.tend(now: now) }
+                    for client in webrtc { client.tend(now: now) }
                     if now &- lastDrawn >= 1_000_000_000 {
                         lastDrawn = now
                         let whole = rooms.map { room in room.allSatisfy { $0.hasMedia(now: now, freshness: 1_000_000_000) } }
-                        activity.recorded.withLock { $0.media.append(BenchReport.ChaosMediaPoint(seconds: (Double(now) - Double(start)) / 1e9, sessionsWhole: whole)) }
+                        let webrtcWhole = webrtc.map { $0.hasMedia(now: now, freshness: Self.webrtcFreshness) }
+                        activity.recorded.withLock {
+                            $0.media.append(BenchReport.ChaosMediaPoint(seconds: (Double(now) - Double(start)) / 1e9, sessionsWhole: whole, webrtcWhole: webrtcWhole))
+                        }
                     }
                     try? await Task.sleep(for: .milliseconds(200))
                 }
@@ -450,9 +592,18 @@ extension BenchRun {
     /// When every client was whole again after `since` (connected; subscribers with media that
     /// arrived after it, the last within 600 ms), checked every 100 ms; nil at `deadline`.
     private static func waitUntilWhole(_ clients: [ChaosClient], since: UInt64, until deadline: UInt64) async -> UInt64? {
+        await waitUntil(deadline) { now in clients.allSatisfy { $0.isWhole(since: since, now: now, freshness: 600_000_000) } }
+    }
+
+    /// When every WebRTC client decoded frames after `since`, checked every 100 ms; nil at `deadline`.
+    private static func waitUntilWhole(_ clients: [ChaosWebRTCClient], since: UInt64, until deadline: UInt64) async -> UInt64? {
+        await waitUntil(deadline) { now in clients.allSatisfy { $0.isWhole(since: since, now: now, freshness: webrtcFreshness) } }
+    }
+
+    private static func waitUntil(_ deadline: UInt64, _ isWhole: (UInt64) -> Bool) async -> UInt64? {
         while MonotonicClock.now() < deadline {
             let now = MonotonicClock.now()
-            if clients.allSatisfy({ $0.isWhole(since: since, now: now, freshness: 600_000_000) }) { return now }
+            if isWhole(now) { return now }
             try? await Task.sleep(for: .milliseconds(100))
         }
         return nil
@@ -472,9 +623,9 @@ extension BenchRun {
         guard status == 0 else { throw .setupFailed("\(command) exited with \(status)") }
     }
 
-    /// Ctrl-C or SIGTERM during the run: end the node processes the run started (and let a stopped
-    /// one go on first), then exit 130.
-    private static func endOwnNodesOnInterrupt(_ nodes: [ChaosNode]) -> [any DispatchSourceSignal] {
+    /// Ctrl-C or SIGTERM during the run: end the node processes and WebRTC clients the run started
+    /// (and let a stopped node go on first), lift the caps, then exit 130.
+    private static func endOwnNodesOnInterrupt(_ nodes: [ChaosNode], activity: ChaosActivity) -> [any DispatchSourceSignal] {
         [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -483,6 +634,11 @@ extension BenchRun {
                 for node in nodes {
                     kill(node.pid, SIGCONT)
                     if let own = node.ownPID { kill(own, SIGKILL) }
+                }
+                for client in activity.webrtcClients.withLock({ $0 }) { kill(client.process.pid, SIGKILL) }
+                if let interface = activity.cappedInterface.withLock({ $0 }) {
+                    _ = try? KernelLinkShaper.clearEgress(namespace: nil, interface: interface).run()
+                    _ = try? KernelLinkShaper.clearIngress(namespace: nil).run()
                 }
                 Foundation.exit(130)
             }

@@ -14,6 +14,13 @@ public enum ChaosFaultKind: String, CaseIterable, Codable, Sendable {
     /// A client joins a session and never reads its WebSocket while a publisher there broadcasts
     /// large signals: the node must cut it off, and nobody else may notice.
     case slowReader
+    /// One subscriber's downlink capped by the kernel (a real queue on the namespace's `lo`, by its
+    /// UDP port) for `capSeconds`: its video must give way (audio only, or a lower layer) and come
+    /// back after the cap lifts, while nobody else notices. Only with `--cap-kbps` (and root).
+    case clientCapped
+
+    /// The kinds a run schedules: every one, but a cap only when the run has caps.
+    static func scheduled(caps: Bool) -> [ChaosFaultKind] { allCases.filter { caps || $0 != .clientCapped } }
 
     /// Whether the fault takes a node out (its own `/health` may fail meanwhile).
     var targetsNode: Bool { self == .nodeKilled || self == .nodeDrained || self == .nodeStopped }

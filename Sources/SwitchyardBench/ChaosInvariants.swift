@@ -55,11 +55,22 @@ enum ChaosInvariants {
     }
 
     static func recovery(of faults: [BenchReport.ChaosFault]) -> [String: BenchReport.ChaosRecovery] {
+        recovery(of: faults, time: \.recoveryMs, allowance: \.allowanceMs)
+    }
+
+    /// The WebRTC clients' recovery by kind, from the faults that had them (a WebRTC allowance).
+    static func webrtcRecovery(of faults: [BenchReport.ChaosFault]) -> [String: BenchReport.ChaosRecovery] {
+        recovery(of: faults.filter { $0.webrtcAllowanceMs > 0 }, time: \.webrtcRecoveryMs, allowance: \.webrtcAllowanceMs)
+    }
+
+    private static func recovery(
+        of faults: [BenchReport.ChaosFault], time: KeyPath<BenchReport.ChaosFault, Double?>, allowance: KeyPath<BenchReport.ChaosFault, Double>
+    ) -> [String: BenchReport.ChaosRecovery] {
         var result: [String: BenchReport.ChaosRecovery] = [:]
         for (kind, ofKind) in Dictionary(grouping: faults, by: \.kind) {
-            let times = ofKind.compactMap(\.recoveryMs).sorted()
+            let times = ofKind.compactMap { $0[keyPath: time] }.sorted()
             result[kind] = BenchReport.ChaosRecovery(
-                count: ofKind.count, p50Ms: Measurement.percentile(times, 0.5), maxMs: times.last, allowanceMs: ofKind[0].allowanceMs,
+                count: ofKind.count, p50Ms: Measurement.percentile(times, 0.5), maxMs: times.last, allowanceMs: ofKind[0][keyPath: allowance],
                 notRecovered: ofKind.count - times.count)
         }
         return result
@@ -80,6 +91,19 @@ enum ChaosInvariants {
                 "\(kind.rawValue): every client whole again, max over \(recovery.count)", "≤ \(String(format: "%g", allowance)) s",
                 recovery.notRecovered > 0 ? .infinity : recovery.maxMs.map { $0 / 1000 }, unit: " s"
             ) { $0 <= allowance }
+        }
+        for kind in ChaosFaultKind.allCases {
+            guard let recovery = chaos.webrtcRecovery[kind.rawValue] else { continue }
+            let allowance = recovery.allowanceMs / 1000
+            check(
+                "WebRTC clients, \(kind.rawValue): decoding again, max over \(recovery.count)", "≤ \(String(format: "%g", allowance)) s",
+                recovery.notRecovered > 0 ? .infinity : recovery.maxMs.map { $0 / 1000 }, unit: " s"
+            ) { $0 <= allowance }
+        }
+        if !chaos.caps.isEmpty {
+            check("caps under which the subscriber's video did not give way while its audio went on", "0", Double(chaos.caps.filter { !$0.gaveWay }.count)) { $0 == 0 }
+            check("caps after which the subscriber's video did not come back", "0", Double(chaos.caps.filter { $0.videoBackMs == nil }.count)) { $0 == 0 }
+            check("other clients without media during a cap", "0", Double(chaos.caps.map(\.othersWithoutMedia.count).reduce(0, +))) { $0 == 0 }
         }
         check("faults after whose recovery a client lost media again within 2 s", "0", Double(chaos.relapses)) { $0 == 0 }
         let signals = chaos.signals

@@ -1,6 +1,7 @@
 /// Which fault comes next, and on what: the kinds in `ChaosFaultKind` order, round and round, each
 /// node fault on the next node in turn (the run may aim it at the node serving the next session
-/// instead), each client outage on the next client for the next length.
+/// instead), each client outage on the next client for the next length, each cap on the next
+/// subscriber.
 /// A fault starts only once the one before has recovered and `spacingSeconds` have passed, and only
 /// when it can finish (its own length plus its recovery allowance) before the run ends, so faults
 /// stop by themselves.
@@ -27,6 +28,7 @@ struct ChaosSchedule: Sendable {
     let databaseAwaySeconds: Double
     let nodeStopSeconds: Double
     let slowReaderSeconds: Double
+    let capSeconds: Double
     /// The most a fault of each kind may take to recover, after it is lifted.
     let allowances: [ChaosFaultKind: Double]
     private(set) var issued = 0
@@ -37,7 +39,8 @@ struct ChaosSchedule: Sendable {
 
     init(
         kinds: [ChaosFaultKind], nodes: Int, sessions: Int, clientsPerSession: Int, spacingSeconds: Double, outageSeconds: [Double],
-        databaseAwaySeconds: Double = 10, nodeStopSeconds: Double = 5, slowReaderSeconds: Double = 15, allowances: [ChaosFaultKind: Double]
+        databaseAwaySeconds: Double = 10, nodeStopSeconds: Double = 5, slowReaderSeconds: Double = 15, capSeconds: Double = 12,
+        allowances: [ChaosFaultKind: Double]
     ) {
         self.kinds = kinds
         self.nodes = nodes
@@ -48,6 +51,7 @@ struct ChaosSchedule: Sendable {
         self.databaseAwaySeconds = databaseAwaySeconds
         self.nodeStopSeconds = nodeStopSeconds
         self.slowReaderSeconds = slowReaderSeconds
+        self.capSeconds = capSeconds
         self.allowances = allowances
     }
 
@@ -63,6 +67,7 @@ struct ChaosSchedule: Sendable {
             case .databaseAway: databaseAwaySeconds
             case .nodeStopped: nodeStopSeconds
             case .slowReader: slowReaderSeconds
+            case .clientCapped: capSeconds
             }
         guard nowSeconds + seconds + (allowances[kind] ?? 0) <= endSeconds else { return nil }
         var fault = Fault(index: issued, kind: kind, target: 0, client: 0, seconds: seconds)
@@ -74,6 +79,12 @@ struct ChaosSchedule: Sendable {
             let turn = clientTurns[kind, default: 0]
             fault.target = turn % sessions
             fault.client = (turn / sessions) % (clientsPerSession + 1)
+            clientTurns[kind] = turn + 1
+        } else if kind == .clientCapped {
+            // Subscribers only (a session's clients after its publisher): a cap is on a downlink.
+            let turn = clientTurns[kind, default: 0]
+            fault.target = turn % sessions
+            fault.client = 1 + (turn / sessions) % clientsPerSession
             clientTurns[kind] = turn + 1
         }
         issued += 1

@@ -1,8 +1,9 @@
 import Foundation
 
 /// Draws a chaos run: one lane of faults (from injected to lifted, coloured by kind, a tick where
-/// every client was whole again), one lane per session (green while every client had media, red
-/// while one had none), one lane per node (its `/health` answers, red where one failed).
+/// every client was whole again, a black tick where every WebRTC client decoded again), one lane
+/// per session (green while every client had media, red
+/// while one had none), one per WebRTC client (decoding frames), one lane per node (its `/health` answers, red where one failed).
 enum ChaosTimelineSVG {
     static let left = 150.0
     static let plotWidth = 1000.0
@@ -12,13 +13,15 @@ enum ChaosTimelineSVG {
         ChaosFaultKind.nodeKilled.rawValue: "#c0392b", ChaosFaultKind.nodeDrained.rawValue: "#e67e22",
         ChaosFaultKind.nodeStopped.rawValue: "#8e44ad", ChaosFaultKind.databaseAway.rawValue: "#2c3e50",
         ChaosFaultKind.clientNetworkLost.rawValue: "#2980b9", ChaosFaultKind.slowReader.rawValue: "#16a085",
+        ChaosFaultKind.clientCapped.rawValue: "#7f8c8d",
     ]
 
     static func render(_ chaos: BenchReport.Chaos, measuredSeconds: Double) -> String {
         let duration = max(1, measuredSeconds)
         func x(_ seconds: Double) -> Double { left + plotWidth * max(0, min(seconds, duration)) / duration }
         let sessionLanes = chaos.mediaTimeline.first?.sessionsWhole.count ?? 0
-        let height = 90 + Double(1 + sessionLanes + chaos.nodes) * laneHeight + 40
+        let webrtcLanes = chaos.mediaTimeline.first?.webrtcWhole.count ?? 0
+        let height = 90 + Double(1 + sessionLanes + webrtcLanes + chaos.nodes) * laneHeight + 40
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(left + plotWidth + 30))" height="\(Int(height))" font-family="sans-serif" font-size="11">
             <rect width="100%" height="100%" fill="white"/>
@@ -29,7 +32,7 @@ enum ChaosTimelineSVG {
         for kind in ChaosFaultKind.allCases {
             svg += "<rect x=\"\(format(legend))\" y=\"30\" width=\"10\" height=\"10\" fill=\"\(kindColors[kind.rawValue] ?? "#999")\"/>"
             svg += "<text x=\"\(format(legend + 14))\" y=\"39\">\(kind.rawValue)</text>\n"
-            legend += 150
+            legend += 140
         }
         var top = 60.0
         svg += "<text x=\"8\" y=\"\(format(top + 14))\">faults</text>\n"
@@ -41,6 +44,9 @@ enum ChaosTimelineSVG {
                 svg += "<line x1=\"\(format(x(recovered)))\" x2=\"\(format(x(recovered)))\" y1=\"\(format(top))\" y2=\"\(format(top + laneHeight - 4))\" stroke=\"\(color)\" stroke-width=\"2\"/>\n"
                 svg += "<line x1=\"\(format(x(fault.liftedSeconds)))\" x2=\"\(format(x(recovered)))\" y1=\"\(format(top + laneHeight / 2))\" y2=\"\(format(top + laneHeight / 2))\" stroke=\"\(color)\" stroke-dasharray=\"2,2\"/>\n"
             }
+            if let recovered = fault.webrtcRecoveredSeconds {
+                svg += "<line x1=\"\(format(x(recovered)))\" x2=\"\(format(x(recovered)))\" y1=\"\(format(top + laneHeight / 2))\" y2=\"\(format(top + laneHeight))\" stroke=\"black\" stroke-width=\"2\"><title>WebRTC clients decoding again</title></line>\n"
+            }
         }
         top += laneHeight
         for session in 0..<sessionLanes {
@@ -48,6 +54,16 @@ enum ChaosTimelineSVG {
             var previous = 0.0
             for point in chaos.mediaTimeline where session < point.sessionsWhole.count {
                 let color = point.sessionsWhole[session] ? "#2ecc71" : "#e74c3c"
+                svg += "<rect x=\"\(format(x(previous)))\" y=\"\(format(top + 4))\" width=\"\(format(max(0.5, x(point.seconds) - x(previous))))\" height=\"\(format(laneHeight - 12))\" fill=\"\(color)\"/>\n"
+                previous = point.seconds
+            }
+            top += laneHeight
+        }
+        for client in 0..<webrtcLanes {
+            svg += "<text x=\"8\" y=\"\(format(top + 14))\">WebRTC client \(client)</text>\n"
+            var previous = 0.0
+            for point in chaos.mediaTimeline where client < point.webrtcWhole.count {
+                let color = point.webrtcWhole[client] ? "#27ae60" : "#e74c3c"
                 svg += "<rect x=\"\(format(x(previous)))\" y=\"\(format(top + 4))\" width=\"\(format(max(0.5, x(point.seconds) - x(previous))))\" height=\"\(format(laneHeight - 12))\" fill=\"\(color)\"/>\n"
                 previous = point.seconds
             }

@@ -32,6 +32,16 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var faultSpacing: Double?
     @Option(help: "Chaos: the clients' network outages in turn, in seconds, e.g. \"3,12,1,30,6\".")
     var outages: String?
+    @Option(help: "Chaos: aiortc subscribers, one in each of the first sessions (default 0; needs --aiortc-peer).")
+    var webrtcClients: Int?
+    @Option(help: "Chaos: the aiortc peer script the WebRTC clients run (Tests/Interop/aiortc_peer.py).")
+    var aiortcPeer: String?
+    @Option(help: "Chaos: a cap fault's downlink cap in kbit/s, applied by the kernel on --cap-interface (default 0: no cap fault; needs root).")
+    var capKbps: Int?
+    @Option(help: "Chaos: how long a cap fault lasts, in seconds (default 12).")
+    var capSeconds: Double?
+    @Option(help: "Chaos: the interface the clients' media arrives by, where caps are applied (default lo: bench-chaos.sh runs in a namespace of its own with CHAOS_CAP_KBPS).")
+    var capInterface: String?
     @Option(help: "Cluster: REST signals per session through each route (the session's node, another node).")
     var signalsPerSession: Int?
     @Option(help: "Cluster: subscribers of the 1 → N room through the first node (0: none); cascaded past the nodes' cluster.subscribersBeforeCascading.")
@@ -156,6 +166,11 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
             }
             options.outageSeconds = seconds.compactMap { $0 }
         }
+        if let webrtcClients { options.webrtcClients = webrtcClients }
+        options.aiortcPeer = aiortcPeer
+        if let capKbps { options.capKbps = capKbps }
+        if let capSeconds { options.capSeconds = capSeconds }
+        if let capInterface { options.capInterface = capInterface }
         if let signalsPerSession { options.signalsPerSession = signalsPerSession }
         if let cascadeSubscribers { options.cascadeSubscribers = cascadeSubscribers }
         options.serverPID = serverPid

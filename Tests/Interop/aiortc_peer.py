@@ -8,6 +8,7 @@ pyOpenSSL DTLS, libsrtp through pylibsrtp, libvpx and libopus through PyAV) for 
   aiortc_peer.py subscribe --url ws://127.0.0.1:7880/v1/ws --session S --token T --seconds N [--stream-id ID]
   aiortc_peer.py whip      --url http://127.0.0.1:7880/v1/whip/S --token T --seconds N [--name NAME]
   aiortc_peer.py whep      --url http://127.0.0.1:7880/v1/whep/S/STREAM --token T --seconds N
+  aiortc_peer.py chaos-subscribe --url ws://... [--url ws://...] --session S --token T --seconds N --stream-name NAME
 
 publish: sends a 440 Hz Opus tone and 320x240 VP8 video at 30 fps (a moving pattern) for N seconds
 after ICE and DTLS connect, then sends `disconnect`. Prints one JSON line:
@@ -21,6 +22,16 @@ Prints {"role": "whip-publisher", "streamId", "location", "connected", "connectS
 whep: plays a stream over WHEP: POSTs a recvonly offer, applies the answer, counts what aiortc
 decodes for N seconds after the POST, then DELETEs. Prints what subscribe prints (role "whep-player",
 with "location" and "deleteStatus"); an HTTP refusal prints {"error": {"status", "body"}} and exits 2.
+chaos-subscribe: a lasting subscriber for switchyard-bench chaos. Subscribes to the stream named
+--stream-name in the session and keeps receiving it for N seconds whatever happens: a stream that
+goes (its publisher moved) or a subscription the router ended is subscribed again on the same
+WebSocket when the stream is back; a WebSocket that closes (its node killed or drained), a peer
+connection that fails, or no decoded frame for --stall seconds while subscribed, makes it connect
+afresh through the next --url in turn. Prints one JSON line per change as it goes:
+  {"event": "subscribed", "url", "streamId", "port"}   (port: the local UDP port of the ICE pair)
+  {"event": "frames", "video", "audio"}                (totals decoded, at most every 0.2 s)
+  {"event": "lost", "reason"}                          (what made it subscribe or connect again)
+and exits 0 at the end (or on SIGTERM).
 subscribe: subscribes to the given stream, or the first stream that exists or appears within N
 seconds, and counts what aiortc decodes for N seconds after the subscribe request. Prints:
   {"role": "subscriber", "streamId", "subscriberId", "connected", "videoFrames", "audioFrames",
@@ -39,6 +50,7 @@ import asyncio
 import fractions
 import json
 import math
+import signal
 import sys
 import time
 import urllib.request
@@ -396,7 +408,181 @@ async def run_whep(args, out: dict) -> int:
         await pc.close()
 
 
+def emit(line: dict) -> None:
+    print(json.dumps(line), flush=True)
+
+
+def selected_port(pc: RTCPeerConnection) -> int | None:
+    """The local UDP port of the nominated ICE pair (aioice internals), where the router sends media."""
+    try:
+        connection = pc.getTransceivers()[0].receiver.transport.transport._connection
+        pair = connection._nominated.get(1)
+        return pair.protocol.transport.get_extra_info("sockname")[1]
+    except Exception:  # best effort: these are aioice internals
+        return None
+
+
+class ChaosSubscription:
+    """One peer connection subscribed to the named stream, with its frames counted into `totals`."""
+
+    def __init__(self, totals: dict):
+        self.pc = new_peer_connection()
+        self.totals = totals
+        self.tasks = []
+        self.last_frame = time.monotonic()
+        self.stream_id = None
+        self.subscriber_id = None
+        self.pc.on("track", lambda track: self.tasks.append(asyncio.ensure_future(self.consume(track))))
+
+    async def consume(self, track: MediaStreamTrack):
+        while True:
+            try:
+                await track.recv()
+            except MediaStreamError:
+                return
+            self.totals[track.kind] += 1
+            self.last_frame = time.monotonic()
+
+    async def close(self):
+        for task in self.tasks:
+            task.cancel()
+        await self.pc.close()
+
+
+async def named_stream(client: SignalingClient, streams: dict, name: str, timeout: float) -> str | None:
+    """The id of the stream called `name`, from `streams` (id -> name, kept up to date here from the
+    events) or the next `streamCreated`; None at the timeout or when the WebSocket closed."""
+    deadline = time.monotonic() + timeout
+    while True:
+        for stream_id, stream_name in streams.items():
+            if stream_name == name:
+                return stream_id
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        try:
+            event, data = await asyncio.wait_for(client.events.get(), left)
+        except asyncio.TimeoutError:
+            return None
+        if event == "closed":
+            return None
+        track_stream_events(streams, event, data)
+
+
+def track_stream_events(streams: dict, event: str, data: dict) -> None:
+    if event == "streamCreated":
+        streams[data["stream"]["streamId"]] = data["stream"].get("name", "")
+    elif event == "streamDestroyed":
+        streams.pop(data.get("streamId") or (data.get("stream") or {}).get("streamId"), None)
+
+
+async def chaos_connection(url: str, args, totals: dict, deadline: float) -> str:
+    """One WebSocket to `url`: subscribes to the named stream, again whenever it goes, until the
+    WebSocket closes, the peer connection fails or frames stall. Returns why it ended."""
+    client, result = await asyncio.wait_for(connect_to(url, args), 10)
+    streams = {s["streamId"]: s.get("name", "") for s in result["session"]["streams"]}
+    subscription = None
+    try:
+        while time.monotonic() < deadline:
+            stream_id = await named_stream(client, streams, args.stream_name, min(20.0, deadline - time.monotonic()))
+            if stream_id is None:
+                return "no stream named " + args.stream_name
+            subscription = ChaosSubscription(totals)
+            subscription.stream_id = stream_id
+            reply = await client.request("subscribe", {"streamId": stream_id, "webrtc": True})
+            subscription.subscriber_id = reply["subscriberId"]
+            await subscription.pc.setRemoteDescription(RTCSessionDescription(sdp=reply["sdpOffer"], type="offer"))
+            await subscription.pc.setLocalDescription(await subscription.pc.createAnswer())
+            await client.request("answerSubscriber", {"subscriberId": reply["subscriberId"], "sdpAnswer": subscription.pc.localDescription.sdp})
+            if not await wait_connected(subscription.pc, 10):
+                return "ICE and DTLS did not connect"
+            emit({"event": "subscribed", "url": url, "streamId": stream_id, "port": selected_port(subscription.pc)})
+            subscription.last_frame = time.monotonic()
+            reason = await watch_subscription(client, streams, subscription, args, deadline)
+            if reason is None:
+                return "the end"
+            await subscription.close()
+            subscription = None
+            if reason.startswith("connect again"):
+                return reason
+            emit({"event": "lost", "reason": reason})
+        return "the end"
+    finally:
+        if subscription is not None:
+            await subscription.close()
+        await client.close()
+
+
+async def connect_to(url: str, args) -> tuple[SignalingClient, dict]:
+    """Connects through `url`, following `sessionOnOtherNode` to the node that serves the session
+    (docs/cluster.md), up to three times."""
+    for _ in range(4):
+        ws = await websockets.connect(url, max_size=None, open_timeout=5)
+        client = SignalingClient(ws)
+        try:
+            return client, await client.request("connect", {"sessionId": args.session, "token": args.token}, timeout=8)
+        except ProtocolError as error:
+            await ws.close()
+            client.reader.cancel()
+            if error.error.get("code") != "sessionOnOtherNode" or not error.error.get("location"):
+                raise
+            url = error.error["location"]
+        except Exception:
+            await ws.close()
+            client.reader.cancel()
+            raise
+    raise ConnectionError("sessionOnOtherNode more than three times")
+
+
+async def watch_subscription(client: SignalingClient, streams: dict, subscription: ChaosSubscription, args, deadline: float) -> str | None:
+    """Reports frames while they come; returns why the subscription is over ("connect again: ..." when
+    the WebSocket must be replaced), or None at the deadline."""
+    reported = dict(subscription.totals)
+    while time.monotonic() < deadline:
+        if subscription.totals != reported:
+            reported = dict(subscription.totals)
+            emit({"event": "frames", **reported})
+        if subscription.pc.connectionState in ("failed", "closed"):
+            return "connect again: the peer connection " + subscription.pc.connectionState
+        if time.monotonic() - subscription.last_frame > args.stall:
+            return f"connect again: no frame for {args.stall:g} s"
+        while not client.events.empty():
+            event, data = client.events.get_nowait()
+            if event == "closed":
+                return "connect again: the WebSocket closed"
+            track_stream_events(streams, event, data)
+            if event == "streamDestroyed" and subscription.stream_id not in streams:
+                return "the stream went"
+            if event == "subscriberDestroyed" and data.get("subscriberId") == subscription.subscriber_id:
+                return "the router ended the subscription"
+        await asyncio.sleep(0.2)
+    return None
+
+
+async def run_chaos_subscribe(args) -> int:
+    totals = {"video": 0, "audio": 0}
+    deadline = time.monotonic() + args.seconds
+    turn = 0
+    while time.monotonic() < deadline:
+        url = args.url[turn % len(args.url)]
+        try:
+            reason = await chaos_connection(url, args, totals, deadline)
+        except ProtocolError as error:
+            reason = f"{error.method} refused: {error.error.get('code')}"
+        except (OSError, ConnectionError, asyncio.TimeoutError, websockets.WebSocketException) as error:
+            reason = f"{type(error).__name__}: {error}"
+        if time.monotonic() >= deadline:
+            break
+        emit({"event": "lost", "reason": f"{url}: {reason}"})
+        turn += 1
+        await asyncio.sleep(0.5)
+    return 0
+
+
 async def main(args) -> int:
+    if args.mode == "chaos-subscribe":
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        return await run_chaos_subscribe(args)
     if args.mode in ("publish", "whip"):
         out = {"role": "publisher" if args.mode == "publish" else "whip-publisher", "streamId": None, "connected": False,
                "connectSeconds": None, "srtpProfile": None, "dtlsVersion": None, "dtlsCipher": None}
@@ -436,6 +622,13 @@ def parse_args(argv=None):
             sub.add_argument("--codec", choices=["vp8", "h264"], default="vp8", help="the video codec offered")
         elif mode == "subscribe":
             sub.add_argument("--stream-id", help="default: the first stream that exists or appears")
+    chaos = modes.add_parser("chaos-subscribe")
+    chaos.add_argument("--url", required=True, action="append", help="ws://HOST:PORT/v1/ws of a node; repeat for every node, tried in turn")
+    chaos.add_argument("--session", required=True)
+    chaos.add_argument("--token", required=True, help="a subscriber token for this session, valid for the whole run")
+    chaos.add_argument("--seconds", type=float, required=True)
+    chaos.add_argument("--stream-name", required=True)
+    chaos.add_argument("--stall", type=float, default=8.0, help="seconds without a decoded frame before connecting afresh")
     return parser.parse_args(argv)
 
 

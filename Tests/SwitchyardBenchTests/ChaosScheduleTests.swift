@@ -6,17 +6,19 @@ import Testing
 /// The chaos run's pure parts: which fault comes next and on what, when faults stop, the trends
 /// the invariants judge, the options it refuses, and the frame its slow reader sends.
 @Suite struct ChaosScheduleTests {
-    private func schedule(outages: [Double] = [3, 12]) -> ChaosSchedule {
+    private func schedule(outages: [Double] = [3, 12], caps: Bool = false) -> ChaosSchedule {
         ChaosSchedule(
-            kinds: ChaosFaultKind.allCases, nodes: 3, sessions: 2, clientsPerSession: 2, spacingSeconds: 4, outageSeconds: outages,
-            allowances: [.nodeKilled: 22, .nodeDrained: 6, .clientNetworkLost: 6, .databaseAway: 3, .nodeStopped: 6, .slowReader: 3])
+            kinds: ChaosFaultKind.scheduled(caps: caps), nodes: 3, sessions: 2, clientsPerSession: 2, spacingSeconds: 4, outageSeconds: outages,
+            capSeconds: 10,
+            allowances: [.nodeKilled: 22, .nodeDrained: 6, .clientNetworkLost: 6, .databaseAway: 3, .nodeStopped: 6, .slowReader: 3, .clientCapped: 15])
     }
 
     @Test func faultsComeOneKindAfterAnotherAndNodeFaultsMeetEveryNode() {
         var schedule = schedule()
         var faults: [ChaosSchedule.Fault] = []
         while let fault = schedule.next(nowSeconds: 0, endSeconds: 1000), faults.count < 18 { faults.append(fault) }
-        #expect(faults.prefix(6).map(\.kind) == ChaosFaultKind.allCases)
+        #expect(faults.prefix(6).map(\.kind) == ChaosFaultKind.scheduled(caps: false))
+        #expect(!faults.contains { $0.kind == .clientCapped }, "no cap without --cap-kbps")
         #expect(faults.map(\.index) == Array(0..<18))
         // Kill, drain and stop take the nodes in turn, shifted by one each round.
         let kills = faults.filter { $0.kind == .nodeKilled }.map(\.target)
@@ -31,6 +33,97 @@ import Testing
         #expect(faults.filter { $0.kind == .slowReader }.map(\.target) == [0, 1, 0])
         #expect(faults.first { $0.kind == .databaseAway }?.seconds == 10)
         #expect(faults.first { $0.kind == .nodeStopped }?.seconds == 5)
+    }
+
+    @Test func capsComeLastInTheRoundAndOnlyOnSubscribers() {
+        var schedule = schedule(caps: true)
+        var faults: [ChaosSchedule.Fault] = []
+        while let fault = schedule.next(nowSeconds: 0, endSeconds: 1000), faults.count < 28 { faults.append(fault) }
+        #expect(faults.prefix(7).map(\.kind) == ChaosFaultKind.allCases)
+        let caps = faults.filter { $0.kind == .clientCapped }
+        #expect(caps.count == 4)
+        #expect(caps.allSatisfy { $0.seconds == 10 })
+        // The next session each time; its subscribers (1 and 2) in turn, never its publisher (0).
+        #expect(caps.map(\.target) == [0, 1, 0, 1])
+        #expect(caps.map(\.client) == [1, 1, 2, 2])
+        // The cap's 10 s with its 15 s allowance fit in 25 s, not in 24.
+        var last = self.schedule(caps: true)
+        for _ in 0..<6 { _ = last.next(nowSeconds: 0, endSeconds: 1000) }
+        var late = last
+        #expect(late.next(nowSeconds: 0, endSeconds: 24) == nil)
+        #expect(last.next(nowSeconds: 0, endSeconds: 25)?.kind == .clientCapped)
+    }
+
+    @Test func webrtcRecoveryIsJudgedApartAndOnlyWhereThereWereWebRTCClients() {
+        func fault(_ index: Int, _ kind: ChaosFaultKind, plain: Double?, webrtc: Double?, webrtcAllowance: Double) -> BenchReport.ChaosFault {
+            var fault = BenchReport.ChaosFault(
+                index: index, kind: kind.rawValue, target: "", startSeconds: 0, liftedSeconds: 0, recoveryMs: plain, allowanceMs: 6000)
+            fault.webrtcAllowanceMs = webrtcAllowance
+            fault.webrtcRecoveryMs = webrtc
+            return fault
+        }
+        let faults = [
+            fault(0, .nodeDrained, plain: 400, webrtc: 3000, webrtcAllowance: 16000),
+            fault(1, .nodeDrained, plain: 500, webrtc: nil, webrtcAllowance: 16000),
+            fault(2, .nodeStopped, plain: 100, webrtc: nil, webrtcAllowance: 0),
+        ]
+        let webrtc = ChaosInvariants.webrtcRecovery(of: faults)
+        #expect(webrtc.keys.sorted() == [ChaosFaultKind.nodeDrained.rawValue], "a fault without WebRTC clients is not theirs to judge")
+        #expect(webrtc[ChaosFaultKind.nodeDrained.rawValue]?.notRecovered == 1)
+        #expect(webrtc[ChaosFaultKind.nodeDrained.rawValue]?.maxMs == 3000)
+        #expect(webrtc[ChaosFaultKind.nodeDrained.rawValue]?.allowanceMs == 16000)
+        let plain = ChaosInvariants.recovery(of: faults)
+        #expect(plain[ChaosFaultKind.nodeDrained.rawValue]?.notRecovered == 0)
+
+        var chaos = BenchReport.Chaos()
+        chaos.recovery = plain
+        chaos.webrtcRecovery = webrtc
+        let checks = ChaosInvariants.checks(for: chaos)
+        #expect(checks.first { $0.name.hasPrefix("nodeDrained") }?.met == true)
+        #expect(checks.first { $0.name.hasPrefix("WebRTC clients, nodeDrained") }?.met == false, "one WebRTC client never decoded again")
+    }
+
+    @Test func aCapPassesWhenVideoGaveWayCameBackAndNobodyElseNoticed() {
+        let good = BenchReport.ChaosCap(
+            faultIndex: 6, target: "s0/subscriber-1", capKbps: 100, videoKbpsBefore: 150, videoKbpsCapped: 0, audioKbpsCapped: 30,
+            videoDisabled: true, videoBackMs: 4000, othersWithoutMedia: [])
+        #expect(good.gaveWay)
+        var lowerLayer = good
+        lowerLayer.videoDisabled = false
+        lowerLayer.videoKbpsCapped = 60
+        #expect(lowerLayer.gaveWay, "video under the cap is a lower layer")
+        var stuck = lowerLayer
+        stuck.videoKbpsCapped = 140
+        #expect(!stuck.gaveWay, "video over the cap did not give way")
+        var silent = good
+        silent.audioKbpsCapped = 0
+        #expect(!silent.gaveWay, "the audio must go on under the cap")
+
+        var chaos = BenchReport.Chaos()
+        var neverBack = good
+        neverBack.videoBackMs = nil
+        var noisy = good
+        noisy.othersWithoutMedia = ["s1/subscriber-2"]
+        chaos.caps = [good, stuck, neverBack, noisy]
+        let checks = Dictionary(uniqueKeysWithValues: ChaosInvariants.checks(for: chaos).map { ($0.name, $0) })
+        #expect(checks["caps under which the subscriber's video did not give way while its audio went on"]?.measured == "1")
+        #expect(checks["caps after which the subscriber's video did not come back"]?.measured == "1")
+        #expect(checks["other clients without media during a cap"]?.met == false)
+    }
+
+    @Test func theWebRTCPeersLinesAreReadAsTheyCome() {
+        var state = ChaosWebRTCClient.State()
+        ChaosWebRTCClient.apply(ChaosWebRTCLine(#"{"event": "subscribed", "url": "ws://127.0.0.3:7912/v1/ws", "streamId": "st_a", "port": 40000}"#), to: &state, now: 10)
+        ChaosWebRTCClient.apply(ChaosWebRTCLine(#"{"event": "frames", "video": 3, "audio": 5}"#), to: &state, now: 20)
+        #expect(state.lastMediaAt == 20 && state.subscriptions == 1 && state.url == "ws://127.0.0.3:7912/v1/ws")
+        // The same totals again are no new media.
+        ChaosWebRTCClient.apply(ChaosWebRTCLine(#"{"event": "frames", "video": 3, "audio": 5}"#), to: &state, now: 30)
+        #expect(state.lastMediaAt == 20)
+        ChaosWebRTCClient.apply(ChaosWebRTCLine(#"{"event": "lost", "reason": "connect again: the WebSocket closed"}"#), to: &state, now: 40)
+        #expect(state.losses == ["connect again: the WebSocket closed"])
+        #expect(ChaosWebRTCLine("not json") == nil)
+        #expect(ChaosWebRTCLine(#"{"event": "frames", "video": "three"}"#) == nil)
+        #expect(ChaosWebRTCLine(#"{"event": "other"}"#) == nil)
     }
 
     @Test func aFaultThatCannotFinishBeforeTheEndIsNotStarted() {
@@ -82,6 +175,31 @@ import Testing
         var tightSpacing = options
         tightSpacing.faultSpacingSeconds = 1
         #expect(tightSpacing.problem?.contains("--fault-spacing") == true)
+        var tooManyWebRTC = options
+        tooManyWebRTC.webrtcClients = 4
+        tooManyWebRTC.aiortcPeer = "Tests/Interop/aiortc_peer.py"
+        #expect(tooManyWebRTC.problem?.contains("--webrtc-clients must be within 0...3") == true)
+        var negativeWebRTC = tooManyWebRTC
+        negativeWebRTC.webrtcClients = -1
+        #expect(negativeWebRTC.problem?.contains("--webrtc-clients") == true)
+        var webrtcWithoutPeer = options
+        webrtcWithoutPeer.webrtcClients = 2
+        #expect(webrtcWithoutPeer.problem?.contains("--aiortc-peer") == true)
+        var webrtc = webrtcWithoutPeer
+        webrtc.aiortcPeer = "Tests/Interop/aiortc_peer.py"
+        #expect(webrtc.problem == nil)
+        var tinyCap = options
+        tinyCap.capKbps = 10
+        #expect(tinyCap.problem?.contains("--cap-kbps") == true)
+        var cap = options
+        cap.capKbps = 100
+        #expect(cap.problem == nil)
+        var longCap = cap
+        longCap.capSeconds = 90
+        #expect(longCap.problem?.contains("--cap-seconds") == true)
+        var badInterface = cap
+        badInterface.capInterface = "lo; rm"
+        #expect(badInterface.problem?.contains("--cap-interface") == true)
         var oneNode = options
         oneNode.clusterURLs = [options.clusterURLs[0]]
         oneNode.nodePIDs = [100]
