@@ -385,12 +385,9 @@ public actor ClusterNode: SessionPlacement, Service {
         if let contentType = request.contentType { outgoing.setValue(contentType, forHTTPHeaderField: "Content-Type") }
         if !request.body.isEmpty { outgoing.httpBody = request.body }
         do {
-            // The request's own timeout does not bound a peer that accepts and never answers. The
-            // request runs in a task of its own, which no caller's cancellation reaches: Foundation's
-            // URLSession on Linux traps when a task is cancelled as it starts or ends ("a task that
-            // in not in the registry"), and the request ends by its own timeout anyway.
+            // The request's own timeout does not bound a peer that accepts and never answers.
             let (body, response) = try await Self.bounded(configuration.databaseTimeout) { [outgoing] in
-                try await Task { try await URLSession.shared.data(for: outgoing) }.value
+                try await URLSession.shared.data(for: outgoing)
             }
             guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
             metrics.forwardedRequests += 1
