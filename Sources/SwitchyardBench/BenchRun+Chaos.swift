@@ -160,6 +160,7 @@ extension BenchRun {
             let faultStart = MonotonicClock.now()
             var lifted = faultStart
             var nodeBack: Task<UInt64?, Never>?
+            var videoBack: Task<Double?, Never>?
             switch fault.kind {
             case .nodeKilled, .nodeDrained:
                 let node = nodes[fault.target]
@@ -219,9 +220,11 @@ extension BenchRun {
                 let client = rooms[fault.target][fault.client]
                 record.target = client.name
                 record.detail = "downlink capped at \(options.capKbps) kbps for \(Int(fault.seconds)) s"
-                let (cap, capLifted) = try await capDownlink(of: client, fault: fault, others: everyone.filter { $0 !== client }, webrtc: webrtc)
+                let (cap, subscriber, atLift) = try await capDownlink(of: client, fault: fault, others: everyone.filter { $0 !== client }, webrtc: webrtc)
                 chaos.caps.append(cap)
-                lifted = capLifted
+                lifted = atLift.at
+                let deadline = lifted + UInt64((allowance(for: .clientCapped) + 30) * 1e9)
+                videoBack = Task { await Self.videoBack(of: subscriber, from: atLift, toKbps: cap.videoKbpsBefore / 2, until: deadline) }
             }
             record.liftedSeconds = seconds(lifted)
             if !webrtc.isEmpty { record.webrtcAllowanceMs = webrtcAllowance(for: fault.kind) * 1000 }
@@ -240,6 +243,13 @@ extension BenchRun {
                         + broken.joined(separator: "; "))
                 say(report.errors.last!)
             }
+            if let videoBack {
+                // A cap is over once its subscriber's video is back, too.
+                let back = await videoBack.value
+                chaos.caps[chaos.caps.count - 1].videoBackMs = back
+                record.recoveryMs = back.flatMap { back in record.recoveryMs.map { max($0, back) } }
+                record.recoveredSeconds = record.recoveryMs.map { record.liftedSeconds + $0 / 1000 }
+            }
             if let webrtcRecovered = await webrtcRecovered {
                 if !webrtc.isEmpty {
                     record.webrtcRecoveredSeconds = seconds(webrtcRecovered)
@@ -249,7 +259,7 @@ extension BenchRun {
                 let now = MonotonicClock.now()
                 report.errors.append(
                     "fault \(fault.index + 1) (\(fault.kind.rawValue)): not every WebRTC client decoding again within \(webrtcAllowance(for: fault.kind) + 30) s: "
-                        + webrtc.filter { !$0.isWhole(since: lifted, now: now, freshness: Self.webrtcFreshness) }.map { $0.describe(now: now) }.joined(separator: "; "))
+                        + webrtc.filter { $0.resumed(since: lifted, now: now) == nil }.map { $0.describe(now: now) }.joined(separator: "; "))
                 say(report.errors.last!)
             }
             if let nodeBack {
@@ -259,7 +269,9 @@ extension BenchRun {
                 if back == nil { throw BenchError.setupFailed("\(record.target) did not answer /health again after \(fault.kind.rawValue)") }
             }
             activity.faultUnderWay.store(false, ordering: .releasing)
-            say("fault \(fault.index + 1): \(fault.kind.rawValue) on \(record.target): whole again after \(record.recoveryMs.map { String(format: "%.0f ms", $0) } ?? "never")")
+            say(
+                "fault \(fault.index + 1): \(fault.kind.rawValue) on \(record.target): whole again after \(record.recoveryMs.map { String(format: "%.0f ms", $0) } ?? "never")"
+                    + (webrtc.isEmpty ? "" : ", WebRTC clients after \(record.webrtcRecoveryMs.map { String(format: "%.0f ms", $0) } ?? "never")"))
             let visitorsGone = ContinuousClock.now + .seconds(30)
             while activity.recorded.withLock({ $0.visitorsInside }) > 0, ContinuousClock.now < visitorsGone { try await Task.sleep(for: .milliseconds(100)) }
             // Settled: what the nodes hold now is what they held after the last fault.
@@ -385,10 +397,12 @@ extension BenchRun {
         return clients
     }
 
-    /// Caps `client`'s downlink by its media port for the fault's seconds: its video before (2 s),
-    /// under the cap (its second half) and after (until at half its rate before), and whether
-    /// anybody else was without media meanwhile. Returns what it saw and when the cap lifted.
-    private func capDownlink(of client: ChaosClient, fault: ChaosSchedule.Fault, others: [ChaosClient], webrtc: [ChaosWebRTCClient]) async throws -> (BenchReport.ChaosCap, UInt64) {
+    /// Caps `client`'s downlink by its media port for the fault's seconds: its video before (2 s) and
+    /// under the cap (its second half), and whether anybody else was without media meanwhile.
+    /// Returns what it saw, the subscription, and its statistics when the cap lifted.
+    private func capDownlink(
+        of client: ChaosClient, fault: ChaosSchedule.Fault, others: [ChaosClient], webrtc: [ChaosWebRTCClient]
+    ) async throws -> (BenchReport.ChaosCap, Subscriber, (at: UInt64, statistics: SubscriberMediaStatistics)) {
         guard let subscriber = client.state.withLock({ $0.subscriber }) else { throw BenchError.setupFailed("\(client.name) has no subscription to cap") }
         let shaper = KernelLinkShaper(
             port: subscriber.mediaPort, direction: .toClient,
@@ -426,22 +440,25 @@ extension BenchRun {
             cap.audioKbpsCapped = kbps(secondHalf.audio, atEnd.audio, seconds: seconds)
         }
         cap.othersWithoutMedia = affected.sorted()
-        // Video back: a second with at least half the video it had before the cap.
-        var previous = atEnd
-        var previousAt = lifted
-        while MonotonicClock.now() < lifted + UInt64((allowance(for: .clientCapped) + 30) * 1e9) {
-            try await Task.sleep(for: .milliseconds(250))
+        return (cap, subscriber, (lifted, atEnd))
+    }
+
+    /// Milliseconds from `lift` until a second in which `subscriber` received video at `toKbps` or
+    /// more; nil at `deadline`.
+    private static func videoBack(
+        of subscriber: Subscriber, from lift: (at: UInt64, statistics: SubscriberMediaStatistics), toKbps: Double, until deadline: UInt64
+    ) async -> Double? {
+        var previous = lift
+        while MonotonicClock.now() < deadline {
+            try? await Task.sleep(for: .milliseconds(250))
             let now = MonotonicClock.now()
-            guard now - previousAt >= 1_000_000_000 else { continue }
+            guard now - previous.at >= 1_000_000_000 else { continue }
             let statistics = await subscriber.statistics()
-            if kbps(previous.video, statistics.video, seconds: Double(now - previousAt) / 1e9) >= cap.videoKbpsBefore / 2 {
-                cap.videoBackMs = Double(now - lifted) / 1e6
-                break
-            }
-            previous = statistics
-            previousAt = now
+            let kbps = Double(statistics.video.bytesReceived &- previous.statistics.video.bytesReceived) * 8 / 1000 / (Double(now - previous.at) / 1e9)
+            if kbps >= toKbps { return Double(now - lift.at) / 1e6 }
+            previous = (now, statistics)
         }
-        return (cap, lifted)
+        return nil
     }
 
     /// The background of the run: clients tended (subscribed again, media noted) every 200 ms and the
@@ -592,18 +609,21 @@ extension BenchRun {
     /// When every client was whole again after `since` (connected; subscribers with media that
     /// arrived after it, the last within 600 ms), checked every 100 ms; nil at `deadline`.
     private static func waitUntilWhole(_ clients: [ChaosClient], since: UInt64, until deadline: UInt64) async -> UInt64? {
-        await waitUntil(deadline) { now in clients.allSatisfy { $0.isWhole(since: since, now: now, freshness: 600_000_000) } }
-    }
-
-    /// When every WebRTC client decoded frames after `since`, checked every 100 ms; nil at `deadline`.
-    private static func waitUntilWhole(_ clients: [ChaosWebRTCClient], since: UInt64, until deadline: UInt64) async -> UInt64? {
-        await waitUntil(deadline) { now in clients.allSatisfy { $0.isWhole(since: since, now: now, freshness: webrtcFreshness) } }
-    }
-
-    private static func waitUntil(_ deadline: UInt64, _ isWhole: (UInt64) -> Bool) async -> UInt64? {
         while MonotonicClock.now() < deadline {
             let now = MonotonicClock.now()
-            if isWhole(now) { return now }
+            if clients.allSatisfy({ $0.isWhole(since: since, now: now, freshness: 600_000_000) }) { return now }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return nil
+    }
+
+    /// When every WebRTC client was decoding again after `since` (the latest of their
+    /// `ChaosWebRTCClient.resumed`), checked every 100 ms; nil at `deadline`.
+    private static func waitUntilWhole(_ clients: [ChaosWebRTCClient], since: UInt64, until deadline: UInt64) async -> UInt64? {
+        while MonotonicClock.now() < deadline {
+            let now = MonotonicClock.now()
+            let resumed = clients.map { $0.resumed(since: since, now: now) }
+            if resumed.allSatisfy({ $0 != nil }) { return resumed.compactMap { $0 }.max() ?? since }
             try? await Task.sleep(for: .milliseconds(100))
         }
         return nil

@@ -12,6 +12,8 @@ final class ChaosWebRTCClient: Sendable {
         var partialLine = ""
         var framesSeen = 0
         var lastMediaAt: UInt64 = 0
+        /// When the frames decoded without a gap of `gap` or more up to `lastMediaAt` began.
+        var runStartedAt: UInt64 = 0
         var subscriptions = 0
         var url = ""
         var losses: [String] = []
@@ -60,6 +62,7 @@ final class ChaosWebRTCClient: Sendable {
         case .frames(let total):
             if total != state.framesSeen {
                 state.framesSeen = total
+                if state.lastMediaAt == 0 || now &- state.lastMediaAt >= gap { state.runStartedAt = now }
                 state.lastMediaAt = now
             }
         case .subscribed(let url):
@@ -72,10 +75,24 @@ final class ChaosWebRTCClient: Sendable {
         }
     }
 
-    /// Whether frames were decoded after `since` and within the last `freshness` nanoseconds.
-    func isWhole(since: UInt64, now: UInt64, freshness: UInt64) -> Bool {
-        let last = state.withLock { $0.lastMediaAt }
-        return last > since && now &- last <= freshness
+    /// A pause in decoded frames this long ends a run of them: aiortc prints its totals every
+    /// 0.2 s while frames come, and the run reads them every 0.2 s.
+    static let gap: UInt64 = 600_000_000
+    /// How long frames must have come without a gap, and the fault been lifted, before the client
+    /// counts as decoding again. Frames decoded just after a fault are no recovery: aiortc's jitter
+    /// buffer and decoder still empty themselves for a moment after its media stopped.
+    static let steady: UInt64 = 2_000_000_000
+
+    /// When the client decoded again after a fault lifted at `since`: the start of its run of frames
+    /// without a gap (`since` itself when the fault never broke it), once that run has lasted
+    /// `steady` and `since` is `steady` ago; nil until then.
+    func resumed(since: UInt64, now: UInt64) -> UInt64? {
+        state.withLock { Self.resumed(state: $0, since: since, now: now) }
+    }
+
+    static func resumed(state: State, since: UInt64, now: UInt64) -> UInt64? {
+        guard state.lastMediaAt > 0, now &- state.lastMediaAt < gap, now >= since + steady, now &- state.runStartedAt >= steady else { return nil }
+        return max(since, state.runStartedAt)
     }
 
     func hasMedia(now: UInt64, freshness: UInt64) -> Bool {

@@ -126,6 +126,28 @@ import Testing
         #expect(ChaosWebRTCLine(#"{"event": "other"}"#) == nil)
     }
 
+    @Test func aWebRTCClientDecodesAgainWhenItsFramesRanTwoSecondsWithoutAGap() {
+        let ms: UInt64 = 1_000_000
+        var state = ChaosWebRTCClient.State()
+        var total = 0
+        func frames(at milliseconds: UInt64) {
+            total += 3
+            ChaosWebRTCClient.apply(.frames(total), to: &state, now: milliseconds * ms)
+        }
+        // Frames every 200 ms from 1 s; the fault lifted at 5 s never broke them.
+        for at in stride(from: 1000 as UInt64, through: 7000, by: 200) { frames(at: at) }
+        #expect(ChaosWebRTCClient.resumed(state: state, since: 5000 * ms, now: 6900 * ms) == nil, "not 2 s after the lift yet")
+        #expect(ChaosWebRTCClient.resumed(state: state, since: 5000 * ms, now: 7000 * ms) == 5000 * ms, "unbroken: back at the lift")
+        // A fault lifted at 7.1 s: the decoder still empties itself until 7.2 s, then nothing until 9 s.
+        frames(at: 7200)
+        #expect(ChaosWebRTCClient.resumed(state: state, since: 7100 * ms, now: 9100 * ms) == nil, "frames just after the lift are no recovery")
+        for at in stride(from: 9000 as UInt64, through: 10_800, by: 200) { frames(at: at) }
+        #expect(ChaosWebRTCClient.resumed(state: state, since: 7100 * ms, now: 10_800 * ms) == nil, "a run of 1.8 s is not steady yet")
+        frames(at: 11_000)
+        #expect(ChaosWebRTCClient.resumed(state: state, since: 7100 * ms, now: 11_000 * ms) == 9000 * ms, "back when the run began")
+        #expect(ChaosWebRTCClient.resumed(state: state, since: 7100 * ms, now: 11_700 * ms) == nil, "a gap of 600 ms is no media now")
+    }
+
     @Test func aFaultThatCannotFinishBeforeTheEndIsNotStarted() {
         var schedule = schedule()
         // A kill needs its allowance of 22 s: not with 20 s left.

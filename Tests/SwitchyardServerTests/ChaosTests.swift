@@ -3,8 +3,10 @@ import Glibc
 import Testing
 
 /// Two minutes of `switchyard-bench chaos` through scripts/bench-chaos.sh (a private PostgreSQL and
-/// three nodes of the binaries beside this test): every kind of fault comes once, and every
-/// invariant the report checks holds (docs/benchmark.md, "chaos"). `make test` runs it alone, last.
+/// three nodes of the binaries beside this test) with one aiortc subscriber beside the plain clients:
+/// every kind of fault comes once (the kernel-shaped cap too when run as root, in the script's own
+/// network namespace), and every invariant the report checks holds (docs/benchmark.md, "chaos").
+/// `make test` runs it alone, last.
 @Suite(.serialized, .stopsWhatItStarts) struct ChaosTests {
     static var binaries: URL { URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent() }
     static var script: URL {
@@ -25,8 +27,12 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = [Self.script.path, Self.binaries.path, results.path, "--duration", "120"]
-        // Ports of its own, apart from the bench's and the cluster tests'.
-        process.environment = ProcessInfo.processInfo.environment.merging(["CHAOS_PORT": "7931", "CHAOS_MEDIA_PORT": "47400", "CHAOS_PG_PORT": "55469"]) { $1 }
+        // Ports of its own, apart from the bench's and the cluster tests'. Caps need root (a namespace
+        // and tc).
+        let capsToo = geteuid() == 0
+        var environment = ["CHAOS_PORT": "7931", "CHAOS_MEDIA_PORT": "47400", "CHAOS_PG_PORT": "55469", "CHAOS_WEBRTC_CLIENTS": "1"]
+        if capsToo { environment["CHAOS_CAP_KBPS"] = "100" }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
@@ -56,7 +62,11 @@ import Testing
             #expect((rss.max() ?? 0) - (rss.first ?? 0) <= Self.rssRiseBoundMB, "node/pid \(process): RSS \(rss)")
         }
         let kinds = Set((chaos["faults"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String })
-        #expect(kinds == ["nodeKilled", "clientNetworkLost", "nodeDrained", "databaseAway", "nodeStopped", "slowReader"], "every kind of fault came: \(kinds)")
+        var expectedKinds: Set<String> = ["nodeKilled", "clientNetworkLost", "nodeDrained", "databaseAway", "nodeStopped", "slowReader"]
+        if capsToo { expectedKinds.insert("clientCapped") }
+        #expect(kinds == expectedKinds, "every kind of fault came: \(kinds)")
+        #expect(chaos["webrtcClients"] as? Int == 1)
+        #expect((chaos["webrtcRecovery"] as? [String: Any])?.count == expectedKinds.count, "the WebRTC client's recovery is judged for every kind")
         #expect(process.terminationStatus == 0, "\(text.suffix(4000))")
         #expect(FileManager.default.fileExists(atPath: results.appendingPathComponent("chaos.svg").path))
     }
