@@ -10,6 +10,9 @@ public struct ConsumerStatistics: Equatable, Sendable, Codable {
     /// RFC 2198 packets sent whole (the subscriber takes RED, or a relay leg); a subscriber without
     /// RED gets their primary frames and none of these.
     public var redundantPacketsSent: UInt64 = 0
+    /// Of those, plain Opus packets the router made RED itself, repeating earlier frames toward a
+    /// lossy subscriber that takes RED (`AddedAudioRedundancy`).
+    public var redundancyAddedPackets: UInt64 = 0
     /// Cumulative loss from the subscriber's latest receiver report.
     public var packetsLost: Int64 = 0
     /// Fraction lost (0–255, of 256) from the latest receiver report.

@@ -7,6 +7,8 @@ import RTPWire
 ///
 /// Confined to its worker's thread.
 final class Consumer {
+    /// The largest packet the router makes by adding redundancy: well within any path's MTU.
+    static let maximumRedundantPacketBytes = 1200
     let id: ConsumerID
     unowned let producer: Producer
     unowned let transport: Transport
@@ -43,6 +45,10 @@ final class Consumer {
     private(set) var retransmittedPackets: UInt64 = 0
     private(set) var retransmissionsOverBudget: UInt64 = 0
     private(set) var redundantPacketsSent: UInt64 = 0
+    /// Plain Opus packets the router made RED itself toward a lossy subscriber that takes RED.
+    private(set) var redundancyAddedPackets: UInt64 = 0
+    /// The latest frames forwarded, for that redundancy; made when the transport first takes RED.
+    private var recentAudio: RecentAudioFrames?
     private(set) var nacksReceived: UInt64 = 0
     private(set) var keyFrameRequestsReceived: UInt64 = 0
     private(set) var probePacketsSent: UInt64 = 0
@@ -214,7 +220,21 @@ final class Consumer {
         }
         rewrite(copy, sequenceNumber: sequenceNumber, timestamp: timestamp, now: now)
         var sendsRedundancy = false
-        if let primaryOffset = frame.primaryAudioOffset {
+        var addsRedundancy = false
+        if frame.primaryAudioOffset == nil, kind == .audio, case .redundant(let redundantPayloadType) = transport.redundantAudio {
+            let recent = recentAudio ?? RecentAudioFrames()
+            recentAudio = recent
+            let frames = transport.addedRedundantFrames
+            if frames > 0,
+                recent.addRedundancy(
+                    upTo: frames, to: &copy, timestamp: timestamp, payloadType: payloadType, maximumLength: Self.maximumRedundantPacketBytes) > 0
+            {
+                copy.payloadType = redundantPayloadType
+                sendsRedundancy = true
+                addsRedundancy = true
+            }
+            recent.remember(UnsafeRawBufferPointer(packet.payload), timestamp: timestamp)
+        } else if let primaryOffset = frame.primaryAudioOffset {
             switch transport.redundantAudio {
             case .redundant(let payloadType):
                 copy.payloadType = payloadType
@@ -238,6 +258,7 @@ final class Consumer {
         guard transport.sendRTP(slot: slot, length: copy.length) else { return false }
         bytesSent &+= UInt64(copy.length)
         if sendsRedundancy { redundantPacketsSent &+= 1 }
+        if addsRedundancy { redundancyAddedPackets &+= 1 }
         return true
     }
 
@@ -277,6 +298,7 @@ final class Consumer {
     ///   connected) and has had no key frame; its request passes the throttle's long interval.
     func restartFromKeyFrame(now: UInt64, asNewReceiver: Bool = false) {
         rewriter.resync()
+        recentAudio?.forget()
         if kind == .video {
             waitingForKeyFrame = true
             if layerSelector != nil {
@@ -435,6 +457,7 @@ final class Consumer {
         result.probePacketsSent = probePacketsSent
         result.retransmissionsOverBudget = retransmissionsOverBudget
         result.redundantPacketsSent = redundantPacketsSent
+        result.redundancyAddedPackets = redundancyAddedPackets
         result.keyFrameRequestsReceived = keyFrameRequestsReceived
         result.pauseReasons = pauseReasons
         result.layer = layerState

@@ -54,6 +54,8 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
     public var spreadThreshold: Int
     /// Messages each relay ring between two workers holds; a full ring drops and counts.
     public var relayRingCapacity: Int
+    /// When the router adds RED itself toward lossy subscribers that take it.
+    public var addedAudioRedundancy: AddedAudioRedundancy
 
     /// Whether `host` is a dotted-quad IPv4 address the media plane can bind to or send to, checked
     /// by the same parser the sockets use.
@@ -82,8 +84,10 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
         udpSegmentation: Bool = true,
         workerLoop: WorkerLoop = .dispatchWait,
         spreadThreshold: Int = 64,
-        relayRingCapacity: Int = 1024
+        relayRingCapacity: Int = 1024,
+        addedAudioRedundancy: AddedAudioRedundancy = AddedAudioRedundancy()
     ) {
+        self.addedAudioRedundancy = addedAudioRedundancy
         self.workerCount = workerCount
         self.listenAddress = listenAddress
         self.announcedAddress = announcedAddress

@@ -28,6 +28,9 @@ extension Transport {
         downlink.lastSampleAt = now
         downlink.bytesAtLastSample = bytesSent
         if let action = downlink.record(sample, now: now, returnsLower: videoReturnsLower(now: now)) { perform(action, side: .subscriber, now: now) }
+        if case .redundant = redundantAudio {
+            addedRedundantFrames = worker.configuration.addedAudioRedundancy.frames(toward: downlink.quality)
+        }
     }
 
     /// Timer work: probe padding while the subscriber's video is off, the resend budget at the

@@ -70,6 +70,9 @@ final class Transport {
     }
     /// How the consumers send audio that arrives as RFC 2198 redundant audio.
     var redundantAudio = RedundantAudioDelivery.primaryOnly
+    /// Earlier frames the audio consumers repeat themselves in plain Opus packets toward a client that
+    /// takes RED, from its latest downlink sample (`AddedAudioRedundancy`); 0 most of the time.
+    var addedRedundantFrames = 0
     /// Transport-wide congestion control toward the client.
     var sendSideEstimation: SendSideEstimation?
     /// Transport-wide feedback toward the client about what it sends.

@@ -30,4 +30,7 @@ public enum RTPPacketError: Error, Equatable, Sendable {
     case extensionLengthOutOfRange(length: Int, form: HeaderExtensionForm)
     /// The packet carries a header extension of a profile other than RFC 8285's two forms.
     case extensionProfileNotRFC8285(profile: UInt16)
+    /// An RFC 2198 redundant block to add is longer than 1,023 bytes or older than 16,383 ticks, which
+    /// its header cannot say.
+    case redundantBlockNotRepresentable(bytes: Int, timestampOffset: UInt32)
 }

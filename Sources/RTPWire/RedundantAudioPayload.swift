@@ -80,14 +80,7 @@ public struct RedundantAudioPayload {
         guard needed <= destination.count else { throw .noRoom(needed: needed, capacity: destination.count) }
         var offset = 0
         for block in redundant {
-            guard block.frame.count <= maximumBlockLength, block.timestampOffset <= maximumTimestampOffset else {
-                throw .redundantBlockTooLarge(bytes: block.frame.count, timestampOffset: block.timestampOffset)
-            }
-            destination[offset] = 0x80 | payloadType & 0x7F
-            let word = block.timestampOffset << 10 | UInt32(block.frame.count)
-            destination[offset + 1] = UInt8(truncatingIfNeeded: word >> 16)
-            destination[offset + 2] = UInt8(truncatingIfNeeded: word >> 8)
-            destination[offset + 3] = UInt8(truncatingIfNeeded: word)
+            try writeRedundantHeader(payloadType: payloadType, timestampOffset: block.timestampOffset, length: block.frame.count, at: offset, in: destination)
             offset += redundantHeaderLength
         }
         destination[offset] = payloadType & 0x7F
@@ -97,5 +90,19 @@ public struct RedundantAudioPayload {
             offset += frame.count
         }
         return offset
+    }
+
+    /// Writes one redundant block's 4-byte header at `offset`, refusing what its fields cannot say.
+    static func writeRedundantHeader(
+        payloadType: UInt8, timestampOffset: UInt32, length: Int, at offset: Int, in destination: UnsafeMutableRawBufferPointer
+    ) throws(RedundantAudioError) {
+        guard length <= maximumBlockLength, timestampOffset <= maximumTimestampOffset else {
+            throw .redundantBlockTooLarge(bytes: length, timestampOffset: timestampOffset)
+        }
+        destination[offset] = 0x80 | payloadType & 0x7F
+        let word = timestampOffset << 10 | UInt32(length)
+        destination[offset + 1] = UInt8(truncatingIfNeeded: word >> 16)
+        destination[offset + 2] = UInt8(truncatingIfNeeded: word >> 8)
+        destination[offset + 3] = UInt8(truncatingIfNeeded: word)
     }
 }

@@ -61,7 +61,10 @@ extension SessionDirectory {
                 nacksReceived: counters.nacksReceived, keyFrameRequestsReceived: counters.keyFrameRequestsReceived,
                 bytesReceived: bytesReceived, probePacketsSent: counters.probePacketsSent)
             statistics.retransmissionsOverBudget = counters.retransmissionsOverBudget
-            if consumer.kind == .audio { statistics.redundantPacketsSent = counters.redundantPacketsSent }
+            if consumer.kind == .audio {
+                statistics.redundantPacketsSent = counters.redundantPacketsSent
+                statistics.redundancyAddedPackets = counters.redundancyAddedPackets
+            }
             statistics.layer = layers?.layer
             statistics.targetLayer = layers?.targetLayer
             statistics.layerReason = layers?.reason

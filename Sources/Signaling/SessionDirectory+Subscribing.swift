@@ -191,12 +191,12 @@ extension SessionDirectory {
         return reasons
     }
 
-    /// The track as the subscriber receives it; `redPayloadType`, the one its transport takes RED at,
-    /// is named when the publisher sends RED, so the subscriber knows redundant packets will come.
+    /// The track as the subscriber receives it, with `redPayloadType`, the one its transport takes RED
+    /// at: redundant packets may come at it, the publisher's or the router's own.
     private static func track(_ consumer: ConsumerParameters, redPayloadType: UInt8? = nil) -> TrackDescription {
         TrackDescription(
             codec: TrackCodec(consumer.codec.name), payloadType: consumer.codec.payloadType, ssrc: consumer.ssrc,
             rtxPayloadType: consumer.rtxSSRC == nil ? nil : consumer.codec.rtxPayloadType, rtxSsrc: consumer.rtxSSRC,
-            redPayloadType: consumer.codec.redPayloadType == nil ? nil : redPayloadType)
+            redPayloadType: redPayloadType)
     }
 }

@@ -41,8 +41,8 @@ extension SessionDirectory {
             let transportWideID = reading.transportWideSequenceID.flatMap { id in
                 publisherExtensions.contains { $0.id == id && $0.uri != HeaderExtensionURI.transportWideSequenceNumber } ? nil : id
             }
-            // RED goes to a player that offered it, when the publisher sends it.
-            let redundantAudio = stream.audio?.description.redPayloadType == nil ? nil : reading.audio?.redPayloadType
+            // RED goes to a player that offered it: the publisher's, or the router's own on a lossy downlink.
+            let redundantAudio = reading.audio?.redPayloadType
             do throws(SignalingError) {
                 try await connect(
                     transport.transportID, to: reading.remote, from: "sdpOffer", transportWideSequenceID: transportWideID,

@@ -79,7 +79,7 @@ extension SessionDirectory {
                     mid: mids.audio, kind: "audio", codecName: audio.codec.name.encodingName, payloadType: audio.codec.payloadType,
                     clockRate: audio.codec.clockRate, channels: 2, ssrc: audio.ssrc, cname: cname, streamID: stream.info.streamId, trackID: "\(stream.info.streamId)-audio",
                     headerExtensions: forwardedExtensions(of: stream.audio) + numbering, rtcpFeedback: ["transport-cc"],
-                    fmtp: "minptime=10;useinbandfec=1", redPayloadType: audio.codec.redPayloadType))
+                    fmtp: "minptime=10;useinbandfec=1", redPayloadType: Self.offeredRedPayloadType(for: audio.codec)))
         }
         if let video {
             let codec = video.codec.name
@@ -93,6 +93,13 @@ extension SessionDirectory {
                     rtxPayloadType: video.rtxSSRC == nil ? nil : video.codec.rtxPayloadType, rtxSSRC: video.rtxSSRC))
         }
         return tracks
+    }
+
+    /// The RED payload type a subscriber is offered: the publisher's when it sends RED; otherwise one
+    /// beside the Opus (63, as Chromium numbers it), since the router may add RED itself toward a
+    /// lossy subscriber that takes it (docs/red.md).
+    static func offeredRedPayloadType(for codec: CodecParameters) -> UInt8 {
+        codec.redPayloadType ?? (codec.payloadType == 63 ? 62 : 63)
     }
 
     /// An H.264 stream's `a=fmtp` for its WebRTC subscribers: the publisher's own, or for a plain

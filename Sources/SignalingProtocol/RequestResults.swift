@@ -153,6 +153,9 @@ public struct TrackStatistics: Codable, Equatable, Sendable {
     /// Audio: RFC 2198 packets the subscriber got whole, because it takes RED (docs/red.md); 0 while
     /// it gets plain Opus.
     public var redundantPacketsSent: UInt64?
+    /// Audio: of those, plain Opus packets the router made RED itself, the subscriber's downlink being
+    /// lossy (`media.redundantAudio`).
+    public var redundancyAddedPackets: UInt64?
     public var nacksReceived: UInt64
     public var keyFrameRequestsReceived: UInt64
     /// Bytes that reached the subscriber: `bytesSent` in the share of packets received.

@@ -59,6 +59,9 @@ public struct BenchOptions: Codable, Sendable {
     public var simulcast = false
     /// Red: earlier frames each audio packet repeats (1-2).
     public var redundantAudioFrames = 1
+    /// Red: the publisher sends plain Opus, and the router adds the redundancy toward the lossy
+    /// subscribers that take RED (`media.redundantAudio` of the daemon; one frame by default).
+    public var redundancyFromRouter = false
     /// Where the schedules are applied: in the clients (`client`) or by the kernel, daemon and
     /// clients in network namespaces (`kernel`; fallback, bandwidth and simulcast).
     public var network = BenchNetwork.client

@@ -5,6 +5,9 @@ extension BenchReport {
     public struct Red: Codable, Sendable {
         /// What every subscriber's downlink went through, and how many earlier frames each packet repeated.
         public var schedule = ""
+        /// `publisher` (it sends RED) or `router` (it adds RED to plain Opus toward lossy subscribers).
+        public var source = "publisher"
+        /// Earlier frames the publisher repeated (0 when the router adds them).
         public var redundantFrames = 0
         public var withRed = RedGroup()
         public var withoutRed = RedGroup()

@@ -256,7 +256,7 @@ public final class BenchRun: @unchecked Sendable {
             PublisherSettings(
                 name: "bench", media: media, subscriberAudioFallbackEnabled: subscriberFallback,
                 publisherAudioFallbackEnabled: publisherSide ? true : nil,
-                redundantAudioFrames: options.scenario == .red ? options.redundantAudioFrames : 0))
+                redundantAudioFrames: options.scenario == .red && !options.redundancyFromRouter ? options.redundantAudioFrames : 0))
         report.clients.publishers = 1
         progress("connecting \(options.clients) subscribers (\(options.connectConcurrency) at a time)")
         let options = self.options

@@ -6,7 +6,9 @@ struct RedundantAudioAnalysis {
     let options: BenchOptions
 
     func analyse(_ subscribers: [TrackedSubscriber], before: [SubscriberMediaStatistics], after: [SubscriberMediaStatistics]) -> BenchReport.Red {
-        var red = BenchReport.Red(schedule: options.schedule.description, redundantFrames: options.redundantAudioFrames)
+        var red = BenchReport.Red(
+            schedule: options.schedule.description, source: options.redundancyFromRouter ? "router" : "publisher",
+            redundantFrames: options.redundancyFromRouter ? 0 : options.redundantAudioFrames)
         for (index, subscriber) in subscribers.enumerated() {
             let media = after[index].subtracting(before[index])
             let lost = after[index].audio.packetsLost - before[index].audio.packetsLost

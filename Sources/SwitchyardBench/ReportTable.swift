@@ -105,7 +105,7 @@ public enum ReportTable {
             }
         }
         if let red = report.red {
-            row("RED (earlier frames per packet) · schedule", "\(red.redundantFrames) · \(red.schedule)")
+            row("RED from · earlier frames per packet · schedule", "\(red.source) · \(red.source == "router" ? "the daemon's" : "\(red.redundantFrames)") · \(red.schedule)")
             for (name, group) in [("with RED", red.withRed), ("without RED", red.withoutRed)] {
                 row(
                     "\(name): subscribers · packets lost · frames recovered · concealed",

@@ -62,6 +62,10 @@ extension SwitchyardConfiguration {
             "workerLoop": "dispatch-wait",
             "spreadThreshold": 64,
             "relayRingPackets": 1024,
+            "redundantAudio": {
+              "addedFrames": 1,
+              "addAboveLoss": 0.03
+            },
             "faultInjection": false,
             "audioFallback": {
               "warningScore": 70,

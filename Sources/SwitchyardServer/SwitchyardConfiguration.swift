@@ -157,6 +157,11 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
         }
         var fallbackReader = try mediaReader.object("audioFallback")
         let audioFallback = try audioFallback(&fallbackReader)
+        var redundancyReader = try mediaReader.object("redundantAudio")
+        let addedRedundancy = AddedAudioRedundancy(
+            frames: try redundancyReader.integer("addedFrames", default: 1, in: 0...2),
+            lossThreshold: try redundancyReader.number("addAboveLoss", default: 0.03, in: 0...1))
+        try redundancyReader.finish()
         var webRTC = try mediaReader.object("webrtc")
         let sharedPort = try webRTC.optionalInteger("sharedPort", in: 1024...65535)
         if let sharedPort, sharedPort + (workers == 0 ? ProcessInfo.processInfo.activeProcessorCount : workers) - 1 > 65535 {
@@ -196,7 +201,8 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
             udpSegmentation: udpSegmentation,
             workerLoop: workerLoop,
             spreadThreshold: try mediaReader.integer("spreadThreshold", default: 64, in: 0...1_000_000),
-            relayRingCapacity: try mediaReader.integer("relayRingPackets", default: 1024, in: 16...65_536))
+            relayRingCapacity: try mediaReader.integer("relayRingPackets", default: 1024, in: 16...65_536),
+            addedAudioRedundancy: addedRedundancy)
         try mediaReader.finish()
 
         var logging = try root.object("logging")

@@ -80,6 +80,8 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var simulcast = false
     @Option(help: "Red: earlier Opus frames each audio packet repeats, 1 or 2 (default 1).")
     var redFrames: Int?
+    @Flag(help: "Red: the publisher sends plain Opus and the router adds the redundancy (its media.redundantAudio; --red-frames does not apply).")
+    var redFromRouter = false
     @Option(help: "Fallback, publisher side: the publisher's uplink schedule, e.g. \"3s:loss=0.3;11s:clean\".")
     var publisherSchedule: String?
     @Option(help: "Fallback, bandwidth, simulcast: where the schedules apply, client (each client's socket) or kernel (as root: daemon and clients in network namespaces, a real queue per impaired client).")
@@ -187,6 +189,7 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         if let decoders { options.decoders = decoders }
         if let impaired { options.impairedSubscribers = impaired } else if options.scenario == .red { options.impairedSubscribers = options.clients }
         if let redFrames { options.redundantAudioFrames = redFrames }
+        options.redundancyFromRouter = redFromRouter
         if let schedule {
             do {
                 options.schedule = try ImpairmentSchedule(parsing: schedule)

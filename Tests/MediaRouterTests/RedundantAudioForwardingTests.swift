@@ -82,6 +82,54 @@ import Testing
         #expect(counters.unforwardableRedundantPackets == 2)
     }
 
+    /// A publisher of plain Opus, a subscriber that takes RED on a downlink the router judges lossy:
+    /// from the second packet on, each repeats the frame before it; a subscriber without RED gets
+    /// plain Opus all along.
+    @Test func theRouterRepeatsTheFrameBeforeTowardALossySubscriberThatTakesRed() async throws {
+        let plane = try MediaPlane(configuration: MediaRouterConfiguration(workerCount: 1, portRange: 48_360...48_379))
+        defer { plane.shutdown() }
+        let router = try await plane.createRouter()
+        let publisher = try TestPeer()
+        let publishing = try await plane.createPlainTransport(router: router, options: PlainTransportOptions(clientSRTP: publisher.srtpParameters))
+        try publisher.connect(to: publishing)
+        let producer = try await plane.produce(
+            transport: publishing.transportID, options: ProducerOptions(codec: CodecParameters(name: .opus, payloadType: Self.opus), ssrc: Self.ssrc))
+        var subscribers: [TestPeer] = []
+        for delivery in [RedundantAudioDelivery.redundant(payloadType: 100), .primaryOnly] {
+            let peer = try TestPeer()
+            let transport = try await plane.createPlainTransport(
+                router: router, options: PlainTransportOptions(remoteAddress: peer.address, clientSRTP: peer.srtpParameters, redundantAudio: delivery),
+                toConsume: [producer])
+            try peer.connect(to: transport)
+            _ = try await plane.consume(transport: transport.transportID, producer: producer, pauseReasons: [])
+            // As a lossy receiver report would have it (the policy itself: AddedAudioRedundancyTests).
+            plane.workers[0].performAndWait { plane.workers[0].routers[router]!.transports[transport.transportID]!.addedRedundantFrames = 1 }
+            subscribers.append(peer)
+        }
+        let frames: [[UInt8]] = [[0xD0], [0xD1, 0xD1], Self.last]
+        for (index, frame) in frames.enumerated() {
+            try publisher.sendRTP(
+                payloadType: Self.opus, sequenceNumber: UInt16(2_000 + index), timestamp: UInt32(960 * index), ssrc: Self.ssrc, payload: frame)
+        }
+        let received = try await onOwnThread {
+            subscribers.map { peer in
+                var packets: [(payloadType: UInt8, payload: [UInt8])] = []
+                _ = peer.receiveFirst(within: 2_000) { packet -> Bool? in
+                    guard case .rtp(_, _, _, let payloadType, let payload) = packet else { return nil }
+                    packets.append((payloadType, payload))
+                    return payload.suffix(Self.last.count).elementsEqual(Self.last) ? true : nil
+                }
+                return packets
+            }
+        }
+        #expect(received[0].map(\.payloadType) == [Self.opus, 100, 100])
+        #expect(received[0].map(\.payload) == [[0xD0], [0xEF, 0x0F, 0x00, 0x01, 111, 0xD0, 0xD1, 0xD1], [0xEF, 0x0F, 0x00, 0x02, 111, 0xD1, 0xD1] + Self.last])
+        #expect(received[1].map(\.payloadType) == [Self.opus, Self.opus, Self.opus])
+        #expect(received[1].map(\.payload) == frames)
+        let statistics = try await plane.statistics(router: router)
+        #expect(statistics.consumers.map(\.redundancyAddedPackets).sorted() == [0, 2])
+    }
+
     @Test func aRedPayloadTypeOutsideTheDynamicRangesIsRefusedByName() async throws {
         let plane = try MediaPlane(configuration: MediaRouterConfiguration(workerCount: 1, portRange: 48_350...48_359))
         defer { plane.shutdown() }

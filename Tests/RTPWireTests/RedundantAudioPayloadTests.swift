@@ -105,3 +105,43 @@ import Testing
         }
     }
 }
+
+/// Making a plain packet an RFC 2198 one in place, as the router does toward a lossy subscriber.
+@Suite struct PrependRedundantFramesTests {
+    @Test func earlierFramesGoAheadOfThePacketsOwnAndParseBack() throws {
+        var storage = [UInt8](repeating: 0, count: 256)
+        let frames: [[UInt8]] = [[0xA1, 0xA2, 0xA3], [0xB1, 0xB2]]
+        try storage.withUnsafeMutableBytes { buffer in
+            var packet = try [UInt8]([0xC1, 0xC2]).withUnsafeBytes {
+                try RTPPacket(writingInto: buffer, payloadType: 111, sequenceNumber: 9, timestamp: 4_800, ssrc: 7, payload: $0)
+            }
+            try frames[0].withUnsafeBytes { oldest in
+                try frames[1].withUnsafeBytes { previous in
+                    try packet.prependRedundantFrames(count: 2, payloadType: 111) { index in index == 0 ? (oldest, 1_920) : (previous, 960) }
+                }
+            }
+            #expect(Array(packet.payload) == RedundantAudioPayloadTests.chromiumLike.prefix(9) + [0xA1, 0xA2, 0xA3, 0xB1, 0xB2, 0xC1, 0xC2])
+            let red = try RedundantAudioPayload(parsing: UnsafeRawBufferPointer(packet.payload))
+            #expect(red.redundantBlockCount == 2 && red.redundantBlock(at: 0).timestampOffset == 1_920)
+            #expect(Array(packet.payload[red.primary.range]) == [0xC1, 0xC2])
+        }
+    }
+
+    @Test func aFrameTheHeaderCannotSayOrABufferWithoutRoomLeavesThePacketAsItWas() throws {
+        var storage = [UInt8](repeating: 0, count: 24)
+        try storage.withUnsafeMutableBytes { buffer in
+            var packet = try [UInt8]([0xC1, 0xC2]).withUnsafeBytes {
+                try RTPPacket(writingInto: buffer, payloadType: 111, sequenceNumber: 9, timestamp: 4_800, ssrc: 7, payload: $0)
+            }
+            try [UInt8](repeating: 1, count: 8).withUnsafeBytes { frame in
+                #expect(throws: RTPPacketError.redundantBlockNotRepresentable(bytes: 8, timestampOffset: 20_000)) {
+                    try packet.prependRedundantFrames(count: 1, payloadType: 111) { _ in (frame, 20_000) }
+                }
+                #expect(throws: RTPPacketError.noRoom(needed: 27, capacity: 24)) {
+                    try packet.prependRedundantFrames(count: 1, payloadType: 111) { _ in (frame, 960) }
+                }
+            }
+            #expect(Array(packet.payload) == [0xC1, 0xC2])
+        }
+    }
+}

@@ -134,14 +134,17 @@ import Testing
         #expect(value(outcome.report, "fallback.cleanSubscriberEvents") as? Int == 0)
     }
 
-    /// Issue 38's measurement: behind the same 20 % random loss, the subscribers taking RED conceal at
-    /// least half fewer frames than those getting the primary frames alone, and nothing fails to decode.
-    @Test func subscribersTakingRedConcealAtLeastHalfFewerFramesBehindTheSameLoss() throws {
+    /// Issue 38's measurement: behind the same 20 % random loss, the subscribers taking RED (the
+    /// publisher's, or the router's added to plain Opus) conceal at least half fewer frames than
+    /// those getting plain Opus, and nothing fails to decode.
+    @Test(arguments: [[], ["--red-from-router"]])
+    func subscribersTakingRedConcealAtLeastHalfFewerFramesBehindTheSameLoss(source: [String]) throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
-        let outcome = try run(["red", "--clients", "4", "--duration", "8", "--warmup", "1"])
+        let outcome = try run(["red", "--clients", "4", "--duration", "8", "--warmup", "1"] + source)
         #expect(outcome.status == 0, "\(outcome.errors)")
         expectDocumentedFields(outcome.report, scenario: "red")
         #expect(value(outcome.report, "red.withRed.subscribers") as? Int == 2)
+        #expect(value(outcome.report, "red.source") as? String == (source.isEmpty ? "publisher" : "router"))
         #expect((value(outcome.report, "red.withoutRed.packetsLost") as? Int ?? 0) > 0, "the loss reached the subscribers without RED")
         #expect((value(outcome.report, "red.withRed.framesRecovered") as? Int ?? 0) > 0)
         #expect((value(outcome.report, "red.concealedReduction") as? Double ?? 0) >= 0.5)

@@ -1,4 +1,5 @@
 import Foundation
+import MediaRouter
 import Signaling
 import SwitchyardServer
 import Testing
@@ -82,6 +83,15 @@ import Webhooks
         #expect(
             refusal(#"{"media":{"udpSegmentation":"off"}}"#)
                 == ConfigurationError(keyPath: "media.udpSegmentation", problem: "expected true or false, found a string"))
+    }
+
+    @Test func theRouterAddsOneFrameOfRedAboveThreePercentLossByDefaultAndItIsChecked() throws {
+        #expect(SwitchyardConfiguration.builtIn.media.addedAudioRedundancy == AddedAudioRedundancy(frames: 1, lossThreshold: 0.03))
+        let parsed = try SwitchyardConfiguration.parse(Data(#"{"media":{"redundantAudio":{"addedFrames":0,"addAboveLoss":0.1}}}"#.utf8))
+        #expect(parsed.media.addedAudioRedundancy == AddedAudioRedundancy(frames: 0, lossThreshold: 0.1))
+        #expect(refusal(#"{"media":{"redundantAudio":{"addedFrames":3}}}"#)?.keyPath == "media.redundantAudio.addedFrames")
+        #expect(refusal(#"{"media":{"redundantAudio":{"addAboveLoss":1.5}}}"#)?.keyPath == "media.redundantAudio.addAboveLoss")
+        #expect(refusal(#"{"media":{"redundantAudio":{"frames":1}}}"#)?.keyPath == "media.redundantAudio.frames")
     }
 
     @Test func workersWaitOnTheirDispatchQueueByDefaultAndSpreadBigAudiences() throws {
