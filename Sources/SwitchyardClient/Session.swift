@@ -717,6 +717,19 @@ public final class Session: Sendable {
     private func move() async throws(SessionError) {
         var opened: (SignalingChannel, ConnectResult)?
         var lastError = SessionError.connectionClosed
+        // A move that fails leaves the next `reconnect` aimed at the node the connection is on, not
+        // at the last entry it tried: with that entry down, the resume would fail and the next move
+        // succeed, making a second connection (and publishing every stream twice) while the first
+        // is still held for this client.
+        let (nodeURL, entryURL) = state.withLock { ($0.nodeURL, $0.entryURL) }
+        defer {
+            if opened == nil {
+                state.withLock {
+                    $0.nodeURL = nodeURL
+                    $0.entryURL = entryURL
+                }
+            }
+        }
         for entry in [url] + options.alternativeURLs where opened == nil {
             state.withLock {
                 $0.nodeURL = nil

@@ -46,4 +46,36 @@ extension ClusterTests {
         await sender.disconnect()
         await cluster.stop()
     }
+
+    /// A client that loses its network while one of its alternative entries is down resumes its own
+    /// connection when the network returns, rather than joining as a second one: the moves it tried
+    /// meanwhile must not leave its resume aimed at the dead entry. (The chaos run found publishers
+    /// back from an outage as new connections on their own node, while their old connections, held
+    /// for the grace, kept a stream their subscribers stayed on without media.)
+    @Test func aClientBackFromAnOutageWithAnEntryDownResumesItsOwnConnection() async throws {
+        let cluster = try await ClusterFixture.start(nodes: 1) { $0.signaling.reconnection.grace = .seconds(20) }
+        let loop = try MediaLoop(name: "cluster-resume-entry-down")
+        defer { Task { await loop.stop() } }
+        let node = cluster.nodes[0]
+        let down = "ws://127.0.0.1:\(freeTCPPort())/v1/ws"
+        let traveller = try await Session.connect(
+            url: node.webSocketURL, sessionId: "entry-down", token: try await node.token(session: "entry-down", role: .publisher),
+            options: SessionOptions(mediaLoop: loop, reconnectTimeout: .seconds(20), alternativeURLs: [down]))
+        let connectionId = traveller.connection?.connectionId
+        let moved = Mutex(false)
+        let listener = Task {
+            for await event in traveller.events {
+                if case .sessionDidMove = event { moved.withLock { $0 = true } }
+            }
+        }
+        defer { listener.cancel() }
+
+        traveller.simulateNetworkOutage(for: .seconds(2))
+        try await Task.sleep(for: .seconds(2))
+        #expect(await eventually(.seconds(10)) { traveller.connectionStatus == .connected })
+        #expect(traveller.connection?.connectionId == connectionId, "came back as a new connection")
+        #expect(!moved.withLock { $0 })
+        await traveller.disconnect()
+        await cluster.stop()
+    }
 }
