@@ -20,28 +20,71 @@ import Testing
         [0x80 | opus, 0x1E, 0x00, 0x02, 0x80 | opus, 0x0F, 0x00, 0x01, primaryType] + [0xA1, 0xA2] + [0xB1] + primary
     }
 
-    @Test func eachSubscriberGetsTheAudioItNegotiatedAndMalformedRedReachesNobody() async throws {
-        let plane = try MediaPlane(configuration: MediaRouterConfiguration(workerCount: 1, portRange: 48_300...48_349))
-        defer { plane.shutdown() }
-        let router = try await plane.createRouter()
-        let publisher = try TestPeer()
-        let publishing = try await plane.createPlainTransport(router: router, options: PlainTransportOptions(clientSRTP: publisher.srtpParameters))
-        try publisher.connect(to: publishing)
-        let producer = try await plane.produce(
-            transport: publishing.transportID,
-            options: ProducerOptions(codec: CodecParameters(name: .opus, payloadType: Self.opus, redPayloadType: Self.red), ssrc: Self.ssrc))
-        let deliveries: [RedundantAudioDelivery] = [.primaryOnly, .redundant(payloadType: 100), .asPublished]
-        var subscribers: [TestPeer] = []
-        for delivery in deliveries {
-            let peer = try TestPeer()
-            let transport = try await plane.createPlainTransport(
-                router: router, options: PlainTransportOptions(remoteAddress: peer.address, clientSRTP: peer.srtpParameters, redundantAudio: delivery),
-                toConsume: [producer])
-            try peer.connect(to: transport)
-            _ = try await plane.consume(transport: transport.transportID, producer: producer, pauseReasons: [])
-            subscribers.append(peer)
+    /// A router with one Opus publisher (RED at `redPayloadType`, or plain) and one subscriber per
+    /// delivery, over real UDP and SRTP.
+    struct Room {
+        let plane: MediaPlane
+        let router: RouterID
+        let publisher: TestPeer
+        let subscribers: [TestPeer]
+        let subscriberTransports: [TransportID]
+
+        init(ports: ClosedRange<UInt16>, redPayloadType: UInt8?, deliveries: [RedundantAudioDelivery]) async throws {
+            plane = try MediaPlane(configuration: MediaRouterConfiguration(workerCount: 1, portRange: ports))
+            router = try await plane.createRouter()
+            publisher = try TestPeer()
+            let publishing = try await plane.createPlainTransport(router: router, options: PlainTransportOptions(clientSRTP: publisher.srtpParameters))
+            try publisher.connect(to: publishing)
+            let producer = try await plane.produce(
+                transport: publishing.transportID,
+                options: ProducerOptions(
+                    codec: CodecParameters(name: .opus, payloadType: RedundantAudioForwardingTests.opus, redPayloadType: redPayloadType),
+                    ssrc: RedundantAudioForwardingTests.ssrc))
+            var subscribers: [TestPeer] = []
+            var transports: [TransportID] = []
+            for delivery in deliveries {
+                let peer = try TestPeer()
+                let transport = try await plane.createPlainTransport(
+                    router: router,
+                    options: PlainTransportOptions(remoteAddress: peer.address, clientSRTP: peer.srtpParameters, redundantAudio: delivery),
+                    toConsume: [producer])
+                try peer.connect(to: transport)
+                _ = try await plane.consume(transport: transport.transportID, producer: producer, pauseReasons: [])
+                subscribers.append(peer)
+                transports.append(transport.transportID)
+            }
+            self.subscribers = subscribers
+            subscriberTransports = transports
         }
 
+        func send(_ packets: [(payloadType: UInt8, payload: [UInt8])]) throws {
+            for (index, packet) in packets.enumerated() {
+                try publisher.sendRTP(
+                    payloadType: packet.payloadType, sequenceNumber: UInt16(1_000 + index), timestamp: UInt32(960 * index),
+                    ssrc: RedundantAudioForwardingTests.ssrc, payload: packet.payload)
+            }
+        }
+
+        /// What each subscriber received, up to the packet that ends with `last`.
+        func received() async throws -> [[(payloadType: UInt8, payload: [UInt8])]] {
+            let subscribers = subscribers
+            return try await onOwnThread {
+                subscribers.map { peer in
+                    var packets: [(payloadType: UInt8, payload: [UInt8])] = []
+                    _ = peer.receiveFirst(within: 2_000) { packet -> Bool? in
+                        guard case .rtp(_, _, _, let payloadType, let payload) = packet else { return nil }
+                        packets.append((payloadType, payload))
+                        return payload.suffix(RedundantAudioForwardingTests.last.count).elementsEqual(RedundantAudioForwardingTests.last) ? true : nil
+                    }
+                    return packets
+                }
+            }
+        }
+    }
+
+    @Test func eachSubscriberGetsTheAudioItNegotiatedAndMalformedRedReachesNobody() async throws {
+        let room = try await Room(ports: 48_300...48_349, redPayloadType: Self.red, deliveries: [.primaryOnly, .redundant(payloadType: 100), .asPublished])
+        defer { room.plane.shutdown() }
         let sent: [(payloadType: UInt8, payload: [UInt8])] = [
             (Self.red, Self.redundant([0xC0, 0xC1, 0xC2])),
             (Self.opus, [0xD0, 0xD1]),
@@ -50,23 +93,8 @@ import Testing
             (Self.red, Self.redundant([0xF0, 0xF1])),
             (Self.opus, Self.last),
         ]
-        for (index, packet) in sent.enumerated() {
-            try publisher.sendRTP(
-                payloadType: packet.payloadType, sequenceNumber: UInt16(1_000 + index), timestamp: UInt32(960 * index), ssrc: Self.ssrc,
-                payload: packet.payload)
-        }
-
-        let received = try await onOwnThread {
-            subscribers.map { peer in
-                var packets: [(payloadType: UInt8, payload: [UInt8])] = []
-                _ = peer.receiveFirst(within: 2_000) { packet -> Bool? in
-                    guard case .rtp(_, _, _, let payloadType, let payload) = packet else { return nil }
-                    packets.append((payloadType, payload))
-                    return payload == Self.last ? true : nil
-                }
-                return packets
-            }
-        }
+        try room.send(sent)
+        let received = try await room.received()
         #expect(received[0].map(\.payloadType) == [Self.opus, Self.opus, Self.opus, Self.opus])
         #expect(received[0].map(\.payload) == [[0xC0, 0xC1, 0xC2], [0xD0, 0xD1], [0xF0, 0xF1], Self.last])
         #expect(received[1].map(\.payloadType) == [100, Self.opus, 100, Self.opus])
@@ -74,8 +102,8 @@ import Testing
         #expect(received[2].map(\.payloadType) == [Self.red, Self.opus, Self.red, Self.opus])
         #expect(received[2].map(\.payload) == received[1].map(\.payload))
 
-        let statistics = try await plane.statistics(router: router)
-        let counters = try #require(statistics.producers.first { $0.producerID == producer })
+        let statistics = try await room.plane.statistics(router: room.router)
+        let counters = try #require(statistics.producers.first)
         #expect(counters.packetsReceived == 6)
         #expect(counters.redundantPacketsReceived == 2)
         #expect(statistics.consumers.map(\.redundantPacketsSent).sorted() == [0, 2, 2])
@@ -86,47 +114,21 @@ import Testing
     /// from the second packet on, each repeats the frame before it; a subscriber without RED gets
     /// plain Opus all along.
     @Test func theRouterRepeatsTheFrameBeforeTowardALossySubscriberThatTakesRed() async throws {
-        let plane = try MediaPlane(configuration: MediaRouterConfiguration(workerCount: 1, portRange: 48_360...48_379))
-        defer { plane.shutdown() }
-        let router = try await plane.createRouter()
-        let publisher = try TestPeer()
-        let publishing = try await plane.createPlainTransport(router: router, options: PlainTransportOptions(clientSRTP: publisher.srtpParameters))
-        try publisher.connect(to: publishing)
-        let producer = try await plane.produce(
-            transport: publishing.transportID, options: ProducerOptions(codec: CodecParameters(name: .opus, payloadType: Self.opus), ssrc: Self.ssrc))
-        var subscribers: [TestPeer] = []
-        for delivery in [RedundantAudioDelivery.redundant(payloadType: 100), .primaryOnly] {
-            let peer = try TestPeer()
-            let transport = try await plane.createPlainTransport(
-                router: router, options: PlainTransportOptions(remoteAddress: peer.address, clientSRTP: peer.srtpParameters, redundantAudio: delivery),
-                toConsume: [producer])
-            try peer.connect(to: transport)
-            _ = try await plane.consume(transport: transport.transportID, producer: producer, pauseReasons: [])
-            // As a lossy receiver report would have it (the policy itself: AddedAudioRedundancyTests).
-            plane.workers[0].performAndWait { plane.workers[0].routers[router]!.transports[transport.transportID]!.addedRedundantFrames = 1 }
-            subscribers.append(peer)
+        let room = try await Room(ports: 48_360...48_379, redPayloadType: nil, deliveries: [.redundant(payloadType: 100), .primaryOnly])
+        defer { room.plane.shutdown() }
+        // As a lossy receiver report would have it (the policy itself: AddedAudioRedundancyTests).
+        let worker = room.plane.workers[0]
+        for transport in room.subscriberTransports {
+            worker.performAndWait { worker.routers[room.router]!.transports[transport]!.addedRedundantFrames = 1 }
         }
         let frames: [[UInt8]] = [[0xD0], [0xD1, 0xD1], Self.last]
-        for (index, frame) in frames.enumerated() {
-            try publisher.sendRTP(
-                payloadType: Self.opus, sequenceNumber: UInt16(2_000 + index), timestamp: UInt32(960 * index), ssrc: Self.ssrc, payload: frame)
-        }
-        let received = try await onOwnThread {
-            subscribers.map { peer in
-                var packets: [(payloadType: UInt8, payload: [UInt8])] = []
-                _ = peer.receiveFirst(within: 2_000) { packet -> Bool? in
-                    guard case .rtp(_, _, _, let payloadType, let payload) = packet else { return nil }
-                    packets.append((payloadType, payload))
-                    return payload.suffix(Self.last.count).elementsEqual(Self.last) ? true : nil
-                }
-                return packets
-            }
-        }
+        try room.send(frames.map { (Self.opus, $0) })
+        let received = try await room.received()
         #expect(received[0].map(\.payloadType) == [Self.opus, 100, 100])
         #expect(received[0].map(\.payload) == [[0xD0], [0xEF, 0x0F, 0x00, 0x01, 111, 0xD0, 0xD1, 0xD1], [0xEF, 0x0F, 0x00, 0x02, 111, 0xD1, 0xD1] + Self.last])
         #expect(received[1].map(\.payloadType) == [Self.opus, Self.opus, Self.opus])
         #expect(received[1].map(\.payload) == frames)
-        let statistics = try await plane.statistics(router: router)
+        let statistics = try await room.plane.statistics(router: room.router)
         #expect(statistics.consumers.map(\.redundancyAddedPackets).sorted() == [0, 2])
     }
 
