@@ -33,6 +33,23 @@ private func makePlainPacket(length: Int, sequenceNumber: UInt16, into storage: 
     packet.payload.initializeMemory(as: UInt8.self, repeating: 0xA5)
 }
 
+/// An Opus packet as Chromium sends it with RED (RFC 2198): two earlier 100-byte frames ahead of the
+/// 100-byte primary, with abs-send-time; returns its length.
+private func makeRedundantAudioPacket(into storage: UnsafeMutableRawBufferPointer) -> Int {
+    let frame = [UInt8](repeating: 0x3C, count: 100)
+    var payload = [UInt8](repeating: 0, count: 400)
+    let written = frame.withUnsafeBytes { bytes in
+        payload.withUnsafeMutableBytes { destination in
+            try! RedundantAudioPayload.write(primary: bytes, redundant: [(bytes, 1_920), (bytes, 960)], payloadType: 111, into: destination)
+        }
+    }
+    var packet = payload.prefix(written).withUnsafeBytes { bytes in
+        try! RTPPacket(writingInto: storage, payloadType: 63, sequenceNumber: 1, timestamp: 48_000, ssrc: 0x5555_6666, payload: bytes)
+    }
+    try! packet.setAbsoluteSendTime(AbsoluteSendTime(value: 0x12_3456), id: extensionIDs.absoluteSendTime)
+    return packet.length
+}
+
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .mallocCountTotal],
@@ -58,6 +75,37 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(packet.absoluteSendTime(id: extensionIDs.absoluteSendTime))
         }
         benchmark.stopMeasurement()
+    }
+
+    // What a consumer does with a RED packet for a subscriber without RED, against what it does for
+    // one with RED: copy into the send slot and relabel, plus (stripping) reading the RFC 2198
+    // headers and moving the primary frame up. The producer reads the headers once per packet; the
+    // consumer repeats nothing but the move.
+    for strips in [false, true] {
+        Benchmark("RED to a subscriber, \(strips ? "stripped to the primary frame" : "forwarded whole"), 320-byte packet") { benchmark in
+            let received = UnsafeMutableRawBufferPointer.allocate(byteCount: 1500, alignment: 16)
+            let slot = UnsafeMutableRawBufferPointer.allocate(byteCount: 1500, alignment: 16)
+            defer {
+                received.deallocate()
+                slot.deallocate()
+            }
+            let length = makeRedundantAudioPacket(into: received)
+            let packet = try! RTPPacket(parsing: received, length: length)
+            benchmark.startMeasurement()
+            for index in benchmark.scaledIterations {
+                var copy = packet.copy(into: slot)!
+                copy.sequenceNumber = UInt16(truncatingIfNeeded: index)
+                if strips {
+                    let primary = try! RedundantAudioPayload(parsing: UnsafeRawBufferPointer(copy.payload)).primary
+                    try! copy.removeLeadingPayloadBytes(primary.range.lowerBound)
+                    copy.payloadType = primary.payloadType
+                } else {
+                    copy.payloadType = 100
+                }
+                blackHole(copy.length)
+            }
+            benchmark.stopMeasurement()
+        }
     }
 
     // One subscriber's receiver report: the estimator takes the sample, the policy evaluates it. The
