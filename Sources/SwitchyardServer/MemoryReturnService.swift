@@ -3,9 +3,10 @@ import Dispatch
 import Logging
 import ServiceLifecycle
 
-/// Hands freed memory back to the system once a burst of clients is over, when `MemoryTrimSchedule`
-/// says so. The trim runs on a queue of its own: it blocks while it walks the heaps, and must hold up
-/// neither the cooperative pool that signaling runs on nor a media worker.
+/// Hands freed memory back to the system once a burst of clients is over, or once the freed memory
+/// glibc keeps resident has grown, when `MemoryTrimSchedule` says so. The trim runs on a queue of its
+/// own: it blocks while it walks the heaps, and must hold up neither the cooperative pool that
+/// signaling runs on nor a media worker.
 struct MemoryReturnService: Service {
     /// How often the load is read. With the schedule's interval, what a burst left behind goes back
     /// at most about 7 s after the burst (or the reconnection grace of its dropped clients) ended.
@@ -24,15 +25,30 @@ struct MemoryReturnService: Service {
             while true {
                 try await Task.sleep(for: Self.checkInterval)
                 let held = await load()
-                guard schedule.observe(load: held, now: .now) == .trim else { continue }
+                let freed = await Self.freedResidentBytes()
+                guard schedule.observe(load: held, freedResidentBytes: freed, now: .now) == .trim else { continue }
                 let (released, took) = await Self.trim()
+                let freedAfter = await Self.freedResidentBytes()
+                schedule.trimmed(freedResidentBytes: freedAfter)
                 logger.debug(
-                    "returned freed memory to the system", metadata: ["clients": "\(held)", "released": "\(released)", "took": "\(took)"])
+                    "returned freed memory to the system",
+                    metadata: [
+                        "clients": "\(held)", "released": "\(released)", "took": "\(took)",
+                        "freedResidentBytes": "\(freed) -> \(freedAfter)",
+                    ])
             }
         }
     }
 
-    private static func trim() async -> (released: Bool, took: Duration) {
+    /// Freed memory glibc keeps resident now; read on the trim's queue, since mallinfo2 locks every
+    /// arena in turn while it counts. 0 when /proc cannot be read.
+    static func freedResidentBytes() async -> Int {
+        await withCheckedContinuation { continuation in
+            trimQueue.async { continuation.resume(returning: max(0, Int(switchyard_freed_resident_bytes()))) }
+        }
+    }
+
+    static func trim() async -> (released: Bool, took: Duration) {
         await withCheckedContinuation { continuation in
             trimQueue.async {
                 var released = false

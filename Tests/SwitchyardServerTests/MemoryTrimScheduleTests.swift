@@ -3,7 +3,8 @@ import Testing
 @testable import SwitchyardServer
 
 /// When the daemon gives freed memory back: after a burst of clients ends, once, and never in the
-/// middle of a steady load.
+/// middle of a steady load; and whenever the freed memory glibc keeps resident has grown by the
+/// schedule's step since the last trim, whatever the load.
 struct MemoryTrimScheduleTests {
     private let start = ContinuousClock.now
 
@@ -12,7 +13,23 @@ struct MemoryTrimScheduleTests {
     private func trims(_ loads: [Int], from offset: Int = 0, into schedule: inout MemoryTrimSchedule) -> [Int] {
         loads.enumerated().compactMap { index, load in
             let second = offset + 2 * index
-            return schedule.observe(load: load, now: start + .seconds(second)) == .trim ? second : nil
+            return schedule.observe(load: load, freedResidentBytes: 0, now: start + .seconds(second)) == .trim ? second : nil
+        }
+    }
+
+    /// Feeds `freed` (MiB of freed memory kept resident) under a steady load of 10 clients, one every
+    /// 2 s from `offset` seconds; after each trim the memory kept is `keptAfterTrim` MiB. Returns
+    /// the seconds at which the schedule said to trim.
+    private func trims(
+        freed: [Double], keptAfterTrim: Double = 1, from offset: Int = 0, into schedule: inout MemoryTrimSchedule
+    ) -> [Int] {
+        freed.enumerated().compactMap { index, mebibytes in
+            let second = offset + 2 * index
+            guard
+                schedule.observe(load: 10, freedResidentBytes: Int(mebibytes * 1_048_576), now: start + .seconds(second)) == .trim
+            else { return nil }
+            schedule.trimmed(freedResidentBytes: Int(keptAfterTrim * 1_048_576))
+            return second
         }
     }
 
@@ -59,5 +76,45 @@ struct MemoryTrimScheduleTests {
         // Back up by less than the smallest drop and down again, long after: nothing to return.
         #expect(trims([10, 0, 0], from: 60, into: &schedule).isEmpty)
         #expect(trims([400, 0], from: 120, into: &schedule) == [122])
+    }
+
+    @Test func freedMemoryThatGrowsUnderASteadyLoadIsTrimmed() {
+        var schedule = MemoryTrimSchedule()
+        // A chaos run's node: the same clients throughout, freed memory kept creeping up by a
+        // quarter of a MiB at a time, then a slow reader's broadcasts leaving 6 MiB at once.
+        #expect(trims(freed: [1, 1.5, 2, 2.5, 2.75], into: &schedule).isEmpty)
+        #expect(trims(freed: [3, 3.25], from: 24, into: &schedule) == [24])
+        #expect(trims(freed: [1.5, 7.5, 7.5], from: 60, into: &schedule) == [62])
+    }
+
+    @Test func freedMemoryCountsFromWhatTheLastTrimLeft() {
+        var schedule = MemoryTrimSchedule()
+        // The trim cannot give back everything (whole pages only): 2.5 MiB stay, and the next trim
+        // waits for 2 MiB more than that, not more than the first reading.
+        #expect(trims(freed: [0.5, 3, 4, 4.4, 4.6], keptAfterTrim: 2.5, into: &schedule) == [2, 8])
+    }
+
+    @Test func freedMemoryThatGrowsAgainAtOnceWaitsForTheInterval() {
+        var schedule = MemoryTrimSchedule()
+        #expect(trims(freed: [0, 4, 4, 4, 4], into: &schedule) == [2, 8])
+    }
+
+    @Test func memoryFreedInTheHeapIsSeenAndGivenBackByATrim() async {
+        // 32 MiB in 2 KiB blocks, touched, then all but one block in 16 freed: the pages between the
+        // kept blocks are free to glibc but resident until a trim.
+        let blockSize = 2048
+        let blocks = (0..<16_384).map { _ in
+            let block = UnsafeMutableRawPointer.allocate(byteCount: blockSize, alignment: 16)
+            block.initializeMemory(as: UInt8.self, repeating: 0xA5, count: blockSize)
+            return block
+        }
+        let before = await MemoryReturnService.freedResidentBytes()
+        for (index, block) in blocks.enumerated() where index % 16 != 0 { block.deallocate() }
+        let freed = await MemoryReturnService.freedResidentBytes()
+        _ = await MemoryReturnService.trim()
+        let afterTrim = await MemoryReturnService.freedResidentBytes()
+        for (index, block) in blocks.enumerated() where index % 16 == 0 { block.deallocate() }
+        #expect(freed - before >= 16 << 20)
+        #expect(freed - afterTrim >= 16 << 20)
     }
 }

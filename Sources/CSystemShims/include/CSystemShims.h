@@ -109,4 +109,10 @@ int switchyard_limit_malloc_arenas(int arenas);
  * Returns 1 when memory was released, 0 when there was none to release. */
 int switchyard_return_free_memory(void);
 
+/* The process's resident anonymous memory (/proc/self/statm) less what malloc has handed out and
+ * not had back (mallinfo2: in use in every arena, and mmapped chunks): freed memory glibc keeps
+ * resident, plus a rest that does not move (thread stacks, static data). Its growth is what a
+ * malloc_trim could give back. Returns -1 when /proc/self/statm cannot be read. */
+long long switchyard_freed_resident_bytes(void);
+
 #endif
