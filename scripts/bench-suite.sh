@@ -41,6 +41,9 @@ run speakers speakers
 run webhooks webhooks
 run webhooks-silent webhooks --receiver silent --duration 30
 "$(dirname "$0")/bench-cluster.sh" "$bin" "$results"
+# As root, with the cap fault (a subscriber's downlink capped at 100 kbps by the kernel, in the
+# script's own network namespace); unless CHAOS_CAP_KBPS says otherwise (empty: none).
+if [ "$(id -u)" -eq 0 ]; then export CHAOS_CAP_KBPS="${CHAOS_CAP_KBPS-100}"; fi
 "$(dirname "$0")/bench-chaos.sh" "$bin" "$results" --duration 600
 echo
 echo "== webrtc-join (aiortc publisher and subscribers)"
