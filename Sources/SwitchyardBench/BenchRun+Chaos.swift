@@ -655,7 +655,7 @@ extension BenchRun {
                     kill(node.pid, SIGCONT)
                     if let own = node.ownPID { kill(own, SIGKILL) }
                 }
-                for client in activity.webrtcClients.withLock({ $0 }) { kill(client.process.pid, SIGKILL) }
+                for client in activity.webrtcClients.withLock({ $0 }) { client.endAtOnce() }
                 if let interface = activity.cappedInterface.withLock({ $0 }) {
                     _ = try? KernelLinkShaper.clearEgress(namespace: nil, interface: interface).run()
                     _ = try? KernelLinkShaper.clearIngress(namespace: nil).run()

@@ -109,6 +109,13 @@ final class ChaosWebRTCClient: Sendable {
         return "\(name) (aiortc\(process.isRunning ? "" : ", exited")) last subscribed at \(state.url), frames \(media), lately: \(state.losses.joined(separator: " / "))"
     }
 
+    /// Ends the peer with SIGKILL and removes its output, from a signal handler: nothing to wait on.
+    func endAtOnce() {
+        kill(process.pid, SIGKILL)
+        unlink(outputPath)
+        unlink(outputPath + ".err")
+    }
+
     /// Ends the peer (SIGTERM, then SIGKILL after 5 s) and removes its output.
     func stop() async {
         if process.isRunning {
