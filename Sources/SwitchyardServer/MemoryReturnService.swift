@@ -11,7 +11,9 @@ struct MemoryReturnService: Service {
     /// How often the load is read. With the schedule's interval, what a burst left behind goes back
     /// at most about 7 s after the burst (or the reconnection grace of its dropped clients) ended.
     static let checkInterval: Duration = .seconds(2)
-    private static let trimQueue = DispatchQueue(label: "switchyard.memory-return")
+    /// Every trim and every reading of the freed memory in the process, one at a time: a reading taken
+    /// while another daemon's trim runs would see memory go back that this one did not give.
+    static let trimQueue = DispatchQueue(label: "switchyard.memory-return")
 
     /// The clients the daemon holds now: open HTTP connections and session connections.
     let load: @Sendable () async -> Int
@@ -48,7 +50,7 @@ struct MemoryReturnService: Service {
         }
     }
 
-    static func trim() async -> (released: Bool, took: Duration) {
+    private static func trim() async -> (released: Bool, took: Duration) {
         await withCheckedContinuation { continuation in
             trimQueue.async {
                 var released = false
