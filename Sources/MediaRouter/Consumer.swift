@@ -47,7 +47,8 @@ final class Consumer {
     private(set) var redundantPacketsSent: UInt64 = 0
     /// Plain Opus packets the router made RED itself toward a lossy subscriber that takes RED.
     private(set) var redundancyAddedPackets: UInt64 = 0
-    /// The latest frames forwarded, for that redundancy; made when the transport first takes RED.
+    /// The latest frames forwarded, for that redundancy: made (once) when the consumer is audio on a
+    /// transport that takes RED, so the packet path allocates nothing.
     private var recentAudio: RecentAudioFrames?
     private(set) var nacksReceived: UInt64 = 0
     private(set) var keyFrameRequestsReceived: UInt64 = 0
@@ -221,9 +222,7 @@ final class Consumer {
         rewrite(copy, sequenceNumber: sequenceNumber, timestamp: timestamp, now: now)
         var sendsRedundancy = false
         var addsRedundancy = false
-        if frame.primaryAudioOffset == nil, kind == .audio, case .redundant(let redundantPayloadType) = transport.redundantAudio {
-            let recent = recentAudio ?? RecentAudioFrames()
-            recentAudio = recent
+        if frame.primaryAudioOffset == nil, let recent = recentAudio, case .redundant(let redundantPayloadType) = transport.redundantAudio {
             let frames = transport.addedRedundantFrames
             if frames > 0,
                 recent.addRedundancy(
@@ -269,6 +268,11 @@ final class Consumer {
         copy.timestamp = timestamp
         copy.payloadType = payloadType
         if let id = sendTimeExtensionID { copy.overwriteAbsoluteSendTime(AbsoluteSendTime(nanoseconds: now), id: id) }
+    }
+
+    /// Readies the frames kept for the redundancy the router adds, once the transport takes RED.
+    func prepareForRedundantAudio() {
+        if kind == .audio, recentAudio == nil, case .redundant = transport.redundantAudio { recentAudio = RecentAudioFrames() }
     }
 
     /// Adds a reason not to forward. A person's choice suspends the transport's audio-fallback policy.

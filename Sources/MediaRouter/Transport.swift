@@ -69,7 +69,9 @@ final class Transport {
         }
     }
     /// How the consumers send audio that arrives as RFC 2198 redundant audio.
-    var redundantAudio = RedundantAudioDelivery.primaryOnly
+    var redundantAudio = RedundantAudioDelivery.primaryOnly {
+        didSet { for consumer in consumersBySSRC.values { consumer.prepareForRedundantAudio() } }
+    }
     /// Earlier frames the audio consumers repeat themselves in plain Opus packets toward a client that
     /// takes RED, from its latest downlink sample (`AddedAudioRedundancy`); 0 most of the time.
     var addedRedundantFrames = 0
@@ -159,6 +161,7 @@ final class Transport {
 
     func register(_ consumer: Consumer) {
         consumersBySSRC[consumer.ssrc] = consumer
+        consumer.prepareForRedundantAudio()
         if consumer.layerSelector != nil { layeredConsumerCount += 1 }
     }
 

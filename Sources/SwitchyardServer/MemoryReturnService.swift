@@ -43,10 +43,15 @@ struct MemoryReturnService: Service {
     }
 
     /// Freed memory glibc keeps resident now; read on the trim's queue, since mallinfo2 locks every
-    /// arena in turn while it counts. 0 when /proc cannot be read.
+    /// arena in turn while it counts. Below 0 when memory allocated and not yet touched outweighs it
+    /// (in use, not resident): only its growth is acted on, so it is passed on as read. 0 when /proc
+    /// cannot be read.
     static func freedResidentBytes() async -> Int {
         await withCheckedContinuation { continuation in
-            trimQueue.async { continuation.resume(returning: max(0, Int(switchyard_freed_resident_bytes()))) }
+            trimQueue.async {
+                let reading = switchyard_freed_resident_bytes()
+                continuation.resume(returning: reading == -1 ? 0 : Int(reading))
+            }
         }
     }
 
