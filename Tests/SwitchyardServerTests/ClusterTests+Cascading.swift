@@ -164,19 +164,10 @@ extension ClusterTests {
     /// node timeout, fails its cascaded subscriber and closes the leg; the client subscribes again by
     /// itself and gets its media from the session's node.
     @Test func aKilledEdgesSubscriberComesBackThroughTheSessionsNode() async throws {
-        let cluster = try await ClusterFixture.start(nodes: 1) { $0.cluster?.subscribersBeforeCascading = 1 }
-        let origin = cluster.nodes[0]
-        let edge = try await KillableNode.start(nodeId: "node-e", host: "127.0.0.10", mediaPorts: 47740...47779, database: cluster.database)
-        defer { edge.stop() }
-        #expect(await eventually(.seconds(20)) { (try? await cluster.overview())?.nodes.contains { $0.nodeId == "node-e" && $0.live } == true })
-        let loop = try MediaLoop()
-        func join(_ role: Role) async throws -> Session { try await self.join(origin.webSocketURL, "outlived", role, token: origin, loop: loop) }
-        let alice = try await join(.publisher)
-        #expect(try cluster.holder(of: "outlived") == "node-a")
-        let publisher = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))
-        let subscribers = try await receivingSubscribers(of: publisher, count: 2) { try await join(.subscriber) }
-        let far = subscribers[1]
-        #expect(mediaPort(far).map(edge.mediaPorts.contains) == true, "the second subscriber is served by the other node")
+        let cascade = try await KillableCascade.start(
+            self, session: "outlived", killable: .edge, nodeId: "node-e", host: "127.0.0.10", mediaPorts: 47740...47779)
+        defer { cascade.killable.stop() }
+        let (origin, edge, far) = (cascade.node, cascade.killable, cascade.subscribers[1])
 
         let killedAt = ContinuousClock.now
         edge.kill()
@@ -187,37 +178,25 @@ extension ClusterTests {
         #expect(await eventually(.seconds(5)) { await far.statistics().video.packetsReceived > received + 10 })
         #expect(await eventually { await origin.daemon.mediaStatistics().transports == 3 }, "publisher and two subscribers; the leg is closed")
         print("cascade failover: kill -9 of the edge to its subscriber's media from the session's node \(back) (node timeout 3 s)")
-        await alice.disconnect()
-        await loop.stop()
-        await cluster.stop()
+        await cascade.stop()
     }
 
     /// The session's node killed outright: the edge, finding it dead within the node timeout, drops
     /// the leg's ingress and the subscriber transports it served for it.
     @Test func anEdgeDropsWhatItServedForAKilledSessionsNode() async throws {
-        let cluster = try await ClusterFixture.start(nodes: 1)
-        let edge = cluster.nodes[0]
-        let origin = try await KillableNode.start(
-            nodeId: "node-o", host: "127.0.0.11", mediaPorts: 47780...47819, database: cluster.database, subscribersBeforeCascading: 1)
-        defer { origin.stop() }
-        #expect(await eventually(.seconds(20)) { (try? await cluster.overview())?.nodes.contains { $0.nodeId == "node-o" && $0.live } == true })
-        let loop = try MediaLoop()
-        func join(_ role: Role) async throws -> Session { try await self.join(origin.webSocketURL, "orphaned", role, token: edge, loop: loop) }
-        let alice = try await join(.publisher)
-        #expect(try cluster.holder(of: "orphaned") == "node-o")
-        let publisher = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))
-        let subscribers = try await receivingSubscribers(of: publisher, count: 2) { try await join(.subscriber) }
-        #expect(mediaPort(subscribers[1]).map { !origin.mediaPorts.contains($0) } == true, "the second subscriber is served by the edge")
+        let cascade = try await KillableCascade.start(
+            self, session: "orphaned", killable: .sessionNode, nodeId: "node-o", host: "127.0.0.11", mediaPorts: 47780...47819)
+        defer { cascade.killable.stop() }
+        let edge = cascade.node
         #expect(await edge.daemon.mediaStatistics().transports == 2, "the leg's ingress and the far subscriber's transport")
 
         let killedAt = ContinuousClock.now
-        origin.kill()
+        cascade.killable.kill()
         #expect(await eventually(.seconds(10)) { await edge.daemon.mediaStatistics().transports == 0 })
         let dropped = ContinuousClock.now - killedAt
         #expect(try await metric("switchyard_cluster_cascaded_subscribers", at: edge) == 0)
         print("cascade: kill -9 of the session's node to its edge holding nothing for it \(dropped) (node timeout 3 s)")
-        await loop.stop()
-        await cluster.stop()
+        await cascade.stop()
     }
 
     /// A simulcast stream crosses the leg layer by layer, so subscribers on the edge each decode the
