@@ -232,7 +232,12 @@ final class Consumer {
                 sendsRedundancy = true
                 addsRedundancy = true
             }
-            recent.remember(UnsafeRawBufferPointer(packet.payload), timestamp: timestamp)
+            // Frames are kept only while some are added: a clean downlink costs no copy per packet.
+            if frames > 0 {
+                recent.remember(UnsafeRawBufferPointer(packet.payload), timestamp: timestamp)
+            } else {
+                recent.forget()
+            }
         } else if let primaryOffset = frame.primaryAudioOffset {
             switch transport.redundantAudio {
             case .redundant(let payloadType):

@@ -84,21 +84,19 @@ enum ChaosInvariants {
             checks.append(BenchReport.TargetCheck(name: name, limit: limit, measured: shown, met: measured.map(passes) ?? false))
         }
         check("faults injected", "≥ 1", Double(chaos.faults.count)) { $0 >= 1 }
-        for kind in ChaosFaultKind.allCases {
-            guard let recovery = chaos.recovery[kind.rawValue] else { continue }
-            let allowance = recovery.allowanceMs / 1000
-            check(
-                "\(kind.rawValue): every client whole again, max over \(recovery.count)", "≤ \(String(format: "%g", allowance)) s",
-                recovery.notRecovered > 0 ? .infinity : recovery.maxMs.map { $0 / 1000 }, unit: " s"
-            ) { $0 <= allowance }
-        }
-        for kind in ChaosFaultKind.allCases {
-            guard let recovery = chaos.webrtcRecovery[kind.rawValue] else { continue }
-            let allowance = recovery.allowanceMs / 1000
-            check(
-                "WebRTC clients, \(kind.rawValue): decoding again, max over \(recovery.count)", "≤ \(String(format: "%g", allowance)) s",
-                recovery.notRecovered > 0 ? .infinity : recovery.maxMs.map { $0 / 1000 }, unit: " s"
-            ) { $0 <= allowance }
+        let tables: [([String: BenchReport.ChaosRecovery], (String) -> String)] = [
+            (chaos.recovery, { "\($0): every client whole again" }), (chaos.webrtcRecovery, { "WebRTC clients, \($0): decoding again" }),
+        ]
+        for (table, label) in tables {
+            for kind in ChaosFaultKind.allCases {
+                guard let recovery = table[kind.rawValue] else { continue }
+                let allowance = recovery.allowanceMs / 1000
+                let prefix = label(kind.rawValue)
+                check(
+                    "\(prefix), max over \(recovery.count)", "≤ \(String(format: "%g", allowance)) s",
+                    recovery.notRecovered > 0 ? .infinity : recovery.maxMs.map { $0 / 1000 }, unit: " s"
+                ) { $0 <= allowance }
+            }
         }
         if !chaos.caps.isEmpty {
             check("caps under which the subscriber's video did not give way while its audio went on", "0", Double(chaos.caps.filter { !$0.gaveWay }.count)) { $0 == 0 }

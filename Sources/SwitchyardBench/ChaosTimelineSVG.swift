@@ -49,21 +49,16 @@ enum ChaosTimelineSVG {
             }
         }
         top += laneHeight
-        for session in 0..<sessionLanes {
-            svg += "<text x=\"8\" y=\"\(format(top + 14))\">session \(session) media</text>\n"
+        // A lane per session, then per WebRTC client: green while it had media, red while not.
+        let lanes: [(label: String, onColor: String, whole: (BenchReport.ChaosMediaPoint) -> Bool?)] =
+            (0..<sessionLanes).map { session in ("session \(session) media", "#2ecc71", { session < $0.sessionsWhole.count ? $0.sessionsWhole[session] : nil }) }
+            + (0..<webrtcLanes).map { client in ("WebRTC client \(client)", "#27ae60", { client < $0.webrtcWhole.count ? $0.webrtcWhole[client] : nil }) }
+        for lane in lanes {
+            svg += "<text x=\"8\" y=\"\(format(top + 14))\">\(lane.label)</text>\n"
             var previous = 0.0
-            for point in chaos.mediaTimeline where session < point.sessionsWhole.count {
-                let color = point.sessionsWhole[session] ? "#2ecc71" : "#e74c3c"
-                svg += "<rect x=\"\(format(x(previous)))\" y=\"\(format(top + 4))\" width=\"\(format(max(0.5, x(point.seconds) - x(previous))))\" height=\"\(format(laneHeight - 12))\" fill=\"\(color)\"/>\n"
-                previous = point.seconds
-            }
-            top += laneHeight
-        }
-        for client in 0..<webrtcLanes {
-            svg += "<text x=\"8\" y=\"\(format(top + 14))\">WebRTC client \(client)</text>\n"
-            var previous = 0.0
-            for point in chaos.mediaTimeline where client < point.webrtcWhole.count {
-                let color = point.webrtcWhole[client] ? "#27ae60" : "#e74c3c"
+            for point in chaos.mediaTimeline {
+                guard let whole = lane.whole(point) else { continue }
+                let color = whole ? lane.onColor : "#e74c3c"
                 svg += "<rect x=\"\(format(x(previous)))\" y=\"\(format(top + 4))\" width=\"\(format(max(0.5, x(point.seconds) - x(previous))))\" height=\"\(format(laneHeight - 12))\" fill=\"\(color)\"/>\n"
                 previous = point.seconds
             }
