@@ -222,12 +222,15 @@ final class Consumer {
         rewrite(copy, sequenceNumber: sequenceNumber, timestamp: timestamp, now: now)
         var sendsRedundancy = false
         var addsRedundancy = false
+        var addedBytes = 0
         if frame.primaryAudioOffset == nil, let recent = recentAudio, case .redundant(let redundantPayloadType) = transport.redundantAudio {
             let frames = transport.addedRedundantFrames
+            let plainLength = copy.length
             if frames > 0,
                 recent.addRedundancy(
                     upTo: frames, to: &copy, timestamp: timestamp, payloadType: payloadType, maximumLength: Self.maximumRedundantPacketBytes) > 0
             {
+                addedBytes = copy.length - plainLength
                 copy.payloadType = redundantPayloadType
                 sendsRedundancy = true
                 addsRedundancy = true
@@ -262,7 +265,10 @@ final class Consumer {
         guard transport.sendRTP(slot: slot, length: copy.length) else { return false }
         bytesSent &+= UInt64(copy.length)
         if sendsRedundancy { redundantPacketsSent &+= 1 }
-        if addsRedundancy { redundancyAddedPackets &+= 1 }
+        if addsRedundancy {
+            redundancyAddedPackets &+= 1
+            transport.addedRedundancyBytes &+= UInt64(addedBytes)
+        }
         return true
     }
 

@@ -27,7 +27,11 @@ extension Transport {
             roundTripSeconds: roundTripSeconds)
         downlink.lastSampleAt = now
         downlink.bytesAtLastSample = bytesSent
-        if let action = downlink.record(sample, now: now, returnsLower: videoReturnsLower(now: now)) { perform(action, side: .subscriber, now: now) }
+        let probing = downlink.policy.isVideoOff
+        if let action = downlink.record(sample, now: now, returnsLower: videoReturnsLower(now: now), probedAtFullRate: probePacer.isAtFullRate) {
+            perform(action, side: .subscriber, now: now)
+        }
+        if probing, downlink.policy.isVideoOff { probePacer.adapt(toReportedLoss: sample.lossFraction) }
         if case .redundant = redundantAudio {
             addedRedundantFrames = worker.configuration.addedAudioRedundancy.frames(toward: downlink.quality)
         }
@@ -36,7 +40,7 @@ extension Transport {
     /// Timer work: probe padding while the subscriber's video is off, the resend budget at the
     /// downlink's estimate, and the publisher's uplink sample.
     func tickQuality(now: UInt64) {
-        if downlink.policy.isVideoOff { probe(now: now) } else { lastProbeAt = nil }
+        if downlink.policy.isVideoOff { probe(now: now) } else { probePacer.reset() }
         let estimate = downlink.quality.availableBitrate
         if estimate.map({ $0 / 8 }) != retransmissionBudget.bytesPerSecond {
             retransmissionBudget.setRate(bitsPerSecond: estimate, now: now)
@@ -117,8 +121,7 @@ extension Transport {
     }
 
     private func restoreDownlinkVideo(now: UInt64) {
-        probeCredit = 0
-        lastProbeAt = nil
+        probePacer.reset()
         for consumer in videoConsumers { consumer.resume(.quality, now: now) }
     }
 
@@ -134,18 +137,10 @@ extension Transport {
     /// the path would carry the lowest video.
     private func probe(now: UInt64) {
         guard let consumer = videoConsumers.first(where: { !$0.isPausedByChoice }) else { return }
-        if let last = lastProbeAt {
-            let bytesPerSecond = Double(worker.configuration.audioFallback.probeBitrate) / 8
-            probeCredit += bytesPerSecond * Double(now - last) / 1e9
-        }
-        lastProbeAt = now
-        let packetBytes = Double(consumer.probePacketBytes)
-        // A late tick sends a little more, never a burst.
-        probeCredit = min(probeCredit, 4 * packetBytes)
-        while probeCredit >= packetBytes {
-            probeCredit -= packetBytes
-            consumer.sendPadding(now: now)
-        }
+        let due = probePacer.packetsDue(
+            now: now, bitsPerSecond: worker.configuration.audioFallback.probeBitrate, packetBytes: consumer.probePacketBytes,
+            addedBytes: addedRedundancyBytes)
+        for _ in 0..<due { consumer.sendPadding(now: now) }
     }
 }
 

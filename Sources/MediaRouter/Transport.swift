@@ -75,15 +75,16 @@ final class Transport {
     /// Earlier frames the audio consumers repeat themselves in plain Opus packets toward a client that
     /// takes RED, from its latest downlink sample (`AddedAudioRedundancy`); 0 most of the time.
     var addedRedundantFrames = 0
+    /// Bytes those repeated frames added to the audio sent so far, which the probe sends less for.
+    var addedRedundancyBytes: UInt64 = 0
     /// Transport-wide congestion control toward the client.
     var sendSideEstimation: SendSideEstimation?
     /// Transport-wide feedback toward the client about what it sends.
     var arrivalFeedback: TransportFeedbackRecorder?
     /// What NACK-driven resends toward the client may take, at the downlink's estimated rate.
     var retransmissionBudget = RetransmissionBudget()
-    /// Bytes of probe padding owed since the last tick, while video is off for quality.
-    var probeCredit = 0.0
-    var lastProbeAt: UInt64?
+    /// The padding the audio-fallback probe sends while video is off for quality.
+    var probePacer = ProbePacer()
     /// When the simulcast layers were last divided (Transport+Layers), until when they are held on
     /// the lowest layer, and until when below the top one (video back after a quick re-disable).
     var lastLayerAllocationAt: UInt64 = 0

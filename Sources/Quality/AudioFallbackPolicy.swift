@@ -7,7 +7,8 @@
 ///     │   score ≥ recovery for liftAfter       │                                         │
 ///     │   (liftWarning)                        │                                         │
 ///     └────────────────────────────────────────┴─────────────────────────────────────────┘
-///        probed path: score ≥ recovery and delivered ≥ probe share, for recoverAfter · factor^level
+///        probed path: full-rate probe, score ≥ recovery and delivered ≥ probe share,
+///        for recoverAfter · factor^level
 /// ```
 ///
 /// Hysteresis comes from the gap between the thresholds and from the dwell times, which every
@@ -61,16 +62,21 @@ public struct AudioFallbackPolicy: Equatable, Sendable {
     public var isVideoOff: Bool { state == .videoOff }
 
     /// Takes the link's latest smoothed quality and says what to do, if anything.
-    /// - Parameter returnsLower: Video would come back on less than what failed (the lowest layer of
-    ///   a simulcast stream), so the recovery time is not backed off.
-    public mutating func evaluate(_ quality: LinkQuality, now: UInt64, returnsLower: Bool = false) -> AudioFallbackAction? {
+    /// - Parameters:
+    ///   - returnsLower: Video would come back on less than what failed (the lowest layer of a
+    ///     simulcast stream), so the recovery time is not backed off.
+    ///   - probedAtFullRate: While video is off, the caller's probe sent the whole `probeBitrate`
+    ///     through the interval just measured; only such intervals count toward recovery, since a
+    ///     path that carries part of the probe has not shown it would carry video.
+    public mutating func evaluate(_ quality: LinkQuality, now: UInt64, returnsLower: Bool = false, probedAtFullRate: Bool = true) -> AudioFallbackAction? {
         switch state {
         case .suspended:
             return nil
         case .videoOn, .warned:
             return evaluateWhileVideoFlows(quality.score, now: now)
         case .videoOff:
-            return evaluateWhileProbing(quality, now: now, recoverAfter: returnsLower ? configuration.recoverAfter : recoverAfter)
+            return evaluateWhileProbing(
+                quality, now: now, recoverAfter: returnsLower ? configuration.recoverAfter : recoverAfter, probedAtFullRate: probedAtFullRate)
         }
     }
 
@@ -122,9 +128,11 @@ public struct AudioFallbackPolicy: Equatable, Sendable {
         return nil
     }
 
-    private mutating func evaluateWhileProbing(_ quality: LinkQuality, now: UInt64, recoverAfter: Duration) -> AudioFallbackAction? {
+    private mutating func evaluateWhileProbing(_ quality: LinkQuality, now: UInt64, recoverAfter: Duration, probedAtFullRate: Bool)
+        -> AudioFallbackAction?
+    {
         let neededDelivery = Double(configuration.probeBitrate) * configuration.probeDeliveredShare
-        let carries = quality.score >= configuration.recoveryScore && (quality.deliveredBitrate ?? 0) >= neededDelivery
+        let carries = probedAtFullRate && quality.score >= configuration.recoveryScore && (quality.deliveredBitrate ?? 0) >= neededDelivery
         guard carries else {
             carryingSince = nil
             return nil

@@ -27,10 +27,10 @@ public struct LinkMonitor: Equatable, Sendable {
     public var fallbackState: AudioFallbackState? { isEnabled ? policy.state : nil }
 
     /// Takes an interval's sample and returns what the policy decided, if anything.
-    /// - Parameter returnsLower: See `AudioFallbackPolicy.evaluate(_:now:returnsLower:)`.
-    public mutating func record(_ sample: QualitySample, now: UInt64, returnsLower: Bool = false) -> AudioFallbackAction? {
+    /// - Parameters: See `AudioFallbackPolicy.evaluate(_:now:returnsLower:probedAtFullRate:)`.
+    public mutating func record(_ sample: QualitySample, now: UInt64, returnsLower: Bool = false, probedAtFullRate: Bool = true) -> AudioFallbackAction? {
         estimator.record(sample)
-        let action = policy.evaluate(estimator.quality, now: now, returnsLower: returnsLower)
+        let action = policy.evaluate(estimator.quality, now: now, returnsLower: returnsLower, probedAtFullRate: probedAtFullRate)
         if action == .disableVideo || action == .enableVideo {
             // The sending rate just changed, so the old delivered rate says nothing about the path.
             estimator.resetDeliveredRate()

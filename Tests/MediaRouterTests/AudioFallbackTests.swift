@@ -178,6 +178,9 @@ import Testing
 
         guard lossyEvents.count == 3 else { return }
         let (warnedAt, disabledAt, enabledAt) = (lossyEvents[0].0, lossyEvents[1].0, lossyEvents[2].0)
+        print(
+            "audio-fallback end-to-end: warning \(warnedAt - Self.lossStart) s, disabled \(disabledAt - Self.lossStart) s after the loss began; "
+                + "enabled \(enabledAt - Self.lossEnd) s after it ended")
         #expect(warnedAt - Self.lossStart <= 2, "warning \(warnedAt - Self.lossStart) s after the loss began")
         #expect(disabledAt - Self.lossStart <= 4, "disabled \(disabledAt - Self.lossStart) s after the loss began")
         #expect(enabledAt > Self.lossEnd && enabledAt - Self.lossEnd <= 6, "enabled \(enabledAt - Self.lossEnd) s after the loss ended")

@@ -130,6 +130,9 @@ import Testing
         #expect(received[1].map(\.payload) == frames)
         let statistics = try await room.plane.statistics(router: room.router)
         #expect(statistics.consumers.map(\.redundancyAddedPackets).sorted() == [0, 2])
+        // What the probe sends less for while video is off (ProbePacer): the block headers and frames.
+        let added = worker.performAndWait { room.subscriberTransports.map { worker.routers[room.router]!.transports[$0]!.addedRedundancyBytes } }
+        #expect(added == [(4 + 1 + 1) + (4 + 1 + 2), 0])
     }
 
     @Test func aRedPayloadTypeOutsideTheDynamicRangesIsRefusedByName() async throws {

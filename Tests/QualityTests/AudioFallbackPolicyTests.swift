@@ -114,6 +114,34 @@ struct AudioFallbackPolicyTests {
         #expect(enabledAt! - clearFrom >= 2 * Self.second)
     }
 
+    /// A path that carries part of the probe cleanly has not shown it would carry video: only
+    /// intervals probed at the full rate count, and a partial one restarts the recovery time.
+    @Test func onlyIntervalsProbedAtTheFullRateCountTowardRecovery() {
+        var policy = AudioFallbackPolicy(configuration: AudioFallbackConfiguration())
+        var now: UInt64 = 0
+        while !policy.isVideoOff {
+            now += Self.second / 2
+            _ = policy.evaluate(Self.quality(loss: 0.5), now: now)
+        }
+        for _ in 0..<20 {
+            now += Self.second / 2
+            #expect(policy.evaluate(Self.quality(loss: 0, delivered: 200_000), now: now, probedAtFullRate: false) == nil)
+        }
+        for _ in 0..<3 {
+            now += Self.second / 2
+            #expect(policy.evaluate(Self.quality(loss: 0, delivered: 200_000), now: now) == nil)
+        }
+        now += Self.second / 2
+        #expect(policy.evaluate(Self.quality(loss: 0, delivered: 200_000), now: now, probedAtFullRate: false) == nil)
+        var enabledAt: UInt64?
+        let fullFrom = now + Self.second / 2
+        while enabledAt == nil {
+            now += Self.second / 2
+            if policy.evaluate(Self.quality(loss: 0, delivered: 200_000), now: now) == .enableVideo { enabledAt = now }
+        }
+        #expect(enabledAt! - fullFrom == 2 * Self.second)
+    }
+
     @Test func suspendedPolicySaysNothing() {
         var policy = AudioFallbackPolicy(configuration: AudioFallbackConfiguration())
         policy.suspend()
