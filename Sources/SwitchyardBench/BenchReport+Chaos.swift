@@ -136,6 +136,8 @@ extension BenchReport {
         public var afterFault: Int
         public var node: Int
         public var pid: Int32
+        /// Seconds the node's process had run.
+        public var ageSeconds: Double
         public var rssMB: Double
         public var descriptors: Int
         public var udpSockets: Int

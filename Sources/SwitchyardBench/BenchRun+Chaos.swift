@@ -330,7 +330,9 @@ extension BenchRun {
         chaos.recovery = ChaosInvariants.recovery(of: chaos.faults)
         chaos.webrtcRecovery = ChaosInvariants.webrtcRecovery(of: chaos.faults)
         chaos.webrtcSubscriptions = webrtc.map(\.subscriptions).reduce(0, +)
-        chaos.trends = ChaosInvariants.trends(of: chaos.resources, nodeNames: urls)
+        chaos.trends = ChaosInvariants.trends(
+            of: chaos.resources, nodeNames: urls,
+            retainingFaults: Set(chaos.faults.filter { $0.kind == ChaosFaultKind.slowReader.rawValue }.map(\.index)))
         let usageEnd = ProcessUsageSample.current(at: MonotonicClock.now())
         report.measuredSeconds = seconds(usageEnd.at)
         report.bench = ProcessUsageSample.usage(from: usageStart, to: usageEnd, peakMB: usageEnd.rssMB)
@@ -602,7 +604,8 @@ extension BenchRun {
             guard let sample = chaosNode.resources() else { continue }
             chaos.resources.append(
                 BenchReport.ChaosResourceSample(
-                    afterFault: index, node: node, pid: chaosNode.pid, rssMB: sample.rssMB, descriptors: sample.descriptors, udpSockets: sample.udpSockets))
+                    afterFault: index, node: node, pid: chaosNode.pid, ageSeconds: sample.ageSeconds, rssMB: sample.rssMB, descriptors: sample.descriptors,
+                    udpSockets: sample.udpSockets))
         }
     }
 

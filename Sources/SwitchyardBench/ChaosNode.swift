@@ -21,6 +21,7 @@ final class ChaosNode: Sendable {
     }
 
     struct ResourceSample: Sendable {
+        var ageSeconds: Double
         var rssMB: Double
         var descriptors: Int
         var udpSockets: Int
@@ -124,7 +125,7 @@ final class ChaosNode: Sendable {
     /// sockets listed in /proc/<pid>/net/udp and udp6); nil once it is gone.
     func resources() -> ResourceSample? {
         let pid = self.pid
-        guard let usage = ProcessUsageSample.read(pid: pid, at: 0),
+        guard let usage = ProcessUsageSample.read(pid: pid, at: 0), let age = ProcessUsageSample.age(pid: pid),
             let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")
         else { return nil }
         var udpInodes = Set<Substring>()
@@ -142,6 +143,6 @@ final class ChaosNode: Sendable {
             else { continue }
             if udpInodes.contains(target.dropFirst(8).dropLast()) { udp += 1 }
         }
-        return ResourceSample(rssMB: usage.rssMB, descriptors: descriptors.count, udpSockets: udp)
+        return ResourceSample(ageSeconds: age, rssMB: usage.rssMB, descriptors: descriptors.count, udpSockets: udp)
     }
 }

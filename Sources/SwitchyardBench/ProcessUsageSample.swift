@@ -8,6 +8,19 @@ struct ProcessUsageSample: Sendable {
     var rssMB: Double
     var at: UInt64
 
+    /// Seconds since `pid` started, from its start time in /proc/<pid>/stat and the system's uptime;
+    /// nil once it is gone.
+    static func age(pid: Int32) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")"),
+            let uptime = try? String(contentsOfFile: "/proc/uptime", encoding: .utf8),
+            let systemSeconds = uptime.split(separator: " ").first.flatMap({ Double($0) })
+        else { return nil }
+        // Fields after the command name: state is field 3, starttime (in clock ticks since boot) 22.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 19, let startTicks = Double(fields[19]) else { return nil }
+        return systemSeconds - startTicks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// Another process, from /proc/<pid>/stat and /proc/<pid>/status; nil once it is gone.
     static func read(pid: Int32, at now: UInt64) -> ProcessUsageSample? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),

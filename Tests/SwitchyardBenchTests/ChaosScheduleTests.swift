@@ -160,18 +160,31 @@ import Testing
 
     @Test func trendsSumDescriptorsOverNodesAndJudgeMemoryPerProcessAfterItsWarmUp() {
         var samples: [BenchReport.ChaosResourceSample] = []
-        // Before the first fault, then nine faults: descriptors move between the nodes but their sum
-        // stays; node 0's memory climbs 1 MB a fault, node 1's only during its two warm-up samples.
-        for fault in -1..<9 {
-            samples.append(BenchReport.ChaosResourceSample(afterFault: fault, node: 0, pid: 10, rssMB: 60 + Double(fault), descriptors: 40 + fault % 2, udpSockets: 5))
-            samples.append(BenchReport.ChaosResourceSample(afterFault: fault, node: 1, pid: 11, rssMB: fault < 1 ? 50 + Double(fault) * 5 : 55, descriptors: 40 - fault % 2, udpSockets: 5))
+        // Before the first fault, then 16 faults 20 s apart: descriptors move between the nodes but
+        // their sum stays; node 0's memory climbs 1 MB a fault all along, node 1's only in its first
+        // 150 s, and by 6 MB right after the slow reader of fault 13, which it holds until it cuts
+        // the reader off.
+        for fault in -1..<16 {
+            let age = 20 * Double(fault + 1)
+            samples.append(
+                BenchReport.ChaosResourceSample(
+                    afterFault: fault, node: 0, pid: 10, ageSeconds: age, rssMB: 60 + Double(fault), descriptors: 40 + fault % 2, udpSockets: 5))
+            let warming = age < ChaosInvariants.rssWarmUpSeconds ? 50 + age / 30 : 55
+            samples.append(
+                BenchReport.ChaosResourceSample(
+                    afterFault: fault, node: 1, pid: 11, ageSeconds: age, rssMB: fault == 13 ? 61 : warming, descriptors: 40 - fault % 2, udpSockets: 5))
         }
-        let trends = ChaosInvariants.trends(of: samples, nodeNames: ["a", "b"])
+        let trends = ChaosInvariants.trends(of: samples, nodeNames: ["a", "b"], retainingFaults: [13])
         #expect(trends.descriptorsPerFault.map { abs($0) < 1e-9 } == true, "\(String(describing: trends.descriptorsPerFault))")
         #expect(trends.udpSocketsPerFault.map { abs($0) < 1e-9 } == true)
         #expect(trends.rssSeriesJudged == 2)
         #expect(trends.rssMBPerFault.map { abs($0 - 1) < 1e-9 } == true, "\(String(describing: trends.rssMBPerFault))")
-        #expect(trends.rssSteepestNode?.hasPrefix("a pid 10") == true)
+        #expect(trends.rssSteepestNode == "a pid 10 (8 samples judged)")
+        // Node 1 alone, without the slow reader left out: its spike alone would be a slope.
+        let withSpike = ChaosInvariants.trends(of: samples.filter { $0.node == 1 }.map { var sample = $0; sample.node = 0; return sample }, nodeNames: ["b"])
+        #expect(withSpike.rssMBPerFault.map { $0 > 0.1 } == true, "\(String(describing: withSpike.rssMBPerFault))")
+        let flat = ChaosInvariants.trends(of: samples.filter { $0.node == 1 }.map { var sample = $0; sample.node = 0; return sample }, nodeNames: ["b"], retainingFaults: [13])
+        #expect(flat.rssMBPerFault.map { abs($0) < 1e-9 } == true, "\(String(describing: flat.rssMBPerFault))")
         let checks = ChaosInvariants.checks(for: BenchReport.Chaos(trends: trends))
         #expect(checks.first { $0.name.hasPrefix("node RSS") }?.met == false)
         #expect(checks.first { $0.name.hasPrefix("descriptors") }?.met == true)
