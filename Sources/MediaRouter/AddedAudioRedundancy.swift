@@ -7,7 +7,7 @@ import Quality
 /// The bandwidth estimate does not gate it: under random loss every loss-based estimate sits at what
 /// arrives, so a headroom test would withhold RED exactly where it helps. One repeated frame costs
 /// about one more audio stream (some 40 kbps), which on a link too small for it the audio-fallback
-/// ladder pays for with video first.
+/// ladder pays for with video first; with video off, the probe sends that much less (`ProbePacer`).
 public struct AddedAudioRedundancy: Equatable, Sendable {
     /// Earlier frames repeated in each packet, 0 (never), 1 or 2.
     public var frames: Int
