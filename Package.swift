@@ -108,7 +108,10 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             // Embedded in the binary, so the daemon serves its browser client with no files beside it.
-            resources: [.embedInCode("Web/index.html"), .embedInCode("Web/demo.js"), .embedInCode("Web/switchyard.js")]
+            resources: [
+                .embedInCode("Web/index.html"), .embedInCode("Web/demo.js"), .embedInCode("Web/switchyard.js"),
+                .embedInCode("Web/switchyard-e2ee-worker.js"),
+            ]
         ),
         .target(
             name: "SwitchyardClient",

@@ -39,8 +39,10 @@ public enum PublisherNegotiation {
     /// fingerprint, `a=rtcp-mux`, `a=mid` or `a=ssrc` where they are needed, offers a sending m-section
     /// with no codec of `CodecName` of its kind, or publishes nothing. Simulcast video (`a=simulcast` with `a=rid`,
     /// or `a=ssrc-group:SIM`) of up to three layers is accepted, each rid answered `recv`.
+    /// `redundantAudio` false answers plain Opus even to an offer of RED (an end-to-end encrypted
+    /// session, where the sender's transform encrypts the RED blocks the router would have to read).
     public static func answer(
-        offer: SessionDescription, local: LocalTransportDescription, sessionID: UInt64, sessionVersion: UInt64 = 1
+        offer: SessionDescription, local: LocalTransportDescription, sessionID: UInt64, sessionVersion: UInt64 = 1, redundantAudio: Bool = true
     ) throws(SDPError) -> (answer: SessionDescription, remote: RemoteTransportDescription, tracks: [NegotiatedTrack]) {
         if offer.media.count > 1, offer.bundleGroup == nil {
             throw SDPError(
@@ -55,7 +57,7 @@ public enum PublisherNegotiation {
         var bundledMids: [String] = []
         var transportSection: MediaDescription?
         for offered in offer.media {
-            guard let accepted = try acceptance(of: offered, in: offer) else {
+            guard let accepted = try acceptance(of: offered, in: offer, redundantAudio: redundantAudio) else {
                 answer.media.append(rejection(of: offered))
                 continue
             }
@@ -95,7 +97,7 @@ public enum PublisherNegotiation {
 
     /// Nil when the m-section is to be rejected with port 0; throws when it makes the offer unacceptable.
     private static func acceptance(
-        of offered: MediaDescription, in offer: SessionDescription
+        of offered: MediaDescription, in offer: SessionDescription, redundantAudio: Bool
     ) throws(SDPError) -> Acceptance? {
         guard offered.kind == "audio" || offered.kind == "video" else { return nil }
         guard offered.port != 0 || offered.isBundleOnly else { return nil }
@@ -105,7 +107,7 @@ public enum PublisherNegotiation {
                 at: offered)
         }
         let publishes = offer.direction(for: offered).sends
-        guard let codec = chooseCodec(in: offered) else {
+        guard let codec = chooseCodec(in: offered, redundantAudio: redundantAudio) else {
             // Nothing to forward, but nothing wanted either: decline the m-section, not the whole publish.
             guard publishes else { return nil }
             let forwarded = [MediaKind.audio, .video].map { kind in
@@ -140,7 +142,8 @@ public enum PublisherNegotiation {
     /// `sendingH264` (a receiver's offer), the H.264 format is the first of the stream's profile, else the
     /// first whose decoders play it (`H264ProfileLevelID.Profile.plays`).
     static func chooseCodec(
-        in section: MediaDescription, among codecs: [CodecName] = CodecName.allCases, sendingH264: H264ProfileLevelID? = nil
+        in section: MediaDescription, among codecs: [CodecName] = CodecName.allCases, sendingH264: H264ProfileLevelID? = nil,
+        redundantAudio: Bool = true
     ) -> ChosenCodec? {
         let rtpmaps = section.rtpmaps
         let fmtp = section.fmtp
@@ -165,7 +168,7 @@ public enum PublisherNegotiation {
         }
         guard let (codec, chosen) = choices.first else { return nil }
         let rtx = codec.kind == .video ? repair(of: chosen, among: offeredMaps, parameters: fmtp) : nil
-        let red = codec == .opus ? redundancy(of: chosen, among: offeredMaps, parameters: fmtp) : nil
+        let red = codec == .opus && redundantAudio ? redundancy(of: chosen, among: offeredMaps, parameters: fmtp) : nil
         let feedback = section.rtcpFeedback(forPayloadType: chosen.payloadType).filter(acceptedRTCPFeedback.contains)
         return ChosenCodec(
             codec: codec, rtpmap: chosen, fmtp: fmtp[chosen.payloadType], rtxPayloadType: rtx?.payloadType,

@@ -22,7 +22,7 @@ struct RESTRoutes: Sendable {
         router.post("/v1/sessions") { request, _ in
             try await respond(to: request, status: .created, session: .new) { body throws(SignalingError) in
                 let parsed = try RESTBody.decode(RESTBody.CreateSession.self, from: body)
-                return CreatedSession(sessionId: try await directory.createSession(id: parsed.sessionId, audio: parsed.audio))
+                return CreatedSession(sessionId: try await directory.createSession(id: parsed.sessionId, audio: parsed.audio, e2ee: parsed.e2ee))
             }
         }
         router.get("/v1/cluster") { request, _ in
@@ -171,7 +171,7 @@ struct RESTRoutes: Sendable {
                 let sessionId = parsed.sessionId ?? SessionIdentifier.make(prefix: "s_")
                 guard SessionIdentifier.isValid(sessionId) else { throw .invalidParams("body.sessionId", SessionIdentifier.rule) }
                 // The node that places the session creates it as asked, under the id chosen here.
-                body = try! JSONEncoder().encode(RESTBody.CreateSession(sessionId: sessionId, audio: parsed.audio))
+                body = try! JSONEncoder().encode(RESTBody.CreateSession(sessionId: sessionId, audio: parsed.audio, e2ee: parsed.e2ee))
                 if let answer = try await answerElsewhere(request, sessionId: sessionId, body: body, placing: true) { return Self.response(answer) }
             }
             guard let result = try await action(body) else { return Response(status: status) }

@@ -24,6 +24,7 @@ extension SessionDirectory {
         var webRTC: PublisherNegotiationResult?
         switch (parameters.transport, parameters.sdpOffer) {
         case (let offer?, nil):
+            try refuseInEndToEndEncryptedSession(.plainPublisher, in: sessionId)
             try Self.validate(parameters)
             let transport = try await createTransport(in: sessionId, offer: offer)
             transportID = transport.transportID

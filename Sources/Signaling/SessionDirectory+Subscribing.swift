@@ -25,6 +25,7 @@ extension SessionDirectory {
         var webRTCTransport: WebRTCTransportParameters?
         switch (parameters.transport, parameters.webrtc ?? false) {
         case (let offer?, false):
+            try refuseInEndToEndEncryptedSession(.plainSubscriber, in: sessionId)
             let transport = try await createTransport(in: sessionId, offer: offer, toReceive: stream)
             transportID = transport.transportID
             plainAnswer = Self.answer(transport)
@@ -49,7 +50,7 @@ extension SessionDirectory {
             transportID: transportID, audio: audio, video: video, subscribeToAudio: subscribeToAudio,
             subscribeToVideo: subscribeToVideo, layerPreference: preference)
         if let webRTCTransport {
-            subscriber.webRTC = offerToSubscriber(transport: webRTCTransport, stream: current, audio: audio, video: video)
+            subscriber.webRTC = offerToSubscriber(transport: webRTCTransport, stream: current, audio: audio, video: video, in: sessionId)
         }
         await record(subscriber, of: current, audioConsumedWith: stream.info.hasAudio, in: sessionId)
         let disableReason: VideoDisableReason? =

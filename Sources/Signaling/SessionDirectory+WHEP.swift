@@ -19,6 +19,7 @@ extension SessionDirectory {
         let sessionId = grant.sessionId
         guard sessions[sessionId] != nil else { throw SignalingError(.notFound, "no session \(sessionId)") }
         guard grant.role.canSubscribe else { throw SignalingError(.forbidden, "role \(grant.role.rawValue) cannot subscribe") }
+        try refuseInEndToEndEncryptedSession(.whepPlayer, in: sessionId)
         guard let stream = sessions[sessionId]?.streams[streamId] else {
             throw SignalingError(.notFound, "no stream \(streamId) in session \(sessionId)")
         }

@@ -16,6 +16,7 @@ extension SessionDirectory {
     public func publishWHIP(grant: ClientGrant, name: String?, sdpOffer: String) async throws(SignalingError) -> WHIPResource {
         guard sessions[grant.sessionId] != nil else { throw SignalingError(.notFound, "no session \(grant.sessionId)") }
         guard grant.role.canPublish else { throw SignalingError(.forbidden, "role \(grant.role.rawValue) cannot publish") }
+        try refuseInEndToEndEncryptedSession(.whipPublisher, in: grant.sessionId)
         let connectionId = try connectHTTPResource(grant: grant)
         do throws(SignalingError) {
             let published = try await publish(

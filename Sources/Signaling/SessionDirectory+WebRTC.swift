@@ -24,7 +24,8 @@ extension SessionDirectory {
             let negotiated: (answer: SessionDescription, remote: RemoteTransportDescription, tracks: [NegotiatedTrack])
             do throws(SDPError) {
                 negotiated = try PublisherNegotiation.answer(
-                    offer: offer, local: Self.localDescription(local), sessionID: state.sdpSessionID, sessionVersion: state.sdpVersion)
+                    offer: offer, local: Self.localDescription(local), sessionID: state.sdpSessionID, sessionVersion: state.sdpVersion,
+                    redundantAudio: !isEndToEndEncrypted(sessionId))
             } catch {
                 throw .invalidParams("params.sdpOffer", "\(error)")
             }
@@ -48,16 +49,20 @@ extension SessionDirectory {
         }
     }
 
-    /// The router's offer to a new WebRTC subscriber, for the consumers it forwards.
+    /// The router's offer to a new WebRTC subscriber, for the consumers it forwards; without RED in an
+    /// end-to-end encrypted session, where the router cannot make or strip it.
     func offerToSubscriber(
-        transport: WebRTCTransportParameters, stream: StreamState, audio: ConsumerParameters?, video: ConsumerParameters?
+        transport: WebRTCTransportParameters, stream: StreamState, audio: ConsumerParameters?, video: ConsumerParameters?, in sessionId: String
     ) -> SubscriberWebRTCState {
         let transportWide = HeaderExtension(
             id: SubscriberNegotiation.transportWideSequenceID(
                 publisherExtensions: (stream.audio?.headerExtensions ?? []) + (stream.video?.headerExtensions ?? [])),
             uri: HeaderExtensionURI.transportWideSequenceNumber)
-        let tracks = Self.outgoingTracks(
+        var tracks = Self.outgoingTracks(
             of: stream, audio: audio, video: video, transportWide: transportWide, mids: (audio: "0", video: audio == nil ? "0" : "1"))
+        if isEndToEndEncrypted(sessionId) {
+            for index in tracks.indices { tracks[index].redPayloadType = nil }
+        }
         let sessionID = Self.sdpSessionID()
         let offer = SubscriberNegotiation.offer(tracks: tracks, local: Self.localDescription(transport), sessionID: sessionID, sessionVersion: 1)
         return SubscriberWebRTCState(transport: transport, offer: offer, tracks: tracks, sdpSessionID: sessionID, sdpVersion: 1)
@@ -155,7 +160,7 @@ extension SessionDirectory {
             do throws(SDPError) {
                 let negotiated = try PublisherNegotiation.answer(
                     offer: offer, local: Self.localDescription(webRTC.transport), sessionID: webRTC.sdpSessionID,
-                    sessionVersion: webRTC.sdpVersion)
+                    sessionVersion: webRTC.sdpVersion, redundantAudio: !isEndToEndEncrypted(sessionId))
                 return ICERestartResult(sdpAnswer: negotiated.answer.description)
             } catch {
                 throw .invalidParams("params.sdpOffer", "\(error)")

@@ -74,18 +74,28 @@ public actor SessionDirectory {
 
     /// Creates an empty session, with the id asked for or a new one, and its audio routing when
     /// given (for a session that exists, the routing given replaces its own).
-    public func createSession(id requested: String?, audio: SessionAudioSettings? = nil) async throws(SignalingError) -> String {
+    /// Creates the session (or finds it), with its audio routing and whether it is end-to-end
+    /// encrypted; `e2ee` cannot change for a session that exists.
+    public func createSession(id requested: String?, audio: SessionAudioSettings? = nil, e2ee: Bool? = nil) async throws(SignalingError) -> String {
         let id = requested ?? SessionIdentifier.make(prefix: "s_")
         guard SessionIdentifier.isValid(id) else { throw .invalidParams("body.sessionId", SessionIdentifier.rule) }
         try requireOpen()
         if let count = audio?.forwardLoudest, !SessionAudioSettings.forwardLoudestRange.contains(count) {
             throw .invalidParams("body.audio.forwardLoudest", "must be 1-100, not \(count)")
         }
+        if let existing = sessions[id], let e2ee, e2ee != existing.isEndToEndEncrypted {
+            throw .invalidParams(
+                "body.e2ee",
+                "session \(id) exists already \(existing.isEndToEndEncrypted ? "with" : "without") end-to-end encryption, "
+                    + "which is chosen when a session is created")
+        }
         if sessions[id] == nil {
             guard sessions.count < limits.sessions else {
                 throw SignalingError(.limitReached, "this server already holds \(limits.sessions) sessions")
             }
-            sessions[id] = SessionState(id: id, createdThroughREST: true, applicationSignalIds: recentSignalIds())
+            var session = SessionState(id: id, createdThroughREST: true, applicationSignalIds: recentSignalIds())
+            session.isEndToEndEncrypted = e2ee == true
+            sessions[id] = session
             report(.sessionCreated(SessionCreation(origin: .rest)), in: id)
         }
         if let audio {

@@ -105,13 +105,16 @@ struct SessionState {
     /// How its audio is routed: nil forwards every stream.
     var audio: SessionAudioSettings?
     var activeSpeakerStreamId: String?
+    /// Whether its clients encrypt their media end to end (docs/e2ee.md): the router then forwards
+    /// what it cannot read, and refuses what would need to read it.
+    var isEndToEndEncrypted = false
 
     var snapshot: SessionSnapshot {
         SessionSnapshot(
             sessionId: id,
             connections: connections.values.map(\.info).sorted { ($0.creationTime, $0.connectionId) < ($1.creationTime, $1.connectionId) },
             streams: streams.values.map(\.info).sorted { ($0.creationTime, $0.streamId) < ($1.creationTime, $1.streamId) },
-            forceMute: forceMute, activeSpeakerStreamId: activeSpeakerStreamId, audio: audio)
+            forceMute: forceMute, activeSpeakerStreamId: activeSpeakerStreamId, audio: audio, e2ee: isEndToEndEncrypted)
     }
 
     /// Sends an event to every connection but `excluded`.

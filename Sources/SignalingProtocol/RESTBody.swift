@@ -8,10 +8,15 @@ public enum RESTBody {
         public var sessionId: String?
         /// How the session's audio is routed (docs/speakers.md).
         public var audio: SessionAudioSettings?
+        /// End-to-end encryption (docs/e2ee.md): the clients encrypt their media with a secret the
+        /// router never has, and the router forwards what it cannot read. Chosen when the session is
+        /// created, for its whole life.
+        public var e2ee: Bool?
 
-        public init(sessionId: String? = nil, audio: SessionAudioSettings? = nil) {
+        public init(sessionId: String? = nil, audio: SessionAudioSettings? = nil, e2ee: Bool? = nil) {
             self.sessionId = sessionId
             self.audio = audio
+            self.e2ee = e2ee
         }
     }
 

@@ -30,10 +30,13 @@ public struct SessionSnapshot: Codable, Equatable, Sendable {
     public var activeSpeakerStreamId: String?
     /// How the session's audio is routed; left out when every audio stream is forwarded.
     public var audio: SessionAudioSettings?
+    /// True when the session is end-to-end encrypted (docs/e2ee.md): every client must encrypt and
+    /// decrypt its media with the session's secret. Left out otherwise.
+    public var e2ee: Bool?
 
     public init(
         sessionId: String, connections: [ConnectionInfo], streams: [StreamInfo], forceMute: ForceMuteState = .inactive,
-        activeSpeakerStreamId: String? = nil, audio: SessionAudioSettings? = nil
+        activeSpeakerStreamId: String? = nil, audio: SessionAudioSettings? = nil, e2ee: Bool = false
     ) {
         self.sessionId = sessionId
         self.connectionCount = connections.count
@@ -42,7 +45,11 @@ public struct SessionSnapshot: Codable, Equatable, Sendable {
         self.forceMute = forceMute
         self.activeSpeakerStreamId = activeSpeakerStreamId
         self.audio = audio
+        self.e2ee = e2ee ? true : nil
     }
+
+    /// Whether the session is end-to-end encrypted.
+    public var isEndToEndEncrypted: Bool { e2ee == true }
 }
 
 /// The reply to `connect`.

@@ -27,6 +27,8 @@ struct WebClientRoutes: Sendable {
             "/": File(contentType: "text/html; charset=utf-8", bytes: Data(PackageResources.index_html)),
             "/switchyard.js": File(contentType: "text/javascript; charset=utf-8", bytes: Data(PackageResources.switchyard_js)),
             "/demo.js": File(contentType: "text/javascript; charset=utf-8", bytes: Data(PackageResources.demo_js)),
+            "/switchyard-e2ee-worker.js": File(
+                contentType: "text/javascript; charset=utf-8", bytes: Data(PackageResources.switchyard_e2ee_worker_js)),
         ]
     }
 

@@ -29,6 +29,13 @@ a width of at most 320, then, after B's tile picker asks for 1280x720, at a larg
 The report gets "simulcast" {lowWidth, highWidth, highestWidth, upSwitchMs, layerEvents, publisherLayers
 (A's outbound-rtp per rid: width, fps, bytes), streamLayers (the StreamInfo's videoLayers B holds)}.
 
+With --e2ee-secret S (a session created with e2ee: true; best with --simulcast), pages A and B join
+with secret=S. After the simulcast switches, B's picker asks for 320x180 again and B must decode that
+layer again; then page C joins with --e2ee-wrong-secret (and --token-c) and subscribes: its tile must
+say it cannot decrypt. The report gets "e2ee" {downSwitchWidth, framesDecodedB, decryptionFailuresB
+(and AfterC), tileB, publisherAudioCodec, subscriberIdC, tileC, videoC, audioC (C's inbound stats 4 s
+after its tile said so), decryptionFailuresC, routerC (the router's statistics of C's subscriber: its audio and video sent)}.
+
 With --rest-token and --force-mute, instead of the fault injection above, the app's backend mutes A's
 stream (POST /v1/sessions/S/streams/ID/mute): A's page must show `#mute-notice` and disable its
 microphone track, B's page must log `streamPropertyChanged` with reason `forceMuted`, and B's
@@ -131,6 +138,13 @@ if (!s) return done(null);
 s.getStats().then((r) => done(r.audio || null), (e) => done({error: String(e)}));
 """
 
+ROUTER_MEDIA_STATS_JS = """
+const [id, done] = [arguments[0], arguments[arguments.length - 1]];
+const s = window.switchyardDemo && window.switchyardDemo.subscribers.get(id);
+if (!s) return done(null);
+s.getStats().then((r) => done({audio: r.audio || null, video: r.video || null}), (e) => done({error: String(e)}));
+"""
+
 SERVER_STATS_JS = """
 const [id, done] = [arguments[0], arguments[arguments.length - 1]];
 const s = window.switchyardDemo && window.switchyardDemo.subscribers.get(id);
@@ -174,9 +188,11 @@ def wait_for(what: str, timeout: float, probe, interval: float = 0.25):
 def page_url(args, name: str, **extra) -> str:
     from urllib.parse import urlencode
     query = {'session': args.session, 'autojoin': '1', 'name': name, **extra}
-    token = {'A': args.token_a, 'B': args.token_b}.get(name)
+    token = {'A': args.token_a, 'B': args.token_b, 'C': args.token_c}.get(name)
     if token:
         query['token'] = token
+    if args.e2ee_secret:
+        query['secret'] = args.e2ee_wrong_secret if name == 'C' else args.e2ee_secret
     if not args.simulcast:
         query['simulcast'] = '0'
     return f"{args.base.rstrip('/')}/?{urlencode(query)}"
@@ -297,6 +313,9 @@ def run(args, drivers: dict, out: dict):
     if args.simulcast:
         simulcast(args, a, b, stream_id, subscriber_id, out)
 
+    if args.e2ee_secret:
+        e2ee(args, drivers, a, b, stream_id, subscriber_id, out)
+
     if args.drain_marker:
         drain(args, a, b, stream_id, out)
 
@@ -411,6 +430,57 @@ def simulcast(args, a, b, stream_id: str, subscriber_id: str, out: dict):
     report["publisherLayers"] = a.execute_async_script(PUBLISHER_LAYERS_JS)
     # The router learns the layers' pictures from their key frames and tells everyone (streamPropertyChanged).
     report["streamLayers"] = demo_js(b, f"d.session.streams.get({json.dumps(stream_id)}).videoLayers")
+
+
+def e2ee(args, drivers: dict, a, b, stream_id: str, subscriber_id: str, out: dict):
+    """An end-to-end encrypted session: B (A's secret) decodes, through the simulcast switches before
+    and a switch back down to 320x180, without a frame that failed to open; C, with another secret,
+    subscribes too and decodes nothing while its packets arrive, and its tile says why."""
+    out["e2ee"] = report = {}
+
+    def failures(driver, sid):
+        return demo_js(driver, f"(d.subscribers.get({json.dumps(sid)}) || {{}}).decryptionFailures || null")
+
+    def video(driver, sid):
+        return inbound(driver, sid).get("inbound", {}).get("video") or {}
+    before = video(b, subscriber_id).get("framesDecoded", 0)
+    b.execute_script(
+        "const el = document.querySelector(`[data-subscriber-id='${arguments[0]}'] select.preferred-resolution`);"
+        " el.value = '320x180'; el.dispatchEvent(new Event('change'));", subscriber_id)
+
+    def decoding_low_again():
+        v = video(b, subscriber_id)
+        return v if 0 < (v.get("frameWidth") or 0) <= 320 and v.get("framesDecoded", 0) > before + 30 else None
+    low = wait_for("B to decode the 320-wide layer again after asking for it", 30, decoding_low_again, 0.5)
+    report["downSwitchWidth"] = low.get("frameWidth")
+    report["framesDecodedB"] = low.get("framesDecoded")
+    report["decryptionFailuresB"] = failures(b, subscriber_id)
+    report["tileB"] = b.execute_script(
+        "const el = document.querySelector(`[data-subscriber-id='${arguments[0]}'] .e2ee`); return el ? el.dataset.state : null;", subscriber_id)
+    publisher = a.execute_async_script(STATS_JS, "publisher", None) or {}
+    report["publisherAudioCodec"] = (publisher.get("outbound", {}).get("audio") or {}).get("codecMimeType")
+
+    c = drivers["C"] = new_driver(args)
+    c.get(page_url(args, "C", resolution="320x180"))
+    c_id = wait_for("page C to subscribe to A's stream", args.timeout, lambda: demo_js(
+        c, f"[...d.subscribers.values()].filter((s) => s.streamId === {json.dumps(stream_id)}).map((s) => s.id)[0]"))
+    report["subscriberIdC"] = c_id
+
+    def told():
+        state = c.execute_script(
+            "const el = document.querySelector(`[data-subscriber-id='${arguments[0]}'] .e2ee`);"
+            " return el ? {state: el.dataset.state, failures: el.dataset.failures, text: el.textContent} : null;", c_id)
+        return state if state and state["state"] == "undecryptable" else None
+    report["tileC"] = wait_for("C's tile to say it cannot decrypt", args.timeout, told, 0.25)
+    # A few seconds more of A's media reaching C.
+    time.sleep(4)
+    stats = inbound(c, c_id).get("inbound", {})
+    report["videoC"] = {k: (stats.get("video") or {}).get(k) for k in ("packetsReceived", "framesDecoded", "framesReceived", "frameWidth")}
+    report["audioC"] = {k: (stats.get("audio") or {}).get(k) for k in ("packetsReceived", "totalSamplesReceived", "concealedSamples")}
+    report["decryptionFailuresC"] = failures(c, c_id)
+    # What the router sent C: it forwards what it cannot read, whoever holds the key.
+    report["routerC"] = c.execute_async_script(ROUTER_MEDIA_STATS_JS, c_id)
+    report["decryptionFailuresBAfterC"] = failures(b, subscriber_id)
 
 
 def bandwidth(args, a, b, stream_id: str, subscriber_id: str, out: dict):
@@ -850,6 +920,9 @@ def main() -> int:
     parser.add_argument("--hold-seconds", type=float, default=6.0, help="with --link-control: keep the cap on this long after videoDisabled")
     parser.add_argument("--token-a", help="page A's client token (a daemon beyond loopback gives no development token)")
     parser.add_argument("--token-b", help="page B's client token")
+    parser.add_argument("--token-c", help="page C's client token (with --e2ee-secret)")
+    parser.add_argument("--e2ee-secret", help="an end-to-end encrypted session's secret, for pages A and B; then page C joins with --e2ee-wrong-secret")
+    parser.add_argument("--e2ee-wrong-secret", default="not-the-secret", help="page C's secret")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds for joining and for media to flow")
     parser.add_argument("--linger", type=float, default=0.0,
                         help="once media flows, keep both pages up this long, then report the audio codecs A sends and B receives in (\"linger\")")

@@ -21,6 +21,16 @@ import Testing
         #expect(tracks[1].redPayloadType == nil)
     }
 
+    /// In an end-to-end encrypted session the sender's transform would seal RED's blocks with the
+    /// frame: the router answers plain Opus, so the browser sends no RED.
+    @Test func withoutRedundantAudioAPublishersRedIsLeftOutOfTheAnswer() throws {
+        let (answer, _, tracks) = try PublisherNegotiation.answer(
+            offer: SessionDescription(parsing: SDPFixtures.chromeOffer), local: routerTransport, sessionID: 42, redundantAudio: false)
+        #expect(answer.media[0].formats == ["111"])
+        #expect(!lines(of: answer).contains { $0.contains("red/48000") })
+        #expect(tracks[0].redPayloadType == nil)
+    }
+
     /// RED of another codec, or with no `a=fmtp` saying what is inside, is not what the router strips.
     @Test(arguments: ["a=fmtp:63 0/111", "a=fmtp:63 111/0", "a=fmtp:63 111/111/0", nil])
     func redAroundAnythingButTheChosenOpusIsLeftOut(fmtp: String?) throws {

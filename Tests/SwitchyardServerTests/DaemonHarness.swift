@@ -21,7 +21,9 @@ final class DaemonHarness: Sendable {
     private let running: Task<Void, any Error>
     private let isStopped = Atomic<Bool>(false)
 
-    static func start(_ adjust: (inout SwitchyardConfiguration) -> Void = { _ in }) async throws -> DaemonHarness {
+    /// `log` takes every line the daemon logs, down to `trace`; without it, warnings and worse go to
+    /// standard output.
+    static func start(log: CapturedLog? = nil, _ adjust: (inout SwitchyardConfiguration) -> Void = { _ in }) async throws -> DaemonHarness {
         var configuration = SwitchyardConfiguration.builtIn
         configuration.port = 0
         configuration.media.workerCount = 1
@@ -35,8 +37,8 @@ final class DaemonHarness: Sendable {
         configuration.signaling.reconnection.grace = .zero
         adjust(&configuration)
         let (ready, readyContinuation) = AsyncStream.makeStream(of: Int.self)
-        var logger = Logger(label: "switchyard-test")
-        logger.logLevel = .warning
+        var logger = log?.logger(label: "switchyard-test") ?? Logger(label: "switchyard-test")
+        if log == nil { logger.logLevel = .warning }
         let daemon = try await SwitchyardDaemon(configuration: configuration, logger: logger) { port in
             readyContinuation.yield(port)
         }

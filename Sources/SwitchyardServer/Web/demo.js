@@ -3,14 +3,17 @@
 // Query parameters: session, name, token, autojoin=1, ws (a WebSocket URL other than this host's /v1/ws),
 // simulcast=0 (publish one encoding instead of three), resolution=WxH (the preferred resolution each
 // new subscriber starts with; each tile's picker changes it), forceRelay=1 (media through the
-// server's TURN relays only).
+// server's TURN relays only), secret (the e2ee secret of an end-to-end encrypted session; also the
+// form's field, docs/e2ee.md).
 // Tests read window.switchyardDemo (session, publisher, subscribers: Map subscriberId → Subscriber, log,
 // timing) and the DOM: each subscriber tile `.tile[data-subscriber-id][data-stream-id]` (with
 // data-subscribe-started-at and data-first-frame-at, Date.now() ms) holds `.video-state` ("on",
 // "off (quality)", ...), `.fallback[data-event][data-reason]`, `.stats[data-frames-decoded]
 // [data-total-samples-received][data-frame-width][data-frame-height]`, `.layer[data-width][data-height]
 // [data-reason]` (the last videoLayerChanged), `select.preferred-resolution`, `.server-stats[data-score]` and `.media-state[data-state]`
-// ("connected" or "reconnecting": the subscription's media path); every tile, the publisher's too,
+// ("connected" or "reconnecting": the subscription's media path) and `.e2ee[data-state]` ("" outside
+// an e2ee session; "encrypted", or "undecryptable" with data-failures once frames did not open with
+// the page's secret); every tile, the publisher's too,
 // has `.path[data-path][data-relay-protocol]` (how its peer connection reaches the router, from
 // getStats: data-path "udp", "tcp" or "relay", data-relay-protocol "udp", "tcp" or "tls" for a relay;
 // empty until a candidate pair is selected); the publisher's tile has data-publisher; the event log is `#log li[data-event][data-reason]` (data-local for the page's own
@@ -49,6 +52,7 @@ let statsTimer = null;
 $("session-id").value = params.get("session") || "demo";
 $("name").value = params.get("name") || `guest-${Math.random().toString(36).slice(2, 6)}`;
 $("token").value = params.get("token") || "";
+$("e2ee-secret").value = params.get("secret") || "";
 const simulcast = params.get("simulcast") !== "0";
 const forceRelay = params.get("forceRelay") === "1";
 /** The pictures a tile's picker offers; "" is no preference (the best the network allows). */
@@ -217,6 +221,18 @@ function addSubscriberTile(subscriber) {
   line(tile, "stats", "stats: waiting");
   line(tile, "server-stats", "server: waiting");
   addPathLine(tile);
+  if (demo.session.e2ee) {
+    const e2ee = line(tile, "e2ee", "end-to-end encrypted");
+    e2ee.dataset.state = "encrypted";
+    subscriber.addEventListener("decryptionFailed", (e) => {
+      e2ee.dataset.state = "undecryptable";
+      e2ee.dataset.failures = String(Object.values(subscriber.decryptionFailures).reduce((a, b) => a + b, 0));
+      e2ee.textContent = `cannot decrypt: ${e2ee.dataset.failures} frames did not open with this page's secret (the publisher uses another)`;
+      e2ee.classList.add("off");
+    });
+  } else {
+    line(tile, "e2ee", "").dataset.state = "";
+  }
   const mediaState = line(tile, "media-state", "media: connected");
   mediaState.dataset.state = "connected";
   const renderMediaState = (up) => {
@@ -388,7 +404,8 @@ async function join() {
   try {
     const token = $("token").value.trim() || await devToken(sessionId, name);
     const url = params.get("ws") || `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/v1/ws`;
-    const session = await Session.connect({ url, sessionId, token, forceRelay, subscribeToSpeakerEvents: true });
+    const e2eeSecret = $("e2ee-secret").value || undefined;
+    const session = await Session.connect({ url, sessionId, token, forceRelay, subscribeToSpeakerEvents: true, e2eeSecret });
     demo.session = session;
     demo.timing.connected = Date.now();
     for (const event of PROTOCOL_EVENTS) session.addEventListener(event, (e) => onEvent(event, e.detail));
@@ -396,7 +413,7 @@ async function join() {
     session.addEventListener("audioLevels", (e) => renderLevels(e.detail.levels));
     renderActiveSpeaker();
     logEvent("connected", { connection: session.connection }, true);
-    setStatus(`Connected to ${sessionId} as ${session.connection.connectionId} (${session.role}).`);
+    setStatus(`Connected to ${sessionId} as ${session.connection.connectionId} (${session.role})${session.e2ee ? ", end-to-end encrypted" : ""}.`);
     $("leave").disabled = false;
     for (const stream of session.streams.values()) {
       if (stream.connection.connectionId !== session.connection.connectionId) subscribeTo(stream);

@@ -13,7 +13,9 @@
 // (`iceServers`, docs/turn.md); `Session.connect({ ..., forceRelay: true })` makes them use TURN
 // relays only, as the hosted platform's `forceTurn` does. `Session.connect({ ...,
 // subscribeToSpeakerEvents: true })` brings the router's `activeSpeakerChanged` and `audioLevels`
-// (docs/speakers.md).
+// (docs/speakers.md). In a session created with `e2ee: true`, `Session.connect({ ..., e2eeSecret })`
+// encrypts what this page sends and decrypts what it receives with a key derived from the secret,
+// in encoded transforms the router cannot see into (docs/e2ee.md).
 
 const PROTOCOL_VERSION = 1;
 const REQUEST_TIMEOUT_MS = 15000;
@@ -40,7 +42,8 @@ const PUBLISHER_EVENTS = new Set(["publisherVideoDisableWarning", "publisherVide
 
 /** An error answer from the server (`code` and `message` exactly as sent, see protocol.md), or a
  *  local failure (`code` `timeout`, `closed`, or `reconnecting` for a request made while the session
- *  is reconnecting). `method` is the request's method. */
+ *  is reconnecting; `e2eeSecretRequired` and `unsupported` for end-to-end encryption, docs/e2ee.md).
+ *  `method` is the request's method. */
 export class SwitchyardError extends Error {
   /** @param {string} code @param {string} message @param {string} [method] @param {string} [location] */
   constructor(code, message, method, location) {
@@ -56,6 +59,49 @@ export class SwitchyardError extends Error {
 }
 
 const LOCAL_CODES = new Set(["timeout", "closed", "reconnecting"]);
+
+/** PBKDF2 rounds that make the session's key from its secret: a guessed secret costs as much. */
+const E2EE_KEY_ROUNDS = 100000;
+
+/**
+ * The end-to-end encryption of one session's media (docs/e2ee.md): the AES-GCM key derived from the
+ * secret and the session id, and the worker whose encoded transforms (RTCRtpScriptTransform) seal
+ * every frame sent and open every frame received. Frames another key sealed are dropped there, and
+ * reported to `onDecryptionFailed(receiverId, kind, count)`.
+ */
+class FrameEncryption {
+  static async create(secret, sessionId, onDecryptionFailed) {
+    if (typeof RTCRtpScriptTransform === "undefined" || !globalThis.crypto?.subtle) {
+      throw new SwitchyardError("unsupported", "end-to-end encryption needs encoded transforms (RTCRtpScriptTransform) and WebCrypto in a secure context", "connect");
+    }
+    const encoder = new TextEncoder();
+    const material = await crypto.subtle.importKey("raw", encoder.encode(secret), "PBKDF2", false, ["deriveKey"]);
+    const key = await crypto.subtle.deriveKey(
+      { name: "PBKDF2", salt: encoder.encode(`switchyard-e2ee/${sessionId}`), iterations: E2EE_KEY_ROUNDS, hash: "SHA-256" },
+      material, { name: "AES-GCM", length: 128 }, false, ["encrypt", "decrypt"]);
+    const worker = new Worker(new URL("./switchyard-e2ee-worker.js", import.meta.url));
+    worker.postMessage({ key });
+    worker.onmessage = (event) => {
+      if (event.data?.type === "decryptionFailed") onDecryptionFailed(event.data.id, event.data.kind, event.data.count);
+    };
+    return new FrameEncryption(worker);
+  }
+
+  constructor(worker) { this.worker = worker; }
+
+  /** Seals what `sender` sends. */
+  encrypt(sender) {
+    sender.transform = new RTCRtpScriptTransform(this.worker, { operation: "encrypt", kind: sender.track?.kind ?? "video" });
+  }
+
+  /** Opens what `receiver` receives, once; `id` names it in failure reports. */
+  decrypt(receiver, id) {
+    if (receiver.transform) return;
+    receiver.transform = new RTCRtpScriptTransform(this.worker, { operation: "decrypt", kind: receiver.track.kind, id });
+  }
+
+  close() { this.worker.terminate(); }
+}
 
 /** A signal id: 128 random bits in hex, so a signal resent after a reconnection is delivered once. */
 function newSignalId() {
@@ -159,13 +205,15 @@ export class Session extends EventTarget {
   /**
    * Opens the WebSocket and joins the session.
    * @param {{url: string, sessionId: string, token: string, forceRelay?: boolean,
-   *   subscribeToSpeakerEvents?: boolean}} options `url` e.g. `ws://127.0.0.1:7880/v1/ws`;
-   *   `forceRelay`: media only through the TURN servers of the connect reply (`iceTransportPolicy:
-   *   "relay"`), refused when the server gives none; `subscribeToSpeakerEvents`: receive
-   *   `activeSpeakerChanged` and `audioLevels` (docs/speakers.md)
+   *   subscribeToSpeakerEvents?: boolean, e2eeSecret?: string}} options `url` e.g.
+   *   `ws://127.0.0.1:7880/v1/ws`; `forceRelay`: media only through the TURN servers of the connect
+   *   reply (`iceTransportPolicy: "relay"`), refused when the server gives none;
+   *   `subscribeToSpeakerEvents`: receive `activeSpeakerChanged` and `audioLevels`
+   *   (docs/speakers.md); `e2eeSecret`: the secret of a session created with `e2ee: true`, required
+   *   there and refused elsewhere (docs/e2ee.md)
    * @returns {Promise<Session>} once `connect` succeeded; rejects with {@link SwitchyardError}
    */
-  static async connect({ url, sessionId, token, forceRelay = false, subscribeToSpeakerEvents = false }) {
+  static async connect({ url, sessionId, token, forceRelay = false, subscribeToSpeakerEvents = false, e2eeSecret }) {
     const session = new Session(url);
     session.#entryUrl = url;
     session.#token = token;
@@ -176,7 +224,31 @@ export class Session extends EventTarget {
       await session.disconnect();
       throw new SwitchyardError("invalidParams", "forceRelay needs a TURN server, and the server gave none (it has no turn configuration)", "connect");
     }
+    if (session.e2ee !== (e2eeSecret !== undefined && e2eeSecret !== "")) {
+      await session.disconnect();
+      throw session.e2ee
+        ? new SwitchyardError("e2eeSecretRequired", `session ${session.sessionId} is end-to-end encrypted: connect with its e2eeSecret`, "connect")
+        : new SwitchyardError("invalidParams", `e2eeSecret given, but session ${session.sessionId} is not end-to-end encrypted (create it with e2ee: true)`, "connect");
+    }
+    if (session.e2ee) {
+      try {
+        session.#encryption = await FrameEncryption.create(e2eeSecret, session.sessionId, (id, kind, count) => session.#decryptionFailed(id, kind, count));
+      } catch (error) {
+        await session.disconnect();
+        throw error;
+      }
+    }
     return session;
+  }
+
+  /** Frames of one of our subscribers that did not open with this session's key. */
+  #decryptionFailed(subscriberId, kind, count) {
+    const subscriber = this.subscribers.get(subscriberId);
+    if (!subscriber) return;
+    subscriber.decryptionFailures[kind] = count;
+    const detail = { subscriberId, streamId: subscriber.streamId, kind, count };
+    subscriber.dispatchEvent(new CustomEvent("decryptionFailed", { detail }));
+    this.dispatchEvent(new CustomEvent("decryptionFailed", { detail }));
   }
 
   /** Opens a WebSocket at the entry URL and connects; in a cluster, a node that does not serve the
@@ -201,6 +273,7 @@ export class Session extends EventTarget {
   #ws; #nextId = 1; #pending = new Map(); #early = []; #ready = false; #closed = false; #sawDisconnected = false;
   #status = "connecting"; #reconnection = null; #lastSeq = 0; #leaving = false; #waiters = [];
   #entryUrl; #token; #nodeId = null; #disconnectReason = null; #forceRelay = false; #speakerEvents = false;
+  /** @type {FrameEncryption|null} */ #encryption = null;
 
   /** `connecting`, `connected`, `reconnecting`, `disconnected` (left, or ended by the server) or
    *  `failed` (dropped and could not come back). */
@@ -232,7 +305,12 @@ export class Session extends EventTarget {
     /** @type {string|null} the stream the router hears as the session's dominant speaker (kept
      *  current only with `subscribeToSpeakerEvents`; seeded from the connect reply either way) */
     this.activeSpeakerStreamId = null;
+    /** @type {boolean} whether the session is end-to-end encrypted (created with `e2ee: true`) */
+    this.e2ee = false;
   }
+
+  /** Our frame encryption, for our publishers and subscribers; null outside an e2ee session. */
+  get _encryption() { return this.#encryption; }
 
   /** The configuration every peer connection of this session is created with: the server's
    *  `iceServers`, and relays only with `forceRelay`. */
@@ -270,6 +348,8 @@ export class Session extends EventTarget {
     this.iceServers = result.iceServers ?? [];
     this.forceMute = result.session.forceMute ?? { active: false };
     this.activeSpeakerStreamId = result.session.activeSpeakerStreamId ?? null;
+    // Once encrypted, always: a node the session moved to keeps its media sealed.
+    this.e2ee = this.e2ee || result.session.e2ee === true;
     this.#status = "connected";
     for (const c of result.session.connections) this.connections.set(c.connectionId, c);
     for (const s of result.session.streams) this.streams.set(s.streamId, s);
@@ -547,6 +627,7 @@ export class Session extends EventTarget {
   async publish({
     name, audio = true, video = true, mediaStream, videoType, publishAudio, publishVideo, audioFallback, simulcast = false, redundantAudio = true,
   } = {}) {
+    if (this.e2ee && !this.#encryption) throw new SwitchyardError("e2eeSecretRequired", "this session is end-to-end encrypted", "publish");
     const ownsMedia = !mediaStream;
     if (!mediaStream) mediaStream = await navigator.mediaDevices.getUserMedia({ audio, video });
     try {
@@ -569,13 +650,22 @@ export class Session extends EventTarget {
       const audioTrack = mediaStream.getAudioTracks()[0];
       const videoTrack = mediaStream.getVideoTracks()[0];
       // RED first makes Chromium send it; the router answers RED only around the Opus it takes.
-      const audioCodecs = redundantAudio ? ["audio/red", "audio/opus"] : ["audio/opus"];
-      if (audioTrack) preferCodecs(pc.addTransceiver(audioTrack, { direction: "sendonly", streams: [mediaStream] }), "audio", audioCodecs);
+      // Encrypted, RED's blocks would be sealed with the frame, so the router could not take them.
+      const audioCodecs = redundantAudio && !this.#encryption ? ["audio/red", "audio/opus"] : ["audio/opus"];
+      const senders = [];
+      if (audioTrack) {
+        const transceiver = pc.addTransceiver(audioTrack, { direction: "sendonly", streams: [mediaStream] });
+        preferCodecs(transceiver, "audio", audioCodecs);
+        senders.push(transceiver.sender);
+      }
       if (videoTrack) {
         const init = { direction: "sendonly", streams: [mediaStream] };
         if (simulcast) init.sendEncodings = SIMULCAST_ENCODINGS.map((e) => ({ ...e }));
-        preferCodecs(pc.addTransceiver(videoTrack, init), "video", ["video/vp8", "video/rtx"]);
+        const transceiver = pc.addTransceiver(videoTrack, init);
+        preferCodecs(transceiver, "video", ["video/vp8", "video/rtx"]);
+        senders.push(transceiver.sender);
       }
+      if (this.#encryption) for (const sender of senders) this.#encryption.encrypt(sender);
       const offer = await pc.createOffer();
       await pc.setLocalDescription(offer);
       const settings = videoTrack?.getSettings();
@@ -611,6 +701,7 @@ export class Session extends EventTarget {
    */
   async subscribe(stream, { subscribeToAudio, subscribeToVideo, preferredResolution, preferredFrameRate } = {}) {
     const streamId = typeof stream === "string" ? stream : stream.streamId;
+    if (this.e2ee && !this.#encryption) throw new SwitchyardError("e2eeSecretRequired", "this session is end-to-end encrypted", "subscribe");
     const params = { streamId, webrtc: true };
     if (subscribeToAudio !== undefined) params.subscribeToAudio = subscribeToAudio;
     if (subscribeToVideo !== undefined) params.subscribeToVideo = subscribeToVideo;
@@ -702,6 +793,7 @@ export class Session extends EventTarget {
     }
     for (const p of [...this.publishers.values()]) p._ended();
     for (const s of [...this.subscribers.values()]) s._ended();
+    this.#encryption?.close();
   }
 }
 
@@ -816,6 +908,9 @@ export class Subscriber extends EventTarget {
     /** @type {object|undefined} the last `videoLayerChanged` (`layer`, `targetLayer`, `reason`) */ this.videoLayer = undefined;
     /** @type {MediaStream} the received tracks; set it as a media element's `srcObject` */
     this.mediaStream = new MediaStream();
+    /** @type {{audio?: number, video?: number}} frames that did not open with the session's key (an
+     *  end-to-end encrypted session; `decryptionFailed` tells of them) */
+    this.decryptionFailures = {};
     /** @type {RTCPeerConnection} */ this.pc = new RTCPeerConnection(session.peerConnectionConfiguration);
     this.ended = false;
     this.pc.ontrack = (event) => {
@@ -832,6 +927,14 @@ export class Subscriber extends EventTarget {
   /** @private */
   async _answer(sdpOffer) {
     await this.pc.setRemoteDescription({ type: "offer", sdp: sdpOffer });
+    const encryption = this.session._encryption;
+    if (encryption) {
+      for (const transceiver of this.pc.getTransceivers()) {
+        // Before any media: the first frames must be opened too. RED would wrap sealed frames.
+        encryption.decrypt(transceiver.receiver, this.id);
+        if (transceiver.receiver.track.kind === "audio") preferCodecs(transceiver, "audio", ["audio/opus"]);
+      }
+    }
     const answer = await this.pc.createAnswer();
     await this.pc.setLocalDescription(answer);
     await this.session.request("answerSubscriber", { subscriberId: this.id, sdpAnswer: this.pc.localDescription.sdp });
