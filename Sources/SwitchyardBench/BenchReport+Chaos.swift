@@ -153,6 +153,11 @@ extension BenchReport {
         /// The node process whose memory rose most steeply, and over how many samples.
         public var rssSteepestNode: String?
         public var rssSeriesJudged = 0
+        /// The memory slope within every node process with 2 or more samples past its warm-up, their
+        /// deviations from each process's own means pooled: growth with faults whatever a process's
+        /// level, from processes too short-lived to be judged alone.
+        public var rssMBPerFaultWithinProcesses: Double?
+        public var rssProcessesPooled = 0
         public var descriptorsBound = 0.0
         public var udpSocketsBound = 0.0
         public var rssMBBound = 0.0
@@ -215,7 +220,8 @@ extension BenchReport.Chaos {
             (
                 "trends per fault",
                 "descriptors \(number(trends.descriptorsPerFault, digits: 2)), UDP sockets \(number(trends.udpSocketsPerFault, digits: 2)) (all nodes); "
-                    + "RSS steepest \(number(trends.rssMBPerFault, " MB", digits: 2)) (\(trends.rssSteepestNode ?? "–"); \(trends.rssSeriesJudged) series)"
+                    + "RSS steepest \(number(trends.rssMBPerFault, " MB", digits: 2)) (\(trends.rssSteepestNode ?? "–"); \(trends.rssSeriesJudged) series), "
+                    + "within processes \(number(trends.rssMBPerFaultWithinProcesses, " MB", digits: 2)) (\(trends.rssProcessesPooled) processes)"
             ))
         return rows
     }

@@ -180,6 +180,9 @@ import Testing
         #expect(trends.rssSeriesJudged == 2)
         #expect(trends.rssMBPerFault.map { abs($0 - 1) < 1e-9 } == true, "\(String(describing: trends.rssMBPerFault))")
         #expect(trends.rssSteepestNode == "a pid 10 (8 samples judged)")
+        // Within the processes, pooled: one climbing 1 MB a fault and one flat over the same faults.
+        #expect(trends.rssProcessesPooled == 2)
+        #expect(trends.rssMBPerFaultWithinProcesses.map { abs($0 - 0.5) < 1e-9 } == true, "\(String(describing: trends.rssMBPerFaultWithinProcesses))")
         // Node 1 alone, without the slow reader left out: its spike alone would be a slope.
         let withSpike = ChaosInvariants.trends(of: samples.filter { $0.node == 1 }.map { var sample = $0; sample.node = 0; return sample }, nodeNames: ["b"])
         #expect(withSpike.rssMBPerFault.map { $0 > 0.1 } == true, "\(String(describing: withSpike.rssMBPerFault))")
