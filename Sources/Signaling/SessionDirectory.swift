@@ -72,10 +72,9 @@ public actor SessionDirectory {
 
     // MARK: - Sessions
 
-    /// Creates an empty session, with the id asked for or a new one, and its audio routing when
-    /// given (for a session that exists, the routing given replaces its own).
-    /// Creates the session (or finds it), with its audio routing and whether it is end-to-end
-    /// encrypted; `e2ee` cannot change for a session that exists.
+    /// Creates an empty session, with the id asked for or a new one, its audio routing when given
+    /// (for a session that exists, the routing given replaces its own), and whether it is end-to-end
+    /// encrypted (which cannot change for a session that exists).
     public func createSession(id requested: String?, audio: SessionAudioSettings? = nil, e2ee: Bool? = nil) async throws(SignalingError) -> String {
         let id = requested ?? SessionIdentifier.make(prefix: "s_")
         guard SessionIdentifier.isValid(id) else { throw .invalidParams("body.sessionId", SessionIdentifier.rule) }

@@ -93,36 +93,38 @@ struct AudioFallbackPolicyTests {
         #expect(layered.holds == [.seconds(10), .seconds(40), .seconds(64), .seconds(64), .seconds(64)])
     }
 
-    @Test func probingNeedsTheDeliveredRateAsWellAsTheScore() {
+    /// A policy that has just turned video off under 50 % loss, evaluated every 500 ms, and when.
+    static func videoJustOff() -> (policy: AudioFallbackPolicy, now: UInt64) {
         var policy = AudioFallbackPolicy(configuration: AudioFallbackConfiguration())
         var now: UInt64 = 0
         while !policy.isVideoOff {
-            now += Self.second / 2
-            _ = policy.evaluate(Self.quality(loss: 0.5), now: now)
+            now += second / 2
+            _ = policy.evaluate(quality(loss: 0.5), now: now)
         }
+        return (policy, now)
+    }
+
+    /// Evaluates `quality` every 500 ms after `now` until video comes back; returns when it did.
+    static func enabledAt(_ policy: inout AudioFallbackPolicy, after now: UInt64, quality: LinkQuality) -> UInt64 {
+        var now = now
+        repeat { now += second / 2 } while policy.evaluate(quality, now: now) != .enableVideo
+        return now
+    }
+
+    @Test func probingNeedsTheDeliveredRateAsWellAsTheScore() {
+        var (policy, now) = Self.videoJustOff()
         for _ in 0..<20 {
             now += Self.second / 2
             let action = policy.evaluate(Self.quality(loss: 0, delivered: 100_000), now: now)
             #expect(action == nil)
         }
-        var enabledAt: UInt64?
-        let clearFrom = now
-        while enabledAt == nil {
-            now += Self.second / 2
-            if policy.evaluate(Self.quality(loss: 0, delivered: 160_000), now: now) == .enableVideo { enabledAt = now }
-        }
-        #expect(enabledAt! - clearFrom >= 2 * Self.second)
+        #expect(Self.enabledAt(&policy, after: now, quality: Self.quality(loss: 0, delivered: 160_000)) - now >= 2 * Self.second)
     }
 
     /// A path that carries part of the probe cleanly has not shown it would carry video: only
     /// intervals probed at the full rate count, and a partial one restarts the recovery time.
     @Test func onlyIntervalsProbedAtTheFullRateCountTowardRecovery() {
-        var policy = AudioFallbackPolicy(configuration: AudioFallbackConfiguration())
-        var now: UInt64 = 0
-        while !policy.isVideoOff {
-            now += Self.second / 2
-            _ = policy.evaluate(Self.quality(loss: 0.5), now: now)
-        }
+        var (policy, now) = Self.videoJustOff()
         for _ in 0..<20 {
             now += Self.second / 2
             #expect(policy.evaluate(Self.quality(loss: 0, delivered: 200_000), now: now, probedAtFullRate: false) == nil)
@@ -133,13 +135,9 @@ struct AudioFallbackPolicyTests {
         }
         now += Self.second / 2
         #expect(policy.evaluate(Self.quality(loss: 0, delivered: 200_000), now: now, probedAtFullRate: false) == nil)
-        var enabledAt: UInt64?
+        // The first full-rate interval after the partial one starts the 2 s afresh.
         let fullFrom = now + Self.second / 2
-        while enabledAt == nil {
-            now += Self.second / 2
-            if policy.evaluate(Self.quality(loss: 0, delivered: 200_000), now: now) == .enableVideo { enabledAt = now }
-        }
-        #expect(enabledAt! - fullFrom == 2 * Self.second)
+        #expect(Self.enabledAt(&policy, after: now, quality: Self.quality(loss: 0, delivered: 200_000)) - fullFrom == 2 * Self.second)
     }
 
     @Test func suspendedPolicySaysNothing() {
