@@ -216,8 +216,9 @@ import Testing
     }
 
     /// A draining node takes WebSockets while its clients leave. One that opened during the drain
-    /// and is still open at its end, and one that opens after it (before the HTTP server stops),
-    /// hear `nodeDraining` and are closed 1001, never with the bare 1000 of the HTTP server's stop.
+    /// (taken, or refused if the drain already found no socket open) and one that opens after it
+    /// (before the HTTP server stops) hear `nodeDraining` and are closed 1001, never with the bare
+    /// 1000 of the HTTP server's stop.
     @Test func socketsOpenedDuringADrainHearNodeDrainingBeforeTheServerStops() async throws {
         let harness = try await DaemonHarness.start()
         let (member, _) = try await harness.connect(session: "drained", role: .publisher)
@@ -226,17 +227,18 @@ import Testing
         guard case .sessionDisconnected(let told) = try await member.event(.sessionDisconnected) else { return }
         #expect(told.reason == .nodeDraining)
         let drainingWord = ServerMessage.event(.sessionDisconnected(told))
-        // The drain has begun: this socket is taken, and sends nothing, so it is still open at the end.
-        let during = try await WebSocketTestClient.open(port: harness.port)
+        // Sends nothing, so if taken it is still open at the end of the drain.
+        let port = harness.port
+        let during = Task { try await FirstWordsWebSocket.listen(port: port, timeout: .seconds(10)) }
         await draining.value
-        let after = try await WebSocketTestClient.open(port: harness.port)
         // Heard before the daemon's own shutdown below, which would speak of a shutdown instead.
-        #expect((try? await after.message(where: { $0 == drainingWord })) == drainingWord)
+        let after = try await FirstWordsWebSocket.listen(port: harness.port)
         try await harness.stop()
-        #expect((try? await during.message(where: { $0 == drainingWord })) == drainingWord)
-        for (name, client) in [("member", member), ("during", during), ("after", after)] {
-            let close = try await client.closeFrame()
-            #expect(close?.closeCode == .goingAway && close?.reason == "node draining", "\(name): \(String(describing: close))")
+        for (name, heard) in [("during", try await during.value), ("after", after)] {
+            #expect(heard.messages == [drainingWord], "\(name)")
+            #expect(heard.closeCode == 1001 && heard.closeReason == "node draining", "\(name): \(heard.closeCode) \(heard.closeReason)")
         }
+        let close = try await member.closeFrame()
+        #expect(close?.closeCode == .goingAway && close?.reason == "node draining", "member: \(String(describing: close))")
     }
 }
