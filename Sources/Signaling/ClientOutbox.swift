@@ -32,26 +32,46 @@ public struct ClientOutbox: Sendable {
             var heldBytes = 0
             var finished = false
             var overflowed = false
+            /// Whether the writer may take messages yet (see `release()`).
+            var released: Bool
             var waiter: CheckedContinuation<Void, Never>?
         }
 
         let limits: Limits
         let onOverflow: @Sendable () -> Void
         let abort: @Sendable () -> Void
-        let state = Mutex(State())
+        let state: Mutex<State>
 
-        init(limits: Limits, onOverflow: @escaping @Sendable () -> Void, abort: @escaping @Sendable () -> Void) {
+        init(limits: Limits, holdsUntilReleased: Bool, onOverflow: @escaping @Sendable () -> Void, abort: @escaping @Sendable () -> Void) {
             self.limits = limits
             self.onOverflow = onOverflow
             self.abort = abort
+            state = Mutex(State(released: !holdsUntilReleased))
         }
     }
 
     private let storage: Storage
 
-    /// `abort` ends the socket's TCP connection at once, as a failing network would.
-    public init(limits: Limits = Limits(), onOverflow: @escaping @Sendable () -> Void = {}, abort: @escaping @Sendable () -> Void = {}) {
-        storage = Storage(limits: limits, onOverflow: onOverflow, abort: abort)
+    /// `abort` ends the socket's TCP connection at once, as a failing network would. An outbox that
+    /// `holdsUntilReleased` keeps what is sent from the writer until `release()`.
+    public init(
+        limits: Limits = Limits(), holdsUntilReleased: Bool = false, onOverflow: @escaping @Sendable () -> Void = {},
+        abort: @escaping @Sendable () -> Void = {}
+    ) {
+        storage = Storage(limits: limits, holdsUntilReleased: holdsUntilReleased, onOverflow: onOverflow, abort: abort)
+    }
+
+    /// Lets the writer take what is held, and everything after it. A new socket's first word waits
+    /// for the client's first message (or a timeout): some WebSocket clients, among them the
+    /// swift-websocket one `SwitchyardClient` uses, lose frames that arrive in the same read as the
+    /// `101` response, as a refusal sent at once during a shutdown would.
+    public func release() {
+        let waiter = storage.state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.released else { return nil }
+            state.released = true
+            return state.waiter.take()
+        }
+        waiter?.resume()
     }
 
     public func send(_ message: ServerMessage) {
@@ -98,12 +118,14 @@ public struct ClientOutbox: Sendable {
     /// Messages and bytes held for the client right now.
     public var held: (messages: Int, bytes: Int) { storage.state.withLock { ($0.heldMessages, $0.heldBytes) } }
 
-    /// The next messages to write, oldest first, waiting until there are some; nil once the outbox
-    /// has ended and everything was taken, or at once after an overflow. One consumer only.
+    /// The next messages to write, oldest first, waiting until there are some and the outbox is
+    /// released; nil once the outbox has ended and everything was taken, or at once after an
+    /// overflow. One consumer only.
     func next() async -> [Entry]? {
         while true {
             let taken: [Entry]?? = storage.state.withLock { state in
                 if state.overflowed { return .some(nil) }
+                guard state.released else { return .none }
                 if !state.pending.isEmpty {
                     defer { state.pending.removeAll(keepingCapacity: false) }
                     return .some(state.pending)
@@ -113,7 +135,7 @@ public struct ClientOutbox: Sendable {
             if let taken { return taken }
             await withCheckedContinuation { continuation in
                 let resumeNow = storage.state.withLock { state in
-                    guard state.pending.isEmpty, !state.finished, !state.overflowed else { return true }
+                    guard !state.overflowed, state.pending.isEmpty && !state.finished || !state.released else { return true }
                     state.waiter = continuation
                     return false
                 }

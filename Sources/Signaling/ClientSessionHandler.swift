@@ -45,15 +45,26 @@ public struct ClientSessionHandler: Sendable {
     /// closes with the code that names it (1009, 1002, 1007) rather than a normal closure.
     public func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, logger: Logger) async throws {
         let outbox = ClientOutbox(
-            limits: configuration.backlog,
+            limits: configuration.backlog, holdsUntilReleased: true,
             onOverflow: {
                 logger.info("client fell too far behind; connection cut off", metadata: ["limit": "\(configuration.backlog)"])
                 channel.abort()
             },
             abort: { channel.abort() })
+        let releaseUnheard = Task {
+            try await Task.sleep(for: Self.firstWordWait)
+            outbox.release()
+        }
+        defer { releaseUnheard.cancel() }
         guard let socketID = sockets.add(outbox) else {
             // Opened during a shutdown: the outbox holds the shutdown's word, and the close after it.
+            let firstMessage = Task {
+                var messages = inbound.messages(maxSize: configuration.maximumMessageBytes).makeAsyncIterator()
+                _ = try await messages.next()
+                outbox.release()
+            }
             await Self.write(outbox, to: outbound)
+            firstMessage.cancel()
             return
         }
         defer { sockets.remove(socketID) }
@@ -70,6 +81,7 @@ public struct ClientSessionHandler: Sendable {
                 violationsBeforeDisconnect: configuration.rateViolationsBeforeDisconnect)
             do {
                 reading: for try await message in inbound.messages(maxSize: configuration.maximumMessageBytes) {
+                    outbox.release()
                     switch limiter.admit(now: monotonicClock()) {
                     case .accept:
                         break
@@ -113,6 +125,7 @@ public struct ClientSessionHandler: Sendable {
                 inboundFailure = error
             }
             timeout.cancel()
+            outbox.release()
             if let identity {
                 await directory.connectionLost(sessionId: identity.sessionId, connectionId: identity.connectionId, socket: outbox)
             }
@@ -129,6 +142,10 @@ public struct ClientSessionHandler: Sendable {
             outbox.close(.connectTimeout, message: "no connect request within \(connectTimeout)")
         }
     }
+
+    /// How long a new socket's first word waits for the client to speak first (see
+    /// `ClientOutbox.release()`); a client sends `connect` at once, so only a silent one waits.
+    static let firstWordWait = Duration.seconds(1)
 
     /// Wrong secrets or unknown connections one socket may present before it is closed; with secrets
     /// of 256 random bits, this only keeps a guesser from holding a socket busy.

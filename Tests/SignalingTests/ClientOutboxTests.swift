@@ -33,6 +33,24 @@ struct ClientOutboxTests {
         #expect(await outbox.next() == nil)
     }
 
+    /// A new socket's outbox holds even a closing word until released; the writer then gets it whole.
+    @Test func aHeldOutboxGivesTheWriterNothingUntilReleased() async throws {
+        let outbox = ClientOutbox(holdsUntilReleased: true)
+        outbox.close(.nodeDraining, message: "draining")
+        let taken = Mutex(false)
+        let writer = Task {
+            let entries = await outbox.next()
+            taken.withLock { $0 = true }
+            return entries
+        }
+        for _ in 0..<50 { await Task.yield() }
+        #expect(!taken.withLock { $0 }, "taken before release")
+        outbox.release()
+        let entries = try #require(await writer.value)
+        #expect(entries.map(\.lastWord) == [.nodeDraining])
+        #expect(await outbox.next() == nil)
+    }
+
     @Test func oneMessageTooManyCutsTheClientOffAndDropsEverything() async {
         let overflows = OverflowCount()
         let outbox = ClientOutbox(limits: .init(messages: 4, bytes: 1 << 20)) { overflows.value.withLock { $0 += 1 } }

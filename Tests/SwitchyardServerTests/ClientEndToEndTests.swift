@@ -288,6 +288,27 @@ extension SessionError {
         try await harness.stop()
     }
 
+    /// A node that refuses sockets at the end of a drain says so as soon as the client asks: the word
+    /// waits for the client's `connect`, so it never shares a read with the 101 response, which the
+    /// client's WebSocket library would lose (and the client wait out its request timeout).
+    @Test func aDrainedNodesRefusalReachesTheClientAtOnce() async throws {
+        let harness = try await DaemonHarness.start()
+        let loop = try MediaLoop()
+        await harness.daemon.signaling.shutdown(drainTime: .milliseconds(200), reason: .nodeDraining)
+        let token = try await harness.token(session: "client-drained", role: .publisher)
+        let options = SessionOptions(mediaLoop: loop, requestTimeout: .seconds(3), reconnects: false)
+        var outcomes: [String: Int] = [:]
+        for _ in 0..<40 {
+            let refusal = await failure {
+                try await Session.connect(url: "ws://127.0.0.1:\(harness.port)/v1/ws", sessionId: "client-drained", token: token, options: options)
+            }
+            outcomes[refusal.map(\.description) ?? "connected", default: 0] += 1
+        }
+        #expect(outcomes == [SessionError.connectionClosed.description: 40])
+        await loop.stop()
+        try await harness.stop()
+    }
+
     @Test func refusalsAndGarbageAreNamedAndHarmless() async throws {
         let harness = try await DaemonHarness.start()
         let loop = try MediaLoop()

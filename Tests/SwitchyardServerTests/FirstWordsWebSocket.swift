@@ -3,10 +3,10 @@ import Foundation
 import Glibc
 import SignalingProtocol
 
-/// A WebSocket client on a plain TCP socket that reads what a server says as soon as the handshake
-/// is done, up to its close frame. For a server that speaks first (a socket refused during a
-/// shutdown): the NIO-based test client loses bytes that arrive in the same read as the `101`
-/// response (about one socket in ten on a loaded machine), frames and close alike.
+/// A WebSocket client on a plain TCP socket that sends nothing and reads what the server says, as
+/// it is on the wire, up to its close frame: for a socket refused during a shutdown. (The NIO-based
+/// test client loses bytes that arrive in the same read as the `101` response, frames and close
+/// alike, which is why the daemon waits for the client's first message or a second.)
 struct FirstWordsWebSocket {
     enum Failure: Error, CustomStringConvertible {
         case socket(String)

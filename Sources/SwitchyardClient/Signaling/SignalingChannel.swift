@@ -126,14 +126,19 @@ final class SignalingChannel: Sendable {
                 return
             }
             let sender = Task {
-                do {
-                    try await writer.write(.text(text))
-                } catch {
-                    Self.resume(state, id: id, with: .failure(.connectionClosed))
-                    return
+                // The timeout runs from the send, not from the write's end: a write can hang for
+                // good on a socket whose other side stopped working.
+                let write = Task {
+                    do {
+                        try await writer.write(.text(text))
+                    } catch {
+                        Self.resume(state, id: id, with: .failure(.connectionClosed))
+                    }
                 }
                 // A reply cancels this wait; only a real timeout gets past it.
-                guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                let timedOut = (try? await Task.sleep(for: timeout)) != nil
+                write.cancel()
+                guard timedOut else { return }
                 Self.resume(state, id: id, with: .failure(.timedOut(method: request.method.rawValue)))
             }
             let answered = state.lock.withLock { state -> Bool in
@@ -146,11 +151,21 @@ final class SignalingChannel: Sendable {
         return try result.get()
     }
 
-    /// Closes the WebSocket with a normal closure and waits for it to end.
+    /// How long `close` waits for the close handshake before it drops the connection.
+    static let closeHandshakeTimeout = Duration.seconds(2)
+
+    /// Closes the WebSocket with a normal closure and waits for it to end; drops it if the server
+    /// does not finish the close handshake within `closeHandshakeTimeout`.
     func close() async {
         let writer = shared.lock.withLock { $0.writer }
-        try? await writer?.close(.normalClosure, reason: nil)
+        let closing = Task { try? await writer?.close(.normalClosure, reason: nil) }
+        let deadline = Task {
+            try await Task.sleep(for: Self.closeHandshakeTimeout)
+            closing.cancel()
+            self.drop()
+        }
         _ = await closed.value
+        deadline.cancel()
     }
 
     /// Drops the connection without a close handshake, as a failing network would.
