@@ -194,7 +194,9 @@ public struct ClientSessionHandler: Sendable {
                     try await requireHere(grant.sessionId, placing: true)
                     let result: ConnectResult
                     do {
-                        result = try await directory.connect(grant: grant, outbox: outbox, speakerEvents: parameters.subscribeToSpeakerEvents == true)
+                        result = try await directory.connect(
+                            grant: grant, outbox: outbox, speakerEvents: parameters.subscribeToSpeakerEvents == true,
+                            connectionEventsSuppressed: parameters.connectionEventsSuppressed == true)
                     } catch {
                         // A drain closed the session after it was found here: in a cluster it goes on
                         // at the node placement names now, and the client is sent there.

@@ -17,9 +17,10 @@ final class ConnectionEvents: Sendable {
         case unknownEvent(lastSeen: UInt64, lastSent: UInt64)
     }
 
+    /// A logged event keeps the text every connection shares; its own `seq` goes in on replay.
     private struct Logged {
         var sequence: UInt64
-        var text: String
+        var event: EncodedEvent
         var at: ContinuousClock.Instant
     }
 
@@ -45,22 +46,26 @@ final class ConnectionEvents: Sendable {
 
     /// Numbers, logs and, when a socket is attached, sends `event`.
     func send(_ event: SessionEvent) {
+        send(EncodedEvent(event))
+    }
+
+    /// Numbers, logs and, when a socket is attached, sends an event encoded once for many connections.
+    func send(_ event: EncodedEvent) {
         state.withLock { state in
             state.lastSent += 1
-            let text = String(decoding: ServerMessage.event(event).encoded(eventSequence: state.lastSent), as: UTF8.self)
             let now = clock()
-            state.log.append(Logged(sequence: state.lastSent, text: text, at: now))
-            state.loggedBytes += text.utf8.count
+            state.log.append(Logged(sequence: state.lastSent, event: event, at: now))
+            state.loggedBytes += event.sharedBytes
             let attached = state.outbox != nil
             while let oldest = state.log.first,
                 state.log.count > limits.replayMessages || state.loggedBytes > limits.replayBytes
                     || (attached && now - oldest.at > limits.retainedWhileConnected)
             {
                 state.log.removeFirst()
-                state.loggedBytes -= oldest.text.utf8.count
+                state.loggedBytes -= oldest.event.sharedBytes
             }
             state.firstKept = state.log.first?.sequence ?? state.lastSent + 1
-            state.outbox?.send(encodedEvent: text)
+            state.outbox?.send(encodedEvent: event.text(sequence: state.lastSent))
         }
     }
 
@@ -111,7 +116,7 @@ final class ConnectionEvents: Sendable {
             state.outbox = outbox
             outbox.send(first)
             for logged in state.log where logged.sequence > lastSeen {
-                outbox.send(encodedEvent: logged.text)
+                outbox.send(encodedEvent: logged.event.text(sequence: logged.sequence))
             }
             return replaced
         }

@@ -18,11 +18,25 @@ struct RESTRoutes: Sendable {
         var sessionId: String
     }
 
+    /// Connections on one page of the listing when the request does not say, and at most.
+    static let defaultPageLimit = 100
+    static let pageLimits = 1...1000
+
+    private static func pageLimit(_ text: String?) throws(SignalingError) -> Int {
+        guard let text else { return defaultPageLimit }
+        guard let limit = Int(text), pageLimits.contains(limit) else {
+            throw .invalidParams("query.limit", "must be an integer in \(pageLimits.lowerBound)-\(pageLimits.upperBound), not \(text)")
+        }
+        return limit
+    }
+
     func register(on router: Router<BasicRequestContext>) {
         router.post("/v1/sessions") { request, _ in
             try await respond(to: request, status: .created, session: .new) { body throws(SignalingError) in
                 let parsed = try RESTBody.decode(RESTBody.CreateSession.self, from: body)
-                return CreatedSession(sessionId: try await directory.createSession(id: parsed.sessionId, audio: parsed.audio, e2ee: parsed.e2ee))
+                return CreatedSession(
+                    sessionId: try await directory.createSession(
+                        id: parsed.sessionId, audio: parsed.audio, e2ee: parsed.e2ee, connectionEventsSuppressed: parsed.connectionEventsSuppressed))
             }
         }
         router.get("/v1/cluster") { request, _ in
@@ -40,6 +54,14 @@ struct RESTRoutes: Sendable {
                     throw SignalingError(.notFound, "no session \(sessionId)")
                 }
                 return snapshot
+            }
+        }
+        router.get("/v1/sessions/:sessionId/connections") { request, context in
+            let sessionId = context.parameters.get("sessionId") ?? ""
+            let query = request.uri.queryParameters
+            return try await respond(to: request, status: .ok, session: .existing(sessionId)) { _ throws(SignalingError) in
+                let limit = try Self.pageLimit(query.get("limit"))
+                return try await directory.connectionPage(of: sessionId, after: query.get("after"), limit: limit)
             }
         }
         router.delete("/v1/sessions/:sessionId/connections/:connectionId") { request, context in
@@ -171,7 +193,9 @@ struct RESTRoutes: Sendable {
                 let sessionId = parsed.sessionId ?? SessionIdentifier.make(prefix: "s_")
                 guard SessionIdentifier.isValid(sessionId) else { throw .invalidParams("body.sessionId", SessionIdentifier.rule) }
                 // The node that places the session creates it as asked, under the id chosen here.
-                body = try! JSONEncoder().encode(RESTBody.CreateSession(sessionId: sessionId, audio: parsed.audio, e2ee: parsed.e2ee))
+                body = try! JSONEncoder().encode(
+                    RESTBody.CreateSession(
+                        sessionId: sessionId, audio: parsed.audio, e2ee: parsed.e2ee, connectionEventsSuppressed: parsed.connectionEventsSuppressed))
                 if let answer = try await answerElsewhere(request, sessionId: sessionId, body: body, placing: true) { return Self.response(answer) }
             }
             guard let result = try await action(body) else { return Response(status: status) }

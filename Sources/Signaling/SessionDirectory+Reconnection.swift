@@ -71,7 +71,7 @@ extension SessionDirectory {
         sessions[sessionId]!.connections[connectionId]!.info.status = .connected
         sessions[sessionId]!.connections[connectionId]!.reconnectSecret = secret
         let result = ConnectResult(
-            connection: sessions[sessionId]!.connections[connectionId]!.info, role: connection.role, session: sessions[sessionId]!.snapshot,
+            connection: sessions[sessionId]!.connections[connectionId]!.info, role: connection.role, session: sessions[sessionId]!.snapshot(for: connection),
             reconnection: reconnectionGrant(secret: secret), nodeId: placement?.nodeId, iceServers: iceServers(for: connectionId))
         let replaced = connection.events.attach(outbox, first: .reply(id: replyID, .reconnect(result)), after: parameters.lastEventSeq)
         replaced?.close(.replaced, message: "another WebSocket reconnected as this connection")

@@ -74,8 +74,10 @@ public actor SessionDirectory {
 
     /// Creates an empty session, with the id asked for or a new one, its audio routing when given
     /// (for a session that exists, the routing given replaces its own), and whether it is end-to-end
-    /// encrypted (which cannot change for a session that exists).
-    public func createSession(id requested: String?, audio: SessionAudioSettings? = nil, e2ee: Bool? = nil) async throws(SignalingError) -> String {
+    /// encrypted and suppresses connection events (neither can change for a session that exists).
+    public func createSession(
+        id requested: String?, audio: SessionAudioSettings? = nil, e2ee: Bool? = nil, connectionEventsSuppressed: Bool? = nil
+    ) async throws(SignalingError) -> String {
         let id = requested ?? SessionIdentifier.make(prefix: "s_")
         guard SessionIdentifier.isValid(id) else { throw .invalidParams("body.sessionId", SessionIdentifier.rule) }
         try requireOpen()
@@ -88,12 +90,19 @@ public actor SessionDirectory {
                 "session \(id) exists already \(existing.isEndToEndEncrypted ? "with" : "without") end-to-end encryption, "
                     + "which is chosen when a session is created")
         }
+        if let existing = sessions[id], let connectionEventsSuppressed, connectionEventsSuppressed != existing.connectionEventsSuppressed {
+            throw .invalidParams(
+                "body.connectionEventsSuppressed",
+                "session \(id) exists already \(existing.connectionEventsSuppressed ? "with" : "without") connection events suppressed, "
+                    + "which is chosen when a session is created")
+        }
         if sessions[id] == nil {
             guard sessions.count < limits.sessions else {
                 throw SignalingError(.limitReached, "this server already holds \(limits.sessions) sessions")
             }
             var session = SessionState(id: id, createdThroughREST: true, applicationSignalIds: recentSignalIds())
             session.isEndToEndEncrypted = e2ee == true
+            session.connectionEventsSuppressed = connectionEventsSuppressed == true
             sessions[id] = session
             report(.sessionCreated(SessionCreation(origin: .rest)), in: id)
         }
@@ -133,8 +142,11 @@ public actor SessionDirectory {
     // MARK: - Connections
 
     /// Adds a connection to the session its token names, creating the session if needed, and tells
-    /// everyone already there.
-    public func connect(grant: ClientGrant, outbox: ClientOutbox, speakerEvents: Bool = false) throws(SignalingError) -> ConnectResult {
+    /// everyone already there who hears connection events (all but those that asked not to, and in
+    /// a session that suppresses them, the moderators only); the others hear the count.
+    public func connect(
+        grant: ClientGrant, outbox: ClientOutbox, speakerEvents: Bool = false, connectionEventsSuppressed: Bool = false
+    ) throws(SignalingError) -> ConnectResult {
         try requireOpen()
         if sessions[grant.sessionId] == nil {
             guard sessions.count < limits.sessions else {
@@ -148,16 +160,21 @@ public actor SessionDirectory {
         }
         let info = ConnectionInfo(
             connectionId: SessionIdentifier.make(prefix: "c_"), creationTime: nowMilliseconds, data: grant.connectionData)
-        sessions[grant.sessionId]!.broadcast(.connectionCreated(ConnectionEvent(connection: info)))
+        sessions[grant.sessionId]!.announce(.connectionCreated(ConnectionEvent(connection: info)))
         report(.connectionCreated(ConnectionEvent(connection: info)), in: grant.sessionId)
         let secret = Self.makeReconnectSecret()
-        sessions[grant.sessionId]!.connections[info.connectionId] = ConnectionState(
+        let hearsConnectionEvents =
+            !connectionEventsSuppressed && (grant.role == .moderator || !sessions[grant.sessionId]!.connectionEventsSuppressed)
+        let connection = ConnectionState(
             info: info, role: grant.role, events: ConnectionEvents(limits: reconnection, outbox: outbox), reconnectSecret: secret,
-            recentSignalIds: recentSignalIds(), receivesSpeakerEvents: speakerEvents)
+            recentSignalIds: recentSignalIds(), receivesSpeakerEvents: speakerEvents, receivesConnectionEvents: hearsConnectionEvents)
+        sessions[grant.sessionId]!.connections[info.connectionId] = connection
+        if hearsConnectionEvents { sessions[grant.sessionId]!.connectionEventListeners.insert(info.connectionId) }
+        scheduleConnectionCount(in: grant.sessionId)
         logger.info("connection created", metadata: ["session": "\(grant.sessionId)", "connection": "\(info.connectionId)", "role": "\(grant.role.rawValue)"])
         return ConnectResult(
-            connection: info, role: grant.role, session: sessions[grant.sessionId]!.snapshot, reconnection: reconnectionGrant(secret: secret),
-            nodeId: placement?.nodeId, iceServers: iceServers(for: info.connectionId))
+            connection: info, role: grant.role, session: sessions[grant.sessionId]!.snapshot(for: connection),
+            reconnection: reconnectionGrant(secret: secret), nodeId: placement?.nodeId, iceServers: iceServers(for: info.connectionId))
     }
 
     /// Removes a connection and everything it published or subscribed to, and tells the others.
@@ -183,8 +200,10 @@ public actor SessionDirectory {
                 transports.append(subscriber.transportID)
             }
         }
-        sessions[sessionId]?.broadcast(.connectionDestroyed(ConnectionEvent(connection: connection.info, reason: reason)))
+        sessions[sessionId]?.connectionEventListeners.remove(connectionId)
+        sessions[sessionId]?.announce(.connectionDestroyed(ConnectionEvent(connection: connection.info, reason: reason)))
         report(.connectionDestroyed(ConnectionEvent(connection: connection.info, reason: reason)), in: sessionId)
+        scheduleConnectionCount(in: sessionId)
         if let (closeReason, message) = closing {
             connection.events.close(closeReason, message: message)
         } else {

@@ -22,6 +22,9 @@ struct ConnectionState {
     var graceGeneration: UInt64 = 0
     /// Whether it asked for `activeSpeakerChanged` and `audioLevels` (`subscribeToSpeakerEvents`).
     var receivesSpeakerEvents = false
+    /// Whether it hears `connectionCreated` and `connectionDestroyed` for the others; if not, it
+    /// hears `connectionCountChanged`.
+    var receivesConnectionEvents = true
 }
 
 /// One published stream: its transport, its producers and what the publisher has turned on.
@@ -108,19 +111,55 @@ struct SessionState {
     /// Whether its clients encrypt their media end to end (docs/e2ee.md): the router then forwards
     /// what it cannot read, and refuses what would need to read it.
     var isEndToEndEncrypted = false
+    /// Whether only moderators hear of others joining and leaving (docs/protocol.md, "Connection
+    /// event suppression"); chosen when the session is created.
+    var connectionEventsSuppressed = false
+    /// The connections that hear `connectionCreated` and `connectionDestroyed`, so that a join in a
+    /// session of thousands costs as many sends as there are listeners, not connections.
+    var connectionEventListeners: Set<String> = []
+    /// The count last sent to the connections that hear no connection events, and whether a send
+    /// of a newer one is scheduled.
+    var announcedConnectionCount: Int?
+    var connectionCountScheduled = false
 
+    /// Everything in the session, for the REST API and for a client that hears connection events.
     var snapshot: SessionSnapshot {
-        SessionSnapshot(
-            sessionId: id,
-            connections: connections.values.map(\.info).sorted { ($0.creationTime, $0.connectionId) < ($1.creationTime, $1.connectionId) },
-            streams: streams.values.map(\.info).sorted { ($0.creationTime, $0.streamId) < ($1.creationTime, $1.streamId) },
-            forceMute: forceMute, activeSpeakerStreamId: activeSpeakerStreamId, audio: audio, e2ee: isEndToEndEncrypted)
+        snapshot(connections: connections.values.map(\.info))
     }
 
-    /// Sends an event to every connection but `excluded`.
+    /// What `connection` is told in its connect reply: without connection events, its own
+    /// connection and the publishers' only (with the count), so the reply does not grow with the
+    /// audience.
+    func snapshot(for connection: ConnectionState) -> SessionSnapshot {
+        guard !connection.receivesConnectionEvents else { return snapshot }
+        let publishers = Set(streams.values.map(\.publisherConnectionId)).subtracting([connection.info.connectionId])
+        let own = connections[connection.info.connectionId]?.info ?? connection.info
+        return snapshot(connections: [own] + publishers.compactMap { connections[$0]?.info })
+    }
+
+    private func snapshot(connections shown: [ConnectionInfo]) -> SessionSnapshot {
+        SessionSnapshot(
+            sessionId: id,
+            connections: shown.sorted { ($0.creationTime, $0.connectionId) < ($1.creationTime, $1.connectionId) },
+            streams: streams.values.map(\.info).sorted { ($0.creationTime, $0.streamId) < ($1.creationTime, $1.streamId) },
+            forceMute: forceMute, activeSpeakerStreamId: activeSpeakerStreamId, audio: audio, e2ee: isEndToEndEncrypted,
+            connectionCount: connections.count, connectionEventsSuppressed: connectionEventsSuppressed)
+    }
+
+    /// Sends an event, encoded once, to every connection but `excluded`.
     func broadcast(_ event: SessionEvent, excluding excluded: String? = nil) {
+        let encoded = EncodedEvent(event)
         for (connectionId, connection) in connections where connectionId != excluded {
-            connection.events.send(event)
+            connection.events.send(encoded)
+        }
+    }
+
+    /// Sends `connectionCreated` or `connectionDestroyed`, encoded once, to the connections that hear them.
+    func announce(_ event: SessionEvent) {
+        guard !connectionEventListeners.isEmpty else { return }
+        let encoded = EncodedEvent(event)
+        for connectionId in connectionEventListeners {
+            connections[connectionId]?.events.send(encoded)
         }
     }
 }

@@ -12,11 +12,16 @@ public enum RESTBody {
         /// router never has, and the router forwards what it cannot read. Chosen when the session is
         /// created, for its whole life.
         public var e2ee: Bool?
+        /// Connection event suppression (docs/protocol.md): clients other than moderators get no
+        /// `connectionCreated` / `connectionDestroyed` for the others, and a count instead. Chosen
+        /// when the session is created, for its whole life.
+        public var connectionEventsSuppressed: Bool?
 
-        public init(sessionId: String? = nil, audio: SessionAudioSettings? = nil, e2ee: Bool? = nil) {
+        public init(sessionId: String? = nil, audio: SessionAudioSettings? = nil, e2ee: Bool? = nil, connectionEventsSuppressed: Bool? = nil) {
             self.sessionId = sessionId
             self.audio = audio
             self.e2ee = e2ee
+            self.connectionEventsSuppressed = connectionEventsSuppressed
         }
     }
 

@@ -5,11 +5,15 @@ public struct ConnectParameters: Codable, Equatable, Sendable {
     public var token: String
     /// Whether to receive `activeSpeakerChanged` and `audioLevels` (docs/speakers.md); off when left out.
     public var subscribeToSpeakerEvents: Bool?
+    /// Whether to go without `connectionCreated` and `connectionDestroyed` for the others (and get
+    /// `connectionCountChanged` instead); off when left out, unless the session suppresses them.
+    public var connectionEventsSuppressed: Bool?
 
-    public init(sessionId: String, token: String, subscribeToSpeakerEvents: Bool? = nil) {
+    public init(sessionId: String, token: String, subscribeToSpeakerEvents: Bool? = nil, connectionEventsSuppressed: Bool? = nil) {
         self.sessionId = sessionId
         self.token = token
         self.subscribeToSpeakerEvents = subscribeToSpeakerEvents
+        self.connectionEventsSuppressed = connectionEventsSuppressed
     }
 }
 

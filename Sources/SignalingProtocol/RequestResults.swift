@@ -33,13 +33,20 @@ public struct SessionSnapshot: Codable, Equatable, Sendable {
     /// True when the session is end-to-end encrypted (docs/e2ee.md): every client must encrypt and
     /// decrypt its media with the session's secret. Left out otherwise.
     public var e2ee: Bool?
+    /// True when the session suppresses connection events (docs/protocol.md): then `connections`
+    /// holds, for a client other than a moderator, only its own connection and those publishing a
+    /// stream, and `connectionCount` counts them all. Left out otherwise.
+    public var connectionEventsSuppressed: Bool?
 
+    /// `connectionCount` is the number of `connections` unless given.
     public init(
         sessionId: String, connections: [ConnectionInfo], streams: [StreamInfo], forceMute: ForceMuteState = .inactive,
-        activeSpeakerStreamId: String? = nil, audio: SessionAudioSettings? = nil, e2ee: Bool = false
+        activeSpeakerStreamId: String? = nil, audio: SessionAudioSettings? = nil, e2ee: Bool = false,
+        connectionCount: Int? = nil, connectionEventsSuppressed: Bool = false
     ) {
         self.sessionId = sessionId
-        self.connectionCount = connections.count
+        self.connectionCount = connectionCount ?? connections.count
+        self.connectionEventsSuppressed = connectionEventsSuppressed ? true : nil
         self.connections = connections
         self.streams = streams
         self.forceMute = forceMute
@@ -236,5 +243,21 @@ public struct ICERestartResult: Codable, Equatable, Sendable {
     public init(sdpAnswer: String? = nil, sdpOffer: String? = nil) {
         self.sdpAnswer = sdpAnswer
         self.sdpOffer = sdpOffer
+    }
+}
+
+/// One page of a session's connections (`GET /v1/sessions/{sessionId}/connections`), in the order
+/// of their ids, so a page follows on from the last id of the one before even if that connection left.
+public struct ConnectionPage: Codable, Equatable, Sendable {
+    public var connections: [ConnectionInfo]
+    /// Every connection in the session now.
+    public var connectionCount: Int
+    /// The `after` that asks for the next page; left out on the last one.
+    public var next: String?
+
+    public init(connections: [ConnectionInfo], connectionCount: Int, next: String?) {
+        self.connections = connections
+        self.connectionCount = connectionCount
+        self.next = next
     }
 }

@@ -81,6 +81,7 @@ extension ServerMessage: Codable {
             case .forceMuteChanged(let value): try container.encode(value, forKey: .data)
             case .activeSpeakerChanged(let value): try container.encode(value, forKey: .data)
             case .audioLevels(let value): try container.encode(value, forKey: .data)
+            case .connectionCountChanged(let value): try container.encode(value, forKey: .data)
             }
         }
     }
@@ -138,6 +139,7 @@ extension ServerMessage: Codable {
         case .forceMuteChanged: return .forceMuteChanged(try data(ForceMuteState.self))
         case .activeSpeakerChanged: return .activeSpeakerChanged(try data(ActiveSpeakerChange.self))
         case .audioLevels: return .audioLevels(try data(AudioLevels.self))
+        case .connectionCountChanged: return .connectionCountChanged(try data(ConnectionCount.self))
         }
     }
 

@@ -162,6 +162,13 @@ public struct ActiveSpeakerChange: Codable, Equatable, Sendable {
     }
 }
 
+/// How many connections a session has, for a client that gets no connection events.
+public struct ConnectionCount: Codable, Equatable, Sendable {
+    public var connectionCount: Int
+
+    public init(connectionCount: Int) { self.connectionCount = connectionCount }
+}
+
 /// The smoothed levels of the loudest streams, loudest first (at most 5).
 public struct AudioLevels: Codable, Equatable, Sendable {
     public var levels: [StreamAudioLevel]
@@ -286,6 +293,11 @@ public enum SessionEvent: Equatable, Sendable {
     /// changed: the loudest streams' levels. Sent without a `seq` and never replayed: a level is
     /// stale by the time a client reconnects.
     case audioLevels(AudioLevels)
+    /// To connections that get no connection events (docs/protocol.md, "Connection event
+    /// suppression"), at most once a second and only when it changed: the session's number of
+    /// connections. Sent without a `seq` and never replayed: a reconnecting client reads the count
+    /// in its reply.
+    case connectionCountChanged(ConnectionCount)
 
     public enum Name: String, Codable, CaseIterable, Sendable {
         case connectionCreated, connectionDestroyed, streamCreated, streamDestroyed, streamPropertyChanged
@@ -293,7 +305,7 @@ public enum SessionEvent: Equatable, Sendable {
         case publisherVideoDisableWarning, publisherVideoDisableWarningLifted, publisherVideoDisabled, publisherVideoEnabled
         case signal, subscriberDestroyed, sessionDisconnected
         case muteForced, forceMuteChanged
-        case activeSpeakerChanged, audioLevels
+        case activeSpeakerChanged, audioLevels, connectionCountChanged
     }
 
     public var name: Name {
@@ -319,6 +331,7 @@ public enum SessionEvent: Equatable, Sendable {
         case .forceMuteChanged: .forceMuteChanged
         case .activeSpeakerChanged: .activeSpeakerChanged
         case .audioLevels: .audioLevels
+        case .connectionCountChanged: .connectionCountChanged
         }
     }
 }

@@ -136,7 +136,8 @@ public struct BenchOptions: Codable, Sendable {
         apiSecret = "switchyard-development-secret-do-not-use-in-production"
         clients =
             scenario == .room || scenario == .fallback || scenario == .simulcast || scenario == .red
-            ? 4 : scenario == .bandwidth ? 1 : scenario == .cluster ? 12 : scenario == .webhooks ? 50 : scenario == .chaos ? 2 : 20
+            ? 4 : scenario == .bandwidth ? 1 : scenario == .cluster ? 12 : scenario == .webhooks ? 50 : scenario == .chaos ? 2
+            : scenario == .broadcast ? 1000 : 20
         durationSeconds =
             scenario == .fallback ? 22 : scenario == .red ? 30 : scenario == .soak || scenario == .webhooks ? 60 : scenario == .bandwidth ? 30 : scenario == .simulcast ? 32 : 10
         warmupSeconds = 2
@@ -181,7 +182,7 @@ public struct BenchOptions: Codable, Sendable {
         steadySeconds = 60
         forwardLoudest = 3
         sessions = scenario == .chaos ? 3 : 4
-        churnRate = 10
+        churnRate = scenario == .broadcast ? 200 : 10
         receiverHost = "127.0.0.1"
         receiverPort = 0
         receiver = .normal
@@ -297,6 +298,10 @@ public struct BenchOptions: Codable, Sendable {
             if capKbps != 0, !(32...10_000).contains(capKbps) { return "--cap-kbps must be 0 (no cap fault) or within 32...10000" }
             if !(capSeconds >= 2 && capSeconds <= 60) { return "--cap-seconds must be within 2...60" }
             if capInterface.isEmpty || capInterface.contains(where: { $0 == " " || $0 == "/" }) { return "--cap-interface must name a network interface, e.g. lo" }
+        }
+        if scenario == .broadcast {
+            if !(1...15_000).contains(clients) { return "--clients (viewers) must be within 1...15000 for broadcast" }
+            if !(churnRate > 0 && churnRate <= 1000) { return "--churn-rate (joins a second) must be within (0, 1000] for broadcast" }
         }
         if scenario == .webhooks {
             if !(1...100).contains(sessions) { return "--sessions must be within 1...100" }

@@ -427,6 +427,7 @@ public struct BenchReport: Codable, Sendable {
     public var soak: Soak?
     public var speakers: Speakers?
     public var webhooks: Webhooks?
+    public var broadcast: Broadcast?
     public var chaos: Chaos?
     public var red: Red?
     public var timeline: [TimelineSeries] = []

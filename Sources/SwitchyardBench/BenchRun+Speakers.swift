@@ -136,19 +136,7 @@ extension BenchRun {
 
     /// `POST /v1/sessions` with `audio.forwardLoudest`.
     private func createSession(_ sessionId: String, forwardLoudest: Int) async throws {
-        guard let base = ClusterNodeAddress.httpBase(ofWebSocket: url), let address = URL(string: "\(base)/v1/sessions") else {
-            throw BenchError.setupFailed("no HTTP address for \(url)")
-        }
-        var request = URLRequest(url: address, timeoutInterval: 10)
-        request.httpMethod = "POST"
-        request.setValue("Bearer \(try await tokens.mintRESTToken(lifetime: 300, now: Date()))", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(#"{"sessionId":"\#(sessionId)","audio":{"forwardLoudest":\#(forwardLoudest)}}"#.utf8)
-        let (body, response) = try await URLSession.shared.data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard status == 201 else {
-            throw BenchError.setupFailed("POST /v1/sessions with forwardLoudest \(forwardLoudest) answered \(status): \(String(decoding: body, as: UTF8.self))")
-        }
+        try await createSession(#"{"sessionId":"\#(sessionId)","audio":{"forwardLoudest":\#(forwardLoudest)}}"#)
     }
 
     /// What one room's turns were: the script, when they ended, and the audio its participants received.

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 import Logging
 import SRTP
 import Signaling
@@ -156,6 +159,7 @@ public final class BenchRun: @unchecked Sendable {
             case .cluster: try await runCluster()
             case .speakers: try await runSpeakers()
             case .webhooks: try await runWebhooks()
+            case .broadcast: try await runBroadcast()
             case .chaos: try await runChaos()
             }
         } catch {
@@ -185,7 +189,7 @@ public final class BenchRun: @unchecked Sendable {
     /// nil); one with `speakerEvents` hears who speaks.
     func connect(
         session sessionId: String, role: Role, reconnects: Bool = false, through entry: String? = nil, alternatives: [String] = [],
-        speakerEvents: Bool = false, reconnectTimeout: Duration? = nil
+        speakerEvents: Bool = false, suppressConnectionEvents: Bool = false, reconnectTimeout: Duration? = nil
     ) async throws -> Session {
         let token = try await tokens.mintClientToken(sessionId: sessionId, role: role, lifetime: 3600, now: Date())
         var options = nextLoop.withLock { next in
@@ -196,7 +200,8 @@ public final class BenchRun: @unchecked Sendable {
         options.alternativeURLs = alternatives
         if let reconnectTimeout { options.reconnectTimeout = reconnectTimeout }
         let session = try await Session.connect(
-            url: entry ?? url, sessionId: sessionId, token: token, options: options, subscribeToSpeakerEvents: speakerEvents)
+            url: entry ?? url, sessionId: sessionId, token: token, options: options, subscribeToSpeakerEvents: speakerEvents,
+            suppressConnectionEvents: suppressConnectionEvents)
         sessionList.withLock { $0.append(session) }
         return session
     }
@@ -304,6 +309,23 @@ public final class BenchRun: @unchecked Sendable {
         }
         report.clients.subscribers = tracked.count
         try await Measurement(run: self, publishers: participants.map(\.1), subscribers: tracked).measure()
+    }
+
+    /// `POST /v1/sessions` with `body` to the daemon the bench runs against.
+    func createSession(_ body: String) async throws {
+        guard let base = ClusterNodeAddress.httpBase(ofWebSocket: url), let address = URL(string: "\(base)/v1/sessions") else {
+            throw BenchError.setupFailed("no HTTP address for \(url)")
+        }
+        var request = URLRequest(url: address, timeoutInterval: 10)
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(try await tokens.mintRESTToken(lifetime: 300, now: Date()))", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(body.utf8)
+        let (answer, response) = try await URLSession.shared.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard status == 201 else {
+            throw BenchError.setupFailed("POST /v1/sessions \(body) answered \(status): \(String(decoding: answer, as: UTF8.self))")
+        }
     }
 
     /// Forgets a client that left, so the teardown does not disconnect it again.

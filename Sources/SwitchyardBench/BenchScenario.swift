@@ -41,4 +41,9 @@ public enum BenchScenario: String, CaseIterable, Codable, Sendable {
     /// the same random loss, half of them taking RED and half the primary frames alone: how many lost
     /// frames each half had to conceal.
     case red
+    /// One session created with connection events suppressed: a publisher, a moderator who hears
+    /// every join and leave, and N signaling-only viewers joining at a set rate, then leaving all
+    /// at once; join latency, the daemon's memory per connection, the events each role got, and
+    /// how long the crowd takes to leave.
+    case broadcast
 }

@@ -17,7 +17,7 @@ public enum ReportTable {
             ? "VP8 \(options.width)x\(options.height)@\(options.frameRate) \(options.videoBitrate / 1000) kbps + Opus \(options.audioBitrate / 1000) kbps"
             : "Opus \(options.audioBitrate / 1000) kbps")
         row("measured", number(report.measuredSeconds, " s"))
-        if ![.join, .cluster, .speakers, .webhooks, .chaos].contains(report.scenario) {
+        if ![.join, .cluster, .speakers, .webhooks, .chaos, .broadcast].contains(report.scenario) {
             let forwarding = report.forwarding
             row("forwarded packets/s", number(forwarding.packetsPerSecond, digits: 0))
             row("forwarded packets per server CPU-s", number(forwarding.packetsPerServerCPUSecond, digits: 0))
@@ -170,6 +170,25 @@ public enum ReportTable {
             }
         }
         if let chaos = report.chaos { rows += chaos.tableRows }
+        if let broadcast = report.broadcast {
+            row(
+                "viewers joining",
+                "\(broadcast.joined) of \(broadcast.viewers) at \(number(broadcast.joinsPerSecond, "/s", digits: 0)) in \(number(broadcast.joinSeconds, " s")), "
+                    + "\(broadcast.joinFailures) failed; connect → reply p50 / p99 / max "
+                    + [broadcast.joinP50Ms, broadcast.joinP99Ms, broadcast.joinMaxMs].map { number($0, digits: 1) }.joined(separator: " / ") + " ms")
+            row(
+                "daemon memory",
+                "\(number(broadcast.daemonRSSBeforeMB, " MB")) → \(number(broadcast.daemonRSSAfterMB, " MB")), "
+                    + "\(number(broadcast.memoryPerConnectionKiB, " KiB", digits: 1)) per viewer")
+            row(
+                "CPU while joining",
+                "daemon \(number(broadcast.daemonCPUPercentWhileJoining, " %", digits: 0)), bench \(number(broadcast.benchCPUPercentWhileJoining, " %", digits: 0)) of a core")
+            row(
+                "events",
+                "moderator heard \(broadcast.moderatorJoinsHeard) joins and \(broadcast.moderatorLeavesHeard) leaves; "
+                    + "\(broadcast.viewersWithTheRightCount) viewers with the right count, \(broadcast.viewersThatHeardJoins) told of other viewers")
+            row("all leaving at once", number(broadcast.leaveSeconds, " s", digits: 2))
+        }
         if let webhooks = report.webhooks {
             row(
                 "churn",

@@ -32,6 +32,9 @@ public enum SessionClientEvent: Equatable, Sendable {
     case activeSpeakerChanged(streamId: String?)
     /// With speaker events asked for at connect: the loudest streams' levels, loudest first.
     case audioLevels([StreamAudioLevel])
+    /// Without connection events (docs/protocol.md, "Connection event suppression"): the
+    /// session's number of connections, at most once a second and only when it changed.
+    case connectionCountChanged(Int)
 }
 
 /// What happens to one subscriber, named after the reference platform's subscriber delegate.

@@ -49,6 +49,9 @@ public final class Session: Sendable {
         var activeSpeakerStreamId: String?
         /// From sending the last `connect` or `reconnect` to its reply.
         var connectReplyTime: Duration?
+        /// The session's connections, this one included: from each reply, then from connection
+        /// events or, without them, `connectionCountChanged`.
+        var connectionCount = 0
     }
 
     /// Redirects to another node `connect` follows before giving up: one is the rule (the node
@@ -61,27 +64,40 @@ public final class Session: Sendable {
     /// Whether this connection hears who speaks: `activeSpeakerChanged` and `audioLevels` events, and
     /// `activeSpeakerStreamId` (docs/speakers.md).
     public let subscribesToSpeakerEvents: Bool
+    /// Whether this connection asked to go without the others' `connectionCreated` and
+    /// `connectionDestroyed` (docs/protocol.md, "Connection event suppression"); a session can also
+    /// suppress them for everyone but moderators. Without them, `connections` holds this connection
+    /// and the publishers', and `connectionCount` follows `connectionCountChanged`.
+    public let suppressesConnectionEvents: Bool
     public let events: AsyncStream<SessionClientEvent>
     private let eventSink: AsyncStream<SessionClientEvent>.Continuation
     private let token: String
     private let state = Mutex(State())
 
-    private init(url: String, sessionId: String, token: String, options: SessionOptions, subscribesToSpeakerEvents: Bool) {
+    private init(
+        url: String, sessionId: String, token: String, options: SessionOptions, subscribesToSpeakerEvents: Bool, suppressesConnectionEvents: Bool
+    ) {
         self.url = url
         self.sessionId = sessionId
         self.token = token
         self.options = options
         self.subscribesToSpeakerEvents = subscribesToSpeakerEvents
+        self.suppressesConnectionEvents = suppressesConnectionEvents
         (events, eventSink) = AsyncStream.makeStream(of: SessionClientEvent.self, bufferingPolicy: .bufferingNewest(4096))
     }
 
     /// Opens a WebSocket to `url` (`ws://host:port/v1/ws`) and connects to `sessionId` with `token`.
     /// With `subscribeToSpeakerEvents`, the session hears who speaks (`activeSpeakerChanged`,
     /// `audioLevels`, `activeSpeakerStreamId`); a connection that did not ask hears none of it.
+    /// With `suppressConnectionEvents`, it hears the count of connections instead of each join and
+    /// leave (for an audience member of a broadcast).
     public static func connect(
-        url: String, sessionId: String, token: String, options: SessionOptions, subscribeToSpeakerEvents: Bool = false
+        url: String, sessionId: String, token: String, options: SessionOptions, subscribeToSpeakerEvents: Bool = false,
+        suppressConnectionEvents: Bool = false
     ) async throws(SessionError) -> Session {
-        let session = Session(url: url, sessionId: sessionId, token: token, options: options, subscribesToSpeakerEvents: subscribeToSpeakerEvents)
+        let session = Session(
+            url: url, sessionId: sessionId, token: token, options: options, subscribesToSpeakerEvents: subscribeToSpeakerEvents,
+            suppressesConnectionEvents: suppressConnectionEvents)
         try await session.open()
         return session
     }
@@ -104,6 +120,8 @@ public final class Session: Sendable {
     public var iceServers: [ICEServer] { state.withLock { $0.iceServers } }
     public var streams: [StreamInfo] { state.withLock { Array($0.streams.values) } }
     public var connections: [ConnectionInfo] { state.withLock { Array($0.connections.values) } }
+    /// How many connections the session has, this one included.
+    public var connectionCount: Int { state.withLock { $0.connectionCount } }
     /// Whether streams published now start muted (a moderator's `forceMuteAll`, until `disableForceMute`).
     public var forceMute: ForceMuteState { state.withLock { $0.forceMute } }
     /// The stream the router hears as the dominant speaker (nil while nobody has spoken, or once the
@@ -132,7 +150,8 @@ public final class Session: Sendable {
         state.withLock { $0.heldEvents = [] }
         do {
             let parameters = ConnectParameters(
-                sessionId: sessionId, token: token, subscribeToSpeakerEvents: subscribesToSpeakerEvents ? true : nil)
+                sessionId: sessionId, token: token, subscribeToSpeakerEvents: subscribesToSpeakerEvents ? true : nil,
+                connectionEventsSuppressed: suppressesConnectionEvents ? true : nil)
             return try await openChannel(with: .connect(parameters))
         } catch {
             state.withLock { $0.heldEvents = nil }
@@ -162,6 +181,11 @@ public final class Session: Sendable {
             state.connection = reconnected.connection
             state.reconnection = reconnected.reconnection
             if let iceServers = reconnected.iceServers { state.iceServers = iceServers }
+            // A connection that hears joins and leaves gets those it missed replayed after this
+            // reply, whose count has them already.
+            let hearsConnectionEvents =
+                !suppressesConnectionEvents && (reconnected.session.connectionEventsSuppressed != true || reconnected.role == .moderator)
+            if !hearsConnectionEvents { state.connectionCount = reconnected.session.connectionCount }
         }
         attach(channel)
     }
@@ -558,11 +582,20 @@ public final class Session: Sendable {
         }
         switch event {
         case .connectionCreated(let created):
-            state.withLock { $0.connections[created.connection.connectionId] = created.connection }
+            state.withLock {
+                $0.connections[created.connection.connectionId] = created.connection
+                $0.connectionCount += 1
+            }
             eventSink.yield(.connectionCreated(created.connection))
         case .connectionDestroyed(let destroyed):
-            state.withLock { _ = $0.connections.removeValue(forKey: destroyed.connection.connectionId) }
+            state.withLock {
+                _ = $0.connections.removeValue(forKey: destroyed.connection.connectionId)
+                $0.connectionCount -= 1
+            }
             eventSink.yield(.connectionDestroyed(destroyed.connection, reason: destroyed.reason))
+        case .connectionCountChanged(let change):
+            state.withLock { $0.connectionCount = change.connectionCount }
+            eventSink.yield(.connectionCountChanged(change.connectionCount))
         case .streamCreated(let created):
             state.withLock { $0.streams[created.stream.streamId] = created.stream }
             eventSink.yield(.streamCreated(created.stream))
@@ -795,6 +828,7 @@ extension Session.State {
         nodeId = connected.nodeId
         iceServers = connected.iceServers ?? []
         forceMute = connected.session.forceMute
+        connectionCount = connected.session.connectionCount
         connections = Dictionary(connected.session.connections.map { ($0.connectionId, $0) }) { first, _ in first }
         streams = Dictionary(connected.session.streams.map { ($0.streamId, $0) }) { first, _ in first }
     }

@@ -20,6 +20,25 @@ import Testing
         #expect(try roundTrip(.reply(id: 2, .empty(.signal))) == .reply(id: 2, .empty(.signal)))
     }
 
+    /// An event encoded once and given each connection's `seq` is, byte for byte, the event encoded
+    /// with that `seq`, whatever its data holds (quotes, a `"v":` inside a string).
+    @Test func anEventEncodedOnceTakesEachSequenceAsIfEncodedWithIt() throws {
+        let events: [SessionEvent] = [
+            .connectionCreated(ConnectionEvent(connection: connection)),
+            .signal(SignalDelivery(from: "c_1", type: "chat", data: #"{"v":1} "seq":2 \ end"#)),
+            .connectionCountChanged(ConnectionCount(connectionCount: 15_000)),
+        ]
+        for event in events {
+            let shared = EncodedEvent(event)
+            for sequence: UInt64 in [1, 42, UInt64.max] {
+                let text = shared.text(sequence: sequence)
+                #expect(text == String(decoding: ServerMessage.event(event).encoded(eventSequence: sequence), as: UTF8.self))
+                #expect(try JSONDecoder().decode(ServerMessage.self, from: Data(text.utf8)) == .event(event))
+                #expect(ServerMessage.eventSequence(of: Data(text.utf8)) == sequence)
+            }
+        }
+    }
+
     @Test func aReconnectReplyCarriesTheNewSecretAndAnEventItsSequence() throws {
         var reconnecting = connection
         reconnecting.status = .reconnecting

@@ -288,6 +288,34 @@ extension SessionError {
         try await harness.stop()
     }
 
+    /// A Session that suppresses connection events follows the count instead; one that does not
+    /// counts the events, and both agree.
+    @Test func aSessionWithoutConnectionEventsFollowsTheCount() async throws {
+        let harness = try await DaemonHarness.start()
+        let loop = try MediaLoop()
+        let url = "ws://127.0.0.1:\(harness.port)/v1/ws"
+        let options = SessionOptions(mediaLoop: loop)
+        let host = try await session(harness, "client-count", .publisher, loop: loop)
+        let viewer = try await Session.connect(
+            url: url, sessionId: "client-count", token: try await harness.token(session: "client-count", role: .subscriber),
+            options: options, suppressConnectionEvents: true)
+        #expect(viewer.suppressesConnectionEvents && viewer.connectionCount == 2)
+        #expect(viewer.connections.map(\.connectionId) == [viewer.connection!.connectionId])
+        let third = try await session(harness, "client-count", .subscriber, loop: loop)
+        #expect(await next(viewer.events) { $0 == .connectionCountChanged(3) } != nil)
+        #expect(viewer.connectionCount == 3)
+        #expect(await next(host.events) { $0 == .connectionCreated(third.connection!) } != nil)
+        #expect(host.connectionCount == 3)
+        await third.disconnect()
+        #expect(await next(viewer.events) { $0 == .connectionCountChanged(2) } != nil)
+        #expect(await next(host.events) { if case .connectionDestroyed = $0 { true } else { false } } != nil)
+        #expect(host.connectionCount == 2)
+        await viewer.disconnect()
+        await host.disconnect()
+        await loop.stop()
+        try await harness.stop()
+    }
+
     /// A node that refuses sockets at the end of a drain says so as soon as the client asks: the word
     /// waits for the client's `connect`, so it never shares a read with the 101 response, which the
     /// client's WebSocket library would lose (and the client wait out its request timeout).

@@ -200,25 +200,32 @@ export async function mediaPath(pc) {
  * null when the floor went free), kept in `activeSpeakerStreamId`; `audioLevels` (detail: {levels:
  * [{streamId, level, speaking}]}, the loudest streams, at most 4 a second; never replayed after a
  * reconnection, since a level is stale by then).
+ * Connection events suppressed (connected with `suppressConnectionEvents`, or in a session created
+ * with `connectionEventsSuppressed: true`, for all but moderators; docs/protocol.md): no
+ * `connectionCreated` / `connectionDestroyed` for the others; `connections` holds ours and the
+ * publishers', and `connectionCountChanged` (detail: {connectionCount}, at most once a second) keeps
+ * `connectionCount` current.
  */
 export class Session extends EventTarget {
   /**
    * Opens the WebSocket and joins the session.
    * @param {{url: string, sessionId: string, token: string, forceRelay?: boolean,
-   *   subscribeToSpeakerEvents?: boolean, e2eeSecret?: string}} options `url` e.g.
+   *   subscribeToSpeakerEvents?: boolean, suppressConnectionEvents?: boolean, e2eeSecret?: string}} options `url` e.g.
    *   `ws://127.0.0.1:7880/v1/ws`; `forceRelay`: media only through the TURN servers of the connect
    *   reply (`iceTransportPolicy: "relay"`), refused when the server gives none;
    *   `subscribeToSpeakerEvents`: receive `activeSpeakerChanged` and `audioLevels`
-   *   (docs/speakers.md); `e2eeSecret`: the secret of a session created with `e2ee: true`, required
+   *   (docs/speakers.md); `suppressConnectionEvents`: the count of connections instead of each
+   *   join and leave (an audience member of a broadcast, docs/protocol.md); `e2eeSecret`: the secret of a session created with `e2ee: true`, required
    *   there and refused elsewhere (docs/e2ee.md)
    * @returns {Promise<Session>} once `connect` succeeded; rejects with {@link SwitchyardError}
    */
-  static async connect({ url, sessionId, token, forceRelay = false, subscribeToSpeakerEvents = false, e2eeSecret }) {
+  static async connect({ url, sessionId, token, forceRelay = false, subscribeToSpeakerEvents = false, suppressConnectionEvents = false, e2eeSecret }) {
     const session = new Session(url);
     session.#entryUrl = url;
     session.#token = token;
     session.#forceRelay = forceRelay;
     session.#speakerEvents = subscribeToSpeakerEvents;
+    session.#suppressConnectionEvents = suppressConnectionEvents;
     session.#connected(await session.#join(sessionId));
     if (forceRelay && !session.iceServers.some((server) => [server.urls].flat().some((u) => /^turns?:/i.test(u)))) {
       await session.disconnect();
@@ -261,6 +268,7 @@ export class Session extends EventTarget {
       try {
         const params = { sessionId, token: this.#token };
         if (this.#speakerEvents) params.subscribeToSpeakerEvents = true;
+        if (this.#suppressConnectionEvents) params.connectionEventsSuppressed = true;
         return await this.#send("connect", params);
       } catch (error) {
         this.#ws.close();
@@ -273,6 +281,7 @@ export class Session extends EventTarget {
   #ws; #nextId = 1; #pending = new Map(); #early = []; #ready = false; #closed = false; #sawDisconnected = false;
   #status = "connecting"; #reconnection = null; #lastSeq = 0; #leaving = false; #waiters = [];
   #entryUrl; #token; #nodeId = null; #disconnectReason = null; #forceRelay = false; #speakerEvents = false;
+  #suppressConnectionEvents = false;
   /** @type {FrameEncryption|null} */ #encryption = null;
 
   /** `connecting`, `connected`, `reconnecting`, `disconnected` (left, or ended by the server) or
@@ -290,6 +299,9 @@ export class Session extends EventTarget {
     /** @type {string|null} */ this.sessionId = null;
     /** @type {Map<string, object>} connectionId → ConnectionInfo, kept current by the events */
     this.connections = new Map();
+    /** @type {number} the session's connections, ours included (from the replies, then the
+     *  connection events or, without them, `connectionCountChanged`) */
+    this.connectionCount = 0;
     /** @type {Map<string, object>} streamId → StreamInfo, ours included, kept current by the events */
     this.streams = new Map();
     /** @type {Map<string, Publisher>} streamId → our publishers */
@@ -348,6 +360,7 @@ export class Session extends EventTarget {
     this.iceServers = result.iceServers ?? [];
     this.forceMute = result.session.forceMute ?? { active: false };
     this.activeSpeakerStreamId = result.session.activeSpeakerStreamId ?? null;
+    this.connectionCount = result.session.connectionCount ?? 0;
     // Once encrypted, always: a node the session moved to keeps its media sealed.
     this.e2ee = this.e2ee || result.session.e2ee === true;
     this.#status = "connected";
@@ -415,8 +428,9 @@ export class Session extends EventTarget {
 
   #event(name, data) {
     switch (name) {
-      case "connectionCreated": this.connections.set(data.connection.connectionId, data.connection); break;
-      case "connectionDestroyed": this.connections.delete(data.connection.connectionId); break;
+      case "connectionCreated": this.connections.set(data.connection.connectionId, data.connection); this.connectionCount += 1; break;
+      case "connectionDestroyed": this.connections.delete(data.connection.connectionId); this.connectionCount -= 1; break;
+      case "connectionCountChanged": this.connectionCount = data.connectionCount; break;
       case "streamCreated": case "streamPropertyChanged": this.streams.set(data.stream.streamId, data.stream); break;
       case "streamDestroyed": this.streams.delete(data.stream.streamId); break;
       case "forceMuteChanged": this.forceMute = data; break;
@@ -508,6 +522,9 @@ export class Session extends EventTarget {
         });
         this.connection = result.connection;
         this.#reconnection = result.reconnection ?? null;
+        // Joins and leaves missed while away are replayed after this reply, whose count has them already.
+        const hearsConnectionEvents = !this.#suppressConnectionEvents && (result.session.connectionEventsSuppressed !== true || result.role === "moderator");
+        if (!hearsConnectionEvents) this.connectionCount = result.session.connectionCount ?? this.connectionCount;
         if (result.iceServers) {
           this.iceServers = result.iceServers;
           this.#refreshPeerConnections();

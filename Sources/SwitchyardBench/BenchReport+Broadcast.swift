@@ -1,0 +1,45 @@
+extension BenchReport {
+    /// The broadcast scenario: a crowd of signaling-only viewers joining one session that suppresses
+    /// connection events, and leaving it at once.
+    public struct Broadcast: Codable, Sendable {
+        public var viewers: Int
+        public var joinsPerSecond: Double
+        public var joined = 0
+        public var joinFailures = 0
+        /// From sending `connect` to its reply, over the viewers that joined.
+        public var joinP50Ms: Double?
+        public var joinP99Ms: Double?
+        public var joinMaxMs: Double?
+        /// From the first join's planned start to the last reply.
+        public var joinSeconds = 0.0
+        /// The daemon's resident memory before the crowd and once it had joined, and the growth
+        /// per viewer. Nil for a remote daemon without --server-pid.
+        public var daemonRSSBeforeMB: Double?
+        public var daemonRSSAfterMB: Double?
+        public var memoryPerConnectionKiB: Double?
+        /// CPU over the joins, in percent of one core: the daemon's, and the bench's own (with both
+        /// on this machine's two cores, the bench must not be what limits the joins).
+        public var daemonCPUPercentWhileJoining: Double?
+        public var benchCPUPercentWhileJoining = 0.0
+        /// Viewers whose count reached everyone in the session within 10 s of the last join.
+        public var viewersWithTheRightCount = 0
+        /// Viewers that were told of another viewer joining (none should be).
+        public var viewersThatHeardJoins = 0
+        /// The moderator must hear every join and every leave.
+        public var moderatorJoinsHeard = 0
+        public var moderatorLeavesHeard = 0
+        /// From every viewer starting to leave at once to the moderator hearing the last leave.
+        public var leaveSeconds = 0.0
+
+        public init(viewers: Int, joinsPerSecond: Double) {
+            self.viewers = viewers
+            self.joinsPerSecond = joinsPerSecond
+        }
+
+        /// Events owed and not received: the moderator's joins and leaves, and the viewers whose count
+        /// never came right.
+        public var eventsLost: Int {
+            max(joined - moderatorJoinsHeard, 0) + max(joined - moderatorLeavesHeard, 0) + (joined - viewersWithTheRightCount)
+        }
+    }
+}
