@@ -33,17 +33,28 @@ extension BenchRun {
         say("\(options.clients) viewers joining at \(options.churnRate) a second")
         let joinStart = ContinuousClock.now
         let spacing = 1 / options.churnRate
-        let viewers = await withTaskGroup(of: Session?.self) { group in
+        let (viewers, failures) = await withTaskGroup(of: Result<Session, any Error>.self) { group in
             for index in 0..<options.clients {
                 group.addTask {
                     try? await Task.sleep(until: joinStart + .seconds(Double(index) * spacing), clock: .continuous)
-                    return try? await self.connect(session: sessionId, role: .subscriber, suppressConnectionEvents: true)
+                    do {
+                        return .success(try await self.connect(session: sessionId, role: .subscriber, suppressConnectionEvents: true))
+                    } catch {
+                        return .failure(error)
+                    }
                 }
             }
             var joined: [Session] = []
-            for await viewer in group { if let viewer { joined.append(viewer) } }
-            return joined
+            var failures: [String] = []
+            for await result in group {
+                switch result {
+                case .success(let viewer): joined.append(viewer)
+                case .failure(let error): failures.append("\(error)")
+                }
+            }
+            return (joined, failures)
         }
+        report.errors += Array(Set(failures).prefix(3)).map { "viewer join: \($0)" }
         let joinSeconds = Double((ContinuousClock.now - joinStart) / .milliseconds(1)) / 1000
         broadcast.joined = viewers.count
         broadcast.joinFailures = options.clients - viewers.count
@@ -69,6 +80,11 @@ extension BenchRun {
             broadcast.daemonCPUPercentWhileJoining = 100 * (daemonAfter.cpuSeconds - daemonBefore.cpuSeconds) / max(joinSeconds, 0.001)
         }
         broadcast.benchCPUPercentWhileJoining = 100 * (benchAfter.cpuSeconds - benchBefore.cpuSeconds) / max(joinSeconds, 0.001)
+        report.measuredSeconds = joinSeconds
+        report.bench = ProcessUsageSample.usage(from: benchBefore, to: benchAfter, peakMB: benchAfter.rssMB)
+        if let daemonBefore, let daemonAfter {
+            report.server = ProcessUsageSample.usage(from: daemonBefore, to: daemonAfter, peakMB: daemonAfter.rssMB)
+        }
         broadcast.viewersWithTheRightCount = viewers.filter { $0.connectionCount == everyone }.count
         // A viewer's picture holds itself and the publisher; any other connection came by an event it should not have had.
         broadcast.viewersThatHeardJoins = viewers.filter { $0.connections.count > 2 }.count

@@ -96,6 +96,8 @@ public final class BenchRun: @unchecked Sendable {
                 case .room: options.clients * options.clients
                 // Three rooms of participants who each publish once and subscribe to all the others.
                 case .speakers: 3 * options.clients * options.clients
+                // Its viewers are signaling only.
+                case .broadcast: 16
                 default: options.clients + 2
                 }
             progress("starting \(daemonExecutable.path)")

@@ -39,7 +39,11 @@ final class LocalDaemon: Sendable {
         if let spreadThreshold = options.spreadThreshold { media["spreadThreshold"] = spreadThreshold }
         if let workerLoop = options.workerLoop { media["workerLoop"] = workerLoop }
         var configuration: [String: Any] = [
-            "server": ["host": host, "port": httpPort],
+            // Every client comes from this one address: the per-address cap must take them all.
+            "server": [
+                "host": host, "port": httpPort,
+                "http": ["maxConnections": max(10_000, options.clients + 100), "maxConnectionsPerAddress": max(2000, options.clients + 100)],
+            ],
             "credentials": ["apiKey": options.apiKey, "apiSecret": options.apiSecret],
             "signaling": [
                 "maxConnectionsPerSession": max(1000, options.clients + 16), "maxSubscribersPerConnection": max(256, options.clients + 16),
