@@ -172,25 +172,32 @@ enum WebSocketFrameBytes {
 
     /// The close code of the first close frame among frames a server sent (unmasked), if any.
     static func closeCode(in bytes: [UInt8]) -> UInt16? {
+        guard let close = frames(in: bytes).first(where: { $0.opcode == Self.close }), close.payload.count >= 2 else { return nil }
+        return UInt16(close.payload[0]) << 8 | UInt16(close.payload[1])
+    }
+
+    /// The whole frames at the start of what a server sent (unmasked), in order; a frame not yet
+    /// complete ends the list.
+    static func frames(in bytes: [UInt8]) -> [(opcode: UInt8, payload: [UInt8])] {
+        var frames: [(opcode: UInt8, payload: [UInt8])] = []
         var index = 0
         while index + 2 <= bytes.count {
-            let opcode = bytes[index] & 0x0F
             var length = Int(bytes[index + 1] & 0x7F)
             var header = 2
-            if length == 126, index + 4 <= bytes.count {
+            if length == 126 {
+                guard index + 4 <= bytes.count else { break }
                 length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
                 header = 4
-            } else if length == 127, index + 10 <= bytes.count {
+            } else if length == 127 {
+                guard index + 10 <= bytes.count else { break }
                 length = bytes[(index + 2)..<(index + 10)].reduce(0) { $0 << 8 | Int($1) }
                 header = 10
             }
             let start = index + header
-            guard start + length <= bytes.count else { return nil }
-            if opcode == close {
-                return length >= 2 ? UInt16(bytes[start]) << 8 | UInt16(bytes[start + 1]) : nil
-            }
+            guard start + length <= bytes.count else { break }
+            frames.append((bytes[index] & 0x0F, Array(bytes[start..<(start + length)])))
             index = start + length
         }
-        return nil
+        return frames
     }
 }
