@@ -286,6 +286,19 @@ import Testing
         #expect((value(outcome.report, "speakers.cpu.withoutLevelsMicroseconds") as? Double ?? 0) > 0)
     }
 
+    @Test func aBroadcastCrowdJoinsHearsOnlyTheCountAndLeaves() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
+        let outcome = try run(["broadcast", "--clients", "60", "--churn-rate", "120"])
+        #expect(outcome.status == 0, "\(outcome.errors)")
+        expectDocumentedFields(outcome.report, scenario: "broadcast")
+        #expect(value(outcome.report, "broadcast.joined") as? Int == 60)
+        #expect(value(outcome.report, "broadcast.moderatorJoinsHeard") as? Int == 60)
+        #expect(value(outcome.report, "broadcast.moderatorLeavesHeard") as? Int == 60)
+        #expect(value(outcome.report, "broadcast.viewersWithTheRightCount") as? Int == 60)
+        #expect(value(outcome.report, "broadcast.viewersThatHeardJoins") as? Int == 0)
+        #expect((value(outcome.report, "broadcast.memoryPerConnectionKiB") as? Double).map { $0 > 0 } == true)
+    }
+
     @Test func webhooksDeliverEveryEventTheChurnCausedInOrderAndSigned() throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
         let outcome = try run(["webhooks", "--sessions", "2", "--clients", "4", "--churn-rate", "4", "--duration", "3"])
@@ -359,6 +372,7 @@ import Testing
         (["reconnect", "--drops", "1,soon"], "--drops: \"1,soon\" is not a comma-separated list of seconds"),
         (["reconnect", "--drops", "0"], "--drops must be seconds within (0, 600]"),
         (["teleport"], "unknown scenario \"teleport\""),
+        (["broadcast", "--clients", "20000"], "--clients (viewers) must be within 1...15000 for broadcast"),
         (["fallback", "--schedule", "3:loss=0.3"], "schedule step \"3:loss=0.3\" is not <seconds>s:<impairment>"),
         (["fanout", "--srtp-profile", "NULL"], "--srtp-profile NULL is not one of"),
         (["fallback", "--publisher-schedule", "1s:loss=0.3", "--impaired", "1"], "--publisher-schedule measures the publisher side"),
