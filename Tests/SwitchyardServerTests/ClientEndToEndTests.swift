@@ -324,7 +324,8 @@ extension SessionError {
         let loop = try MediaLoop()
         await harness.daemon.signaling.shutdown(drainTime: .milliseconds(200), reason: .nodeDraining)
         let token = try await harness.token(session: "client-drained", role: .publisher)
-        let options = SessionOptions(mediaLoop: loop, requestTimeout: .seconds(3), reconnects: false)
+        // A lost refusal shows as a request timeout; the default 10 s leaves a loaded machine room.
+        let options = SessionOptions(mediaLoop: loop, reconnects: false)
         var outcomes: [String: Int] = [:]
         for _ in 0..<40 {
             let refusal = await failure {
