@@ -8,12 +8,35 @@
 #include <string.h>
 #include <sys/uio.h>
 
+int switchyard_enable_receive_timestamps(int fd) {
+    int on = 1;
+    return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+}
+
+/* When the kernel took a datagram in, from its SO_TIMESTAMPNS stamp, in wall-clock nanoseconds; 0
+ * without one. */
+static unsigned long long received_at(struct msghdr *header) {
+    for (struct cmsghdr *control = CMSG_FIRSTHDR(header); control != NULL; control = CMSG_NXTHDR(header, control)) {
+        if (control->cmsg_level != SOL_SOCKET || control->cmsg_type != SCM_TIMESTAMPNS) {
+            continue;
+        }
+        struct timespec stamp;
+        memcpy(&stamp, CMSG_DATA(control), sizeof stamp);
+        return (unsigned long long)stamp.tv_sec * 1000000000ULL + (unsigned long long)stamp.tv_nsec;
+    }
+    return 0;
+}
+
 int switchyard_recv_batch(int socket_fd, switchyard_datagram_slot *slots, unsigned int count) {
     if (count > SWITCHYARD_MAX_BATCH) {
         count = SWITCHYARD_MAX_BATCH;
     }
     struct mmsghdr headers[SWITCHYARD_MAX_BATCH];
     struct iovec vectors[SWITCHYARD_MAX_BATCH];
+    union {
+        char bytes[CMSG_SPACE(sizeof(struct timespec))];
+        struct cmsghdr align;
+    } controls[SWITCHYARD_MAX_BATCH];
     memset(headers, 0, sizeof(struct mmsghdr) * count);
     for (unsigned int i = 0; i < count; i++) {
         vectors[i].iov_base = slots[i].buffer;
@@ -22,11 +45,14 @@ int switchyard_recv_batch(int socket_fd, switchyard_datagram_slot *slots, unsign
         headers[i].msg_hdr.msg_iovlen = 1;
         headers[i].msg_hdr.msg_name = &slots[i].address;
         headers[i].msg_hdr.msg_namelen = sizeof(struct sockaddr_storage);
+        headers[i].msg_hdr.msg_control = controls[i].bytes;
+        headers[i].msg_hdr.msg_controllen = sizeof controls[i].bytes;
     }
     int received = recvmmsg(socket_fd, headers, count, MSG_DONTWAIT, NULL);
     for (int i = 0; i < received; i++) {
         slots[i].length = headers[i].msg_len;
         slots[i].address_length = headers[i].msg_hdr.msg_namelen;
+        slots[i].received_nanoseconds = received_at(&headers[i].msg_hdr);
     }
     return received;
 }

@@ -170,7 +170,7 @@ extension CascadingMediaControl {
             guard legs[existing]?.router == router, legs[existing]?.edge == edge else { throw .unknownTransport(existing) }
             leg = existing
         } else {
-            let options = PlainTransportOptions(remoteAddress: ingress, clientSRTP: edgeKey, routerSRTP: legKey, redundantAudio: .asPublished)
+            let options = PlainTransportOptions(remoteAddress: ingress, clientSRTP: edgeKey, routerSRTP: legKey, redundantAudio: .asPublished, isRelayLeg: true)
             leg = try await local.createPlainTransport(router: router, options: options, toConsume: producers).transportID
             legs[leg] = (router, edge)
         }

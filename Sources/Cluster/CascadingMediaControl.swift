@@ -405,6 +405,8 @@ public actor CascadingMediaControl: MediaControl, Service {
                     transportTag(of: transport, on: node).map { .transportClosed($0, reason: reason) }
                 case .audioFallback(let transport, let side, let transition):
                     transportTag(of: transport, on: node).map { .audioFallback($0, side: side, transition) }
+                case .overloadShedding(let transport, let videoOff):
+                    transportTag(of: transport, on: node).map { .overloadShedding($0, videoOff: videoOff) }
                 case .consumerLayerChanged(let consumer, let state):
                     consumerTag(of: consumer, on: node).map { .consumerLayerChanged($0, state) }
                 case .producerIdle, .producerActive, .keyFrameNeeded, .producerLayersChanged, .dominantSpeakerChanged, .audioLevels: nil
@@ -416,7 +418,7 @@ public actor CascadingMediaControl: MediaControl, Service {
     /// A local event: the edge's to its origin, a relay leg's nowhere, the rest to signaling.
     private func route(_ event: MediaEvent) {
         switch event {
-        case .transportConnected(let transport, _), .audioFallback(let transport, _, _):
+        case .transportConnected(let transport, _), .audioFallback(let transport, _, _), .overloadShedding(let transport, _):
             if let key = routeOfTransport[transport] { return send(event, to: key) }
             if legs[transport] != nil { return }
         case .transportFailed(let transport, _), .transportClosed(let transport, _):

@@ -19,4 +19,7 @@ public enum MediaControlError: Error, Equatable, Sendable, Codable {
     case system(call: String, errno: Int32)
     /// In a cluster: `node` is shutting down and takes no new work for other nodes.
     case shuttingDown(node: String)
+    /// The worker that would forward to a new subscriber is at its capacity (overload shedding);
+    /// `reason` says by which measure.
+    case overloaded(worker: Int, reason: String)
 }

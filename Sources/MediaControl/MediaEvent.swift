@@ -16,6 +16,9 @@ public enum MediaEvent: Equatable, Sendable, Codable {
     /// The audio-fallback policy of a transport moved; for `.publisher`, the media plane has already
     /// stopped (or restarted) the video for every subscriber of the transport's video producers.
     case audioFallback(TransportID, side: AudioFallbackSide, AudioFallbackTransition)
+    /// Overload shedding turned the transport's video off (`videoOff` true) to keep its worker's
+    /// media on time, or back on.
+    case overloadShedding(TransportID, videoOff: Bool)
     /// What the router knows of a simulcast producer's layers changed: a layer's first key frame (or
     /// a new one) gave its picture size, or its measured frame rate moved by more than a quarter.
     /// Lowest first, with the size 0 × 0 and the frame rate 0 where still unknown.

@@ -214,6 +214,16 @@ public struct WorkerStatistics: Equatable, Sendable, Codable {
     public var tcpConnectionsRefused: UInt64 = 0
     public var tcpConnectionsClosedUnverified: UInt64 = 0
     public var tcpConnectionsTimedOut: UInt64 = 0
+    /// Overload shedding: the least and the longest a packet waited in the worker's sockets in the
+    /// last evaluation (100 ms; the least grows only when the worker falls behind); subscribers whose
+    /// video it has off now; packets per second forwarded (smoothed over about a second); steps it
+    /// took off and back on since the start.
+    public var queueDelayNanoseconds: UInt64 = 0
+    public var worstQueueDelayNanoseconds: UInt64 = 0
+    public var videoShedSubscribers = 0
+    public var forwardedPacketsPerSecond = 0.0
+    public var sheddingSteps: UInt64 = 0
+    public var restoringSteps: UInt64 = 0
 
     public init(index: Int) {
         self.index = index

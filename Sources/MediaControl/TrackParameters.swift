@@ -75,4 +75,7 @@ public enum ConsumerPauseReason: String, Hashable, Sendable, CaseIterable, Codab
     case publisherChoice
     /// The audio-fallback policy turned the track off for this subscriber.
     case quality
+    /// The worker was offered more than it can forward on time and turned this subscriber's video
+    /// off (overload shedding, docs/capacity.md#overload).
+    case overload
 }

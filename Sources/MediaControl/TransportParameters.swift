@@ -42,12 +42,16 @@ public struct PlainTransportOptions: Equatable, Sendable, Codable {
     public var transportWideSequenceID: UInt8?
     /// How the router sends the client audio that arrives as RFC 2198 redundant audio.
     public var redundantAudio: RedundantAudioDelivery
+    /// The transport is a relay leg to another node's router, not one subscriber: it carries a whole
+    /// edge's audience, so overload shedding never turns its video off.
+    public var isRelayLeg: Bool
 
     public init(
         remoteAddress: TransportAddress? = nil, clientSRTP: SRTPParameters, routerProfile: String? = nil,
         transportWideSequenceID: UInt8? = nil, routerSRTP: SRTPParameters? = nil,
-        redundantAudio: RedundantAudioDelivery = .primaryOnly
+        redundantAudio: RedundantAudioDelivery = .primaryOnly, isRelayLeg: Bool = false
     ) {
+        self.isRelayLeg = isRelayLeg
         self.remoteAddress = remoteAddress
         self.clientSRTP = clientSRTP
         self.routerProfile = routerProfile
@@ -57,10 +61,11 @@ public struct PlainTransportOptions: Equatable, Sendable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case remoteAddress, clientSRTP, routerProfile, routerSRTP, transportWideSequenceID, redundantAudio
+        case remoteAddress, clientSRTP, routerProfile, routerSRTP, transportWideSequenceID, redundantAudio, isRelayLeg
     }
 
-    /// Reads options from a node that predates RED as taking the primary frames alone.
+    /// Reads options from a node that predates RED as taking the primary frames alone, and from one
+    /// that predates overload shedding as no relay leg.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         remoteAddress = try container.decodeIfPresent(TransportAddress.self, forKey: .remoteAddress)
@@ -69,6 +74,7 @@ public struct PlainTransportOptions: Equatable, Sendable, Codable {
         routerSRTP = try container.decodeIfPresent(SRTPParameters.self, forKey: .routerSRTP)
         transportWideSequenceID = try container.decodeIfPresent(UInt8.self, forKey: .transportWideSequenceID)
         redundantAudio = try container.decodeIfPresent(RedundantAudioDelivery.self, forKey: .redundantAudio) ?? .primaryOnly
+        isRelayLeg = try container.decodeIfPresent(Bool.self, forKey: .isRelayLeg) ?? false
     }
 }
 

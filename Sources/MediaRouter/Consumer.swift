@@ -174,7 +174,9 @@ final class Consumer {
             let buffer = producer.encodings[Int(forwarded.encoding)].retransmissions,
             let stored = buffer.packet(sequenceNumber: forwarded.producerSequenceNumber, now: now)
         else { return }
-        guard transport.retransmissionBudget.spend(stored.count, now: now) else {
+        // A worker behind on forwarding resends nothing: the resend would cost what a first send
+        // does, for a packet the receiver may no longer play.
+        guard !transport.worker.isSheddingLoad, transport.retransmissionBudget.spend(stored.count, now: now) else {
             retransmissionsOverBudget &+= 1
             return
         }

@@ -28,6 +28,9 @@ public struct DropCounters: Equatable, Sendable {
     /// Not queued to an ICE-TCP client whose connection already held its send queue's worth: the
     /// client reads slower than the router sends.
     public var sendQueueFull: UInt64 = 0
+    /// Media that waited in its socket past its kind's limit while the worker was overloaded
+    /// (`OverloadShedding`): it would have played too late.
+    public var overloadLate: UInt64 = 0
 
     public init() {}
 
@@ -46,6 +49,7 @@ public struct DropCounters: Equatable, Sendable {
         beforeKeys += other.beforeKeys
         faultInjected += other.faultInjected
         sendQueueFull += other.sendQueueFull
+        overloadLate += other.overloadLate
     }
 
     /// The counters by name, for statistics and metrics.
@@ -54,7 +58,7 @@ public struct DropCounters: Equatable, Sendable {
             "authentication": authentication, "replay": replay, "malformed": malformed,
             "wrongSource": wrongSource, "unknownSSRC": unknownSSRC, "oversize": oversize, "notRTP": notRTP,
             "sendFailed": sendFailed, "unverifiedSource": unverifiedSource, "stun": stun, "beforeKeys": beforeKeys,
-            "faultInjected": faultInjected, "sendQueueFull": sendQueueFull,
+            "faultInjected": faultInjected, "sendQueueFull": sendQueueFull, "overloadLate": overloadLate,
         ]
     }
 }

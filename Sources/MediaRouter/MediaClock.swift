@@ -10,6 +10,14 @@ enum MediaClock {
         DispatchTime.now().uptimeNanoseconds
     }
 
+    /// Wall-clock nanoseconds since 1970: the clock of the kernel's receive timestamps.
+    @inline(__always)
+    static func realtimeNow() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
     /// Seconds between the NTP epoch (1900) and the Unix epoch (1970).
     static let ntpEpochOffset: UInt64 = 2_208_988_800
 

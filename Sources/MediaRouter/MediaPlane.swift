@@ -239,6 +239,7 @@ public final class MediaPlane: MediaControl {
                 id: id, socket: socket, worker: worker, router: router, remote: remote, inbound: inbound, outbound: outbound)
             transport.transportWideSequenceID = options.transportWideSequenceID
             transport.redundantAudio = options.redundantAudio
+            transport.isRelayLeg = options.isRelayLeg
             return transport
         }
         advancePortSearch(past: port)
@@ -558,6 +559,7 @@ public final class MediaPlane: MediaControl {
             }
             let found = isRelayed ? self.copy(of: producerID, in: router, home: producerWorker.index) : router.producers[producerID]
             guard let producer = found else { return .failure(.unknownProducer(producerID)) }
+            if let refusal = worker.admissionRefusal(forConsumerOf: producer, on: transport) { return .failure(refusal) }
             let now = MediaClock.monotonicNow()
             let consumer = Consumer(
                 id: id, producer: producer, transport: transport, pauseReasons: pauseReasons, preference: preference,

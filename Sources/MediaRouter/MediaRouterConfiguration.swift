@@ -56,6 +56,10 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
     public var relayRingCapacity: Int
     /// When the router adds RED itself toward lossy subscribers that take it.
     public var addedAudioRedundancy: AddedAudioRedundancy
+    /// How a worker keeps media on time, and admits subscribers, when offered more than it can forward.
+    /// Off for a plane made in code unless asked for; the daemon's configuration turns it on
+    /// (`media.overload`).
+    public var overloadShedding: OverloadShedding
 
     /// Whether `host` is a dotted-quad IPv4 address the media plane can bind to or send to, checked
     /// by the same parser the sockets use.
@@ -85,9 +89,11 @@ public struct MediaRouterConfiguration: Equatable, Sendable {
         workerLoop: WorkerLoop = .dispatchWait,
         spreadThreshold: Int = 64,
         relayRingCapacity: Int = 1024,
-        addedAudioRedundancy: AddedAudioRedundancy = AddedAudioRedundancy()
+        addedAudioRedundancy: AddedAudioRedundancy = AddedAudioRedundancy(),
+        overloadShedding: OverloadShedding = OverloadShedding(enabled: false)
     ) {
         self.addedAudioRedundancy = addedAudioRedundancy
+        self.overloadShedding = overloadShedding
         self.workerCount = workerCount
         self.listenAddress = listenAddress
         self.announcedAddress = announcedAddress

@@ -147,13 +147,15 @@ final class Producer {
     }
 
     /// Handles one packet from the publisher: bookkeeping, then every consumer and every copy.
-    func receive(_ incoming: RTPPacket, now: UInt64) {
+    /// - Parameter isLate: The packet waited in its socket past overload shedding's limit for its
+    ///   kind: it is counted (so the router asks the publisher for nothing) but not forwarded.
+    func receive(_ incoming: RTPPacket, now: UInt64, isLate: Bool = false) {
         var packet = incoming
         guard let encoding = encoding(forSSRC: packet.ssrc) else { return }
         if packet.ssrc != encoding.ssrc {
             guard unwrapRetransmission(&packet, into: encoding) else { return }
         }
-        deliver(packet, of: encoding, now: now)
+        deliver(packet, of: encoding, now: now, isLate: isLate)
     }
 
     /// A copy's packet from home: already the encoding's own (RTX unwrapped), its encoding named.
@@ -163,7 +165,7 @@ final class Producer {
     }
 
     @inline(__always)
-    private func deliver(_ packet: RTPPacket, of encoding: ProducerEncoding, now: UInt64) {
+    private func deliver(_ packet: RTPPacket, of encoding: ProducerEncoding, now: UInt64, isLate: Bool = false) {
         let descriptor = options.codec.name == .vp8 ? Self.vp8Descriptor(packet) : nil
         encoding.record(packet, temporalLayer: descriptor?.temporalLayerID, now: now)
         lastPacketAt = now
@@ -192,6 +194,7 @@ final class Producer {
             packetsHeldBack &+= 1
             return
         }
+        guard !isLate else { return }
         for target in relayTargets {
             worker.relay(.media, to: target, producer: id, encoding: encoding.index, payload: UnsafeRawBufferPointer(packet.bytes))
         }
@@ -213,6 +216,11 @@ final class Producer {
 
     /// Whether nothing reaches the consumers.
     var isSuspended: Bool { !suspension.isEmpty }
+
+    /// Packets per second of the encoding that sends most: the most one more consumer costs.
+    var packetRateOfBusiestEncoding: Double {
+        encodings.reduce(0) { max($0, $1.measuredPacketRate ?? 0) }
+    }
 
     /// Adds or removes a reason to forward nothing. When that stops or restarts forwarding, it does so
     /// for every consumer (and, from home, every copy's), and lets their subscribers' policies know

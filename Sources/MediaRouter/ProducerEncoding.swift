@@ -41,8 +41,11 @@ final class ProducerEncoding {
     private var repairedSinceSample = 0
     /// Smoothed bits per second over the last rate windows, nil before the first window closed.
     private(set) var measuredBitrate: Double?
+    /// Smoothed packets per second likewise: what one more consumer of the encoding costs a worker.
+    private(set) var measuredPacketRate: Double?
     private var rateWindowStart: UInt64?
     private var bytesAtRateWindowStart: UInt64 = 0
+    private var packetsAtRateWindowStart: UInt64 = 0
 
     /// How long a rate window lasts.
     static let rateWindow: UInt64 = 500_000_000
@@ -168,6 +171,7 @@ final class ProducerEncoding {
             rateWindowStart = now
             bytesAtRateWindowStart = bytesReceived
             framesAtRateWindowStart = framesReceived
+            packetsAtRateWindowStart = packetsReceived
             return
         }
         guard now &- start >= Self.rateWindow else { return }
@@ -176,9 +180,12 @@ final class ProducerEncoding {
         measuredBitrate = measuredBitrate.map { 0.6 * $0 + 0.4 * bitrate } ?? bitrate
         let frameRate = Double(framesReceived &- framesAtRateWindowStart) / seconds
         measuredFrameRate = measuredFrameRate.map { 0.6 * $0 + 0.4 * frameRate } ?? frameRate
+        let packetRate = Double(packetsReceived &- packetsAtRateWindowStart) / seconds
+        measuredPacketRate = measuredPacketRate.map { 0.6 * $0 + 0.4 * packetRate } ?? packetRate
         rateWindowStart = now
         bytesAtRateWindowStart = bytesReceived
         framesAtRateWindowStart = framesReceived
+        packetsAtRateWindowStart = packetsReceived
     }
 
     /// Packets expected and lost since the previous call; see `Producer.takeUplinkInterval()`.

@@ -50,6 +50,10 @@ final class Transport {
     private var producersLearningSSRCs: [Producer] = []
     /// Consumers of this transport by the SSRC the router sends them with.
     private(set) var consumersBySSRC: [UInt32: Consumer] = [:]
+    /// A relay leg to another node, which overload shedding passes by (`PlainTransportOptions.isRelayLeg`).
+    var isRelayLeg = false
+    /// Overload shedding turned this subscriber's video off (Transport+Overload).
+    var isVideoShed = false
 
     /// Bytes queued to the client and received from it, for rates and statistics.
     var bytesSent: UInt64 = 0
@@ -163,6 +167,7 @@ final class Transport {
     func register(_ consumer: Consumer) {
         consumersBySSRC[consumer.ssrc] = consumer
         consumer.prepareForRedundantAudio()
+        if isVideoShed, consumer.kind == .video { consumer.pause(.overload, now: MediaClock.monotonicNow()) }
         if consumer.layerSelector != nil { layeredConsumerCount += 1 }
     }
 
@@ -220,11 +225,11 @@ final class Transport {
         if isRTCP {
             router.handleRTCP(UnsafeRawBufferPointer(rebasing: buffer[0..<plainLength]), from: self, now: now)
         } else {
-            receiveRTP(buffer, length: plainLength, router: router, now: now)
+            receiveRTP(buffer, length: plainLength, receivedAt: slot.pointee.received_nanoseconds, router: router, now: now)
         }
     }
 
-    private func receiveRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int, router: Router, now: UInt64) {
+    private func receiveRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int, receivedAt: UInt64, router: Router, now: UInt64) {
         let packet: RTPPacket
         do throws(RTPPacketError) {
             packet = try RTPPacket(parsing: buffer, length: length)
@@ -241,7 +246,14 @@ final class Transport {
             if arrivalFeedback == nil { arrivalFeedback = TransportFeedbackRecorder(extensionID: id) }
             arrivalFeedback!.record(packet, now: now)
         }
-        producer.receive(packet, now: now)
+        // How long the packet has waited since the kernel took it in: in the socket, and behind the
+        // fan-out of the packets read in the same batch. Only publishers' media is judged: a
+        // subscriber's socket, read just after its one report arrived, says nothing of the backlog.
+        let waited = receivedAt == 0 ? 0 : MediaClock.realtimeNow() &- receivedAt
+        let isLate = waited < 1 << 62 && waited > (producer.kind == .video ? worker.videoQueueLimit : worker.audioQueueLimit)
+        worker.overload.observe(wait: waited < 1 << 62 ? waited : 0, late: isLate)
+        if isLate { router.drops.overloadLate += 1 }
+        producer.receive(packet, now: now, isLate: isLate)
     }
 
     /// Protects the RTP packet in `slot` (written by the caller) and queues it. Returns false when

@@ -19,6 +19,8 @@ final class UDPSocket {
         var bufferSize: Int32 = 4 << 20
         _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &bufferSize, socklen_t(MemoryLayout<Int32>.size))
         _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &bufferSize, socklen_t(MemoryLayout<Int32>.size))
+        // How long media waited here is how far behind the worker is: what overload shedding judges.
+        _ = switchyard_enable_receive_timestamps(descriptor)
         let count = Int(portRange.upperBound) - Int(portRange.lowerBound) + 1
         let first = portRange.contains(start) ? Int(start - portRange.lowerBound) : 0
         for attempt in 0..<count {

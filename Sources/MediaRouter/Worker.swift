@@ -130,6 +130,15 @@ final class Worker: @unchecked Sendable {
     private var relayMessagesUnclaimed: UInt64 = 0
     /// Time spent handling sockets, rings and ticks, for the worker's busy share.
     private(set) var busyNanoseconds: UInt64 = 0
+    /// Overload shedding (Worker+Overload): the governor, the subscribers whose video it turned off
+    /// (in that order), the queue limits per kind in nanoseconds (`UInt64.max` with shedding off), and
+    /// what the forwarding rate and busy share are measured from.
+    var overload: OverloadGovernor
+    var videoShed: [Transport] = []
+    let videoQueueLimit: UInt64
+    let audioQueueLimit: UInt64
+    var forwardedPacketsPerSecond = 0.0
+    var overloadSample: (at: UInt64, packetsSent: UInt64, busy: UInt64)?
     /// Drops no live router owns: those of routers that have closed (so the plane's totals never go
     /// down), and shared-socket datagrams that no transport claims.
     private var unownedDrops = DropCounters()
@@ -144,6 +153,10 @@ final class Worker: @unchecked Sendable {
         ringAwaitsWake = Array(repeating: false, count: configuration.workerCount)
         self.configuration = configuration
         self.events = events
+        let shedding = configuration.overloadShedding
+        overload = OverloadGovernor(configuration: shedding)
+        videoQueueLimit = shedding.enabled ? UInt64(shedding.videoQueueLimit.nanoseconds) : .max
+        audioQueueLimit = shedding.enabled ? UInt64(shedding.audioQueueLimit.nanoseconds) : .max
         segmentsSends = configuration.udpSegmentation
         poller = switchyard_poller_create()
         guard poller >= 0 else { throw .system(call: "epoll_create1", errno: errno) }
@@ -488,6 +501,7 @@ final class Worker: @unchecked Sendable {
             nextTCPSweepAt = now + Self.tcpSweepInterval
             sweepTCPConnections(now: now)
         }
+        evaluateOverload(now: now)
         flush()
     }
 
@@ -692,6 +706,12 @@ final class Worker: @unchecked Sendable {
         own.tcpConnectionsRefused = tcpCounters.refused
         own.tcpConnectionsClosedUnverified = tcpCounters.closedUnverified
         own.tcpConnectionsTimedOut = tcpCounters.timedOut
+        own.queueDelayNanoseconds = overload.lastWaits.least
+        own.worstQueueDelayNanoseconds = overload.lastWaits.worst
+        own.videoShedSubscribers = videoShed.count
+        own.forwardedPacketsPerSecond = forwardedPacketsPerSecond
+        own.sheddingSteps = overload.steps.shed
+        own.restoringSteps = overload.steps.restored
         for other in 0..<relayRings.workerCount where other != index {
             if let outgoing = relayRings.ring(from: index, to: other) { own.relayDrops += outgoing.drops }
             if let incoming = relayRings.ring(from: other, to: index) { own.relayRingDepth += incoming.depth }

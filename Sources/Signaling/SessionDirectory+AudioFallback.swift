@@ -18,6 +18,7 @@ extension SessionDirectory {
     public func handle(_ event: MediaEvent) {
         switch event {
         case .audioFallback(let transport, let side, let transition): audioFallbackChanged(transport, side: side, transition)
+        case .overloadShedding(let transport, let videoOff): overloadShedding(transport, videoOff: videoOff)
         case .consumerLayerChanged(let consumer, let state): layerChanged(consumer, state)
         case .producerLayersChanged(let producer, let layers): layersLearned(producer, layers)
         case .dominantSpeakerChanged(let router, let producer): dominantSpeakerChanged(router, producer)
@@ -64,6 +65,18 @@ extension SessionDirectory {
                 }
                 return
             }
+        }
+    }
+
+    /// The subscriber hears that the router turned its video off, or back on, for overload.
+    private func overloadShedding(_ transport: TransportID, videoOff: Bool) {
+        for sessionId in sessions.keys {
+            guard let subscriber = sessions[sessionId]!.subscribers.values.first(where: { $0.transportID == transport }) else { continue }
+            guard subscriber.subscribeToVideo else { return }
+            let change = SubscriberVideoChange(subscriberId: subscriber.id, streamId: subscriber.streamId, reason: .overload)
+            send(videoOff ? .videoDisabled(change) : .videoEnabled(change), to: subscriber.connectionId, in: sessionId)
+            logger.info("overload shedding", metadata: ["subscriber": "\(subscriber.id)", "videoOff": "\(videoOff)"])
+            return
         }
     }
 

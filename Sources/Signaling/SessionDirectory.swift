@@ -396,6 +396,8 @@ public actor SessionDirectory {
         case .invalidParameters(let reason): return .invalidParams(root, reason)
         case .ssrcInUse(let ssrc): return .invalidParams(root, "SSRC \(ssrc) is already in use on this transport")
         case .noFreePort(let lowest, let highest): return SignalingError(.limitReached, "no free media port in \(lowest)-\(highest)")
+        case .overloaded(let worker, let reason):
+            return SignalingError(.limitReached, "the router's media worker \(worker) is at its capacity: \(reason); try again later or on another node")
         default: return SignalingError(.mediaError, "\(error)")
         }
     }

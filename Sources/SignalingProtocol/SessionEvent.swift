@@ -50,6 +50,9 @@ public enum VideoDisableReason: String, Codable, Equatable, Sendable {
     case subscriberPropertyChanged
     /// The audio-fallback policy turned it off for this subscriber's network.
     case quality
+    /// The router was offered more media than it can forward on time and turned video off for some
+    /// of its subscribers, the latest to join first (docs/capacity.md#overload).
+    case overload
 }
 
 /// A stream property whose change every connection hears about.

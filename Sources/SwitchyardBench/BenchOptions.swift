@@ -54,6 +54,13 @@ public struct BenchOptions: Codable, Sendable {
     public var impairedSubscribers: Int
     /// Fallback: what the impaired subscribers' downlinks go through, timed from the start of measurement.
     public var schedule: ImpairmentSchedule
+    /// Fanout: the publisher's video starts only once every subscriber has joined, at an offer past
+    /// what one worker forwards on time, and the report says what overload shedding made of it.
+    public var overload = false
+    /// Fanout --overload: the subscribers that read their media and are measured; the rest never read
+    /// (the router sends them everything, the kernel drops it), so the bench's core does not limit
+    /// what one worker of the daemon can be offered.
+    public var sampledSubscribers = 200
     /// Fallback: the publisher sends three simulcast layers (`simulcastLowerLayers` below its
     /// picture), so the ladder can step down and come back on the lowest layer.
     public var simulcast = false

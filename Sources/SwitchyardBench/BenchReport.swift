@@ -430,6 +430,7 @@ public struct BenchReport: Codable, Sendable {
     public var broadcast: Broadcast?
     public var chaos: Chaos?
     public var red: Red?
+    public var overload: Overload?
     public var timeline: [TimelineSeries] = []
     public var targets: [TargetCheck] = []
     public var errors: [String] = []

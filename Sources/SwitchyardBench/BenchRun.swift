@@ -258,13 +258,21 @@ public final class BenchRun: @unchecked Sendable {
         let publisherSession = try await connect(session: sessionId, role: .publisher)
         let publisherSide = options.scenario == .fallback && options.measuresPublisherSide
         // The bandwidth scenario watches the estimate alone: video stays on whatever the score says.
-        let subscriberFallback: Bool? = publisherSide || options.scenario == .bandwidth ? false : nil
+        // An overload run's silent audience reports nothing received: its policy must not judge that.
+        let subscriberFallback: Bool? = publisherSide || options.scenario == .bandwidth || options.overload ? false : nil
+        if options.overload, serverPID != nil { keepOffTheDaemonsCore() }
         let publisher = try await publisherSession.publish(
             PublisherSettings(
                 name: "bench", media: media, subscriberAudioFallbackEnabled: subscriberFallback,
                 publisherAudioFallbackEnabled: publisherSide ? true : nil,
                 redundantAudioFrames: options.scenario == .red && !options.redundancyFromRouter ? options.redundantAudioFrames : 0))
         report.clients.publishers = 1
+        // The overload run's offer arrives all at once, after the joins, as when a publisher turns
+        // its media on in a full session; the joins meet an idle worker.
+        if options.overload {
+            try await publisher.setPublishVideo(false)
+            try await publisher.setPublishAudio(false)
+        }
         progress("connecting \(options.clients) subscribers (\(options.connectConcurrency) at a time)")
         let options = self.options
         let connected: [(Subscriber, Int)] = await concurrently(options.clients) { [self] index in
@@ -276,7 +284,8 @@ public final class BenchRun: @unchecked Sendable {
                 settings: SubscriberSettings(
                     decodes: options.scenario == .simulcast || options.scenario == .red || index < options.decoders,
                     feedback: options.subscriberFeedback, preferredResolution: options.preference(ofSubscriber: index),
-                    receivesRedundantAudio: options.scenario == .red && index % 2 == 0))
+                    receivesRedundantAudio: options.scenario == .red && index % 2 == 0,
+                    readsMedia: !options.overload || index < options.sampledSubscribers))
             return (subscriber, index)
         }
         let tracked = connected.map { subscriber, index in
@@ -285,9 +294,33 @@ public final class BenchRun: @unchecked Sendable {
                 preference: options.preference(ofSubscriber: index))
         }
         report.clients.subscribers = tracked.count
-        try await Measurement(run: self, publishers: [publisher], subscribers: tracked, watchedPublisher: TrackedPublisher(publisher: publisher))
+        var measured = tracked
+        if options.overload {
+            progress("turning the publisher's media on")
+            try await publisher.setPublishAudio(true)
+            try await publisher.setPublishVideo(true)
+            measured = zip(tracked, connected).filter { $0.1.1 < options.sampledSubscribers }.map(\.0)
+        }
+        try await Measurement(run: self, publishers: [publisher], subscribers: measured, watchedPublisher: TrackedPublisher(publisher: publisher))
             .measure()
         if options.scenario == .soak, options.floodSeconds > 0 { await runFlood() }
+    }
+
+    /// Moves every thread of the bench off the core a local overload run's daemon is pinned to
+    /// (`LocalDaemon.pinning`); threads made later inherit it.
+    private func keepOffTheDaemonsCore() {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        guard cores >= 2 else { return }
+        let taskset = Process()
+        taskset.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
+        taskset.arguments = ["-a", "-p", "-c", "1-\(cores - 1)", "\(getpid())"]
+        taskset.standardOutput = FileHandle.nullDevice
+        do {
+            try taskset.run()
+            taskset.waitUntilExit()
+        } catch {
+            report.errors.append("taskset could not keep the bench off the daemon's core: \(error)")
+        }
     }
 
     private func runRoom() async throws {

@@ -22,6 +22,13 @@ final class LocalDaemon: Sendable {
     /// sending webhooks to `webhookEndpoint` when given (the daemon's defaults otherwise: 5 s
     /// timeout, 8 sessions delivered at once, retries from 1 s). With a kernel `network`, the daemon
     /// runs inside its server namespace and listens (HTTP and media) on its address.
+    /// The overload run keeps the daemon on the first core and the bench on the others
+    /// (`BenchRun.keepOffTheDaemonsCore`): a daemon that saturates its core then slows its own
+    /// signaling, as on a server of its own, not the bench's measurement.
+    static func pinning(_ options: BenchOptions) -> [String] {
+        options.overload && ProcessInfo.processInfo.activeProcessorCount >= 2 ? ["/usr/bin/taskset", "-c", "0"] : []
+    }
+
     init(
         executable: URL, options: BenchOptions, transports: Int, webhookEndpoint: WebhookEndpoint? = nil, network: KernelNetwork? = nil
     ) async throws(BenchError) {
@@ -38,6 +45,8 @@ final class LocalDaemon: Sendable {
         ]
         if let spreadThreshold = options.spreadThreshold { media["spreadThreshold"] = spreadThreshold }
         if let workerLoop = options.workerLoop { media["workerLoop"] = workerLoop }
+        // The overload run measures shedding: subscribers are admitted while the worker sheds not.
+        if options.overload { media["overload"] = ["forwardingBudget": 0] }
         var configuration: [String: Any] = [
             // Every client comes from this one address: the per-address cap must take them all.
             "server": [
@@ -66,7 +75,7 @@ final class LocalDaemon: Sendable {
             throw .daemonFailed("cannot write \(configPath): \(error)")
         }
         let process = Process()
-        let command = (network?.serverCommandPrefix ?? []) + [executable.path, "--config", configPath]
+        let command = (network?.serverCommandPrefix ?? []) + Self.pinning(options) + [executable.path, "--config", configPath]
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
         process.standardOutput = FileHandle.nullDevice

@@ -24,6 +24,7 @@ struct Measurement {
         let benchStart = ProcessUsageSample.current(at: start)
         let serverStart = run.serverPID.flatMap { ProcessUsageSample.read(pid: $0, at: start) }
         let framesSentStart = await framesSent()
+        let publisherPacketsStart = await publishers.first?.endpointCounters().datagramsSent ?? 0
         let loopStart = await run.loops.asyncMap { await $0.loopStatistics() }
         kernelLinks?.start(at: start)
         for subscriber in subscribers where subscriber.isImpaired && kernelLinks == nil {
@@ -77,14 +78,18 @@ struct Measurement {
             benchPeak = max(benchPeak, ProcessUsageSample.current(at: now).rssMB)
         }
 
-        // Everything that counts is read at once, before the slower work of summing it up.
+        // Everything that counts is read at once, before the slower work of summing it up; the
+        // daemon's counters first, and over the time from scrape to scrape, so a snapshot of a
+        // thousand subscribers taking seconds does not count as the daemon's.
         let finish = MonotonicClock.now()
+        let metricsEnd = await run.metrics?.scrape() ?? [:]
+        let metricsSeconds = Double(MonotonicClock.now() - start) / 1e9
         let final = await Subscriber.snapshot(subscribers.map(\.subscriber), takingLatency: true)
         let benchEnd = ProcessUsageSample.current(at: MonotonicClock.now())
         let serverEnd = run.serverPID.flatMap { ProcessUsageSample.read(pid: $0, at: MonotonicClock.now()) }
         let framesSentDuringRun = await framesSent() - framesSentStart
+        let publisherPacketsSent = (await publishers.first?.endpointCounters().datagramsSent ?? 0) - publisherPacketsStart
         let loopEnd = await run.loops.asyncMap { await $0.loopStatistics() }
-        let metricsEnd = await run.metrics?.scrape() ?? [:]
         if let kernelLinks { run.report.errors += await kernelLinks.stop() }
         let seconds = Double(finish - start) / 1e9
         var report = run.report
@@ -105,13 +110,18 @@ struct Measurement {
             report.server = ProcessUsageSample.usage(from: serverStart, to: serverEnd, peakMB: serverPeak)
         }
 
-        report.workers = Self.workerShares(from: metricsStart, to: metricsEnd, seconds: seconds)
+        if run.metrics != nil, metricsStart.isEmpty || metricsEnd.isEmpty {
+            // Counted from zero, a share would be the daemon's whole life over this window.
+            report.errors.append("the daemon's /metrics did not answer at the \(metricsStart.isEmpty ? "start" : "end") of the measurement: no worker shares")
+        } else {
+            report.workers = Self.workerShares(from: metricsStart, to: metricsEnd, seconds: metricsSeconds)
+        }
 
         let sentKey = "switchyard_media_packets_sent_total"
         if let sentBefore = metricsStart[sentKey], let sentAfter = metricsEnd[sentKey] {
             let forwarded = UInt64(max(0, sentAfter - sentBefore))
             report.forwarding.packetsForwarded = forwarded
-            report.forwarding.packetsPerSecond = Double(forwarded) / seconds
+            report.forwarding.packetsPerSecond = Double(forwarded) / metricsSeconds
             if let server = report.server, server.cpuSeconds > 0 {
                 report.forwarding.packetsPerServerCPUSecond = Double(forwarded) / server.cpuSeconds
             }
@@ -173,6 +183,12 @@ struct Measurement {
         }
         if options.scenario == .red {
             report.red = RedundantAudioAnalysis(options: options).analyse(subscribers, before: baseline.map(\.media), after: final.map(\.media))
+        }
+        if options.overload {
+            report.overload = OverloadAnalysis.analyse(
+                metricsStart: metricsStart, metricsEnd: metricsEnd, seconds: metricsSeconds, publisherPacketsSent: publisherPacketsSent,
+                subscribers: subscribers, allSubscribers: report.clients.subscribers, workers: report.workers,
+                refusedAtJoin: report.clients.connectFailures)
         }
         if options.scenario == .soak {
             let errors = final.reduce(UInt64(0)) { $0 + $1.media.decodeErrors + $1.endpoint.datagramsRefused }

@@ -113,6 +113,19 @@ public enum ReportTable {
             }
             row("frames concealed, with RED against without", number(red.concealedReduction.map { $0 * 100 }, " % fewer"))
         }
+        if let overload = report.overload {
+            row(
+                "offered / forwarded packets/s",
+                "\(number(overload.offeredPacketsPerSecond, digits: 0)) / \(number(overload.forwardedPacketsPerSecond, digits: 0)) (\(number(overload.forwardedShare.map { $0 * 100 }, " %")) forwarded)")
+            row(
+                "one worker's capacity; the offer against it",
+                "\(number(overload.capacityPacketsPerSecond, " packets/s", digits: 0)); \(number(overload.offeredShareOfCapacity.map { $0 * 100 }, " %", digits: 0))")
+            row("late packets dropped", "\(overload.latePackets)")
+            row(
+                "video shed: subscribers at the end; of the sample, ever",
+                "\(overload.subscribersShedAtEnd); \(overload.sampledEverShed) of \(overload.sampled); steps off \(overload.sheddingSteps), back on \(overload.restoringSteps)")
+            row("subscribers refused at join", "\(overload.refusedAtJoin)")
+        }
         if let simulcast = report.simulcast {
             row("simulcast layers", simulcast.layers.joined(separator: " · "))
             row("schedule (impaired)", "\(simulcast.schedule) (drop at \(number(simulcast.capDropSeconds, " s")), rise at \(number(simulcast.capRiseSeconds, " s")))")

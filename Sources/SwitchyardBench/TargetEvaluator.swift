@@ -10,6 +10,10 @@ enum TargetEvaluator {
             checks.append(BenchReport.TargetCheck(name: name, limit: limit, measured: shown, met: measured.map(passes) ?? false))
         }
         switch report.scenario {
+        case .fanout where report.options.overload:
+            let overload = report.overload
+            check("offered load, share of one worker's capacity", "≥ 150 %", overload?.offeredShareOfCapacity.map { $0 * 100 }, unit: " %") { $0 >= 150 }
+            check("p99 added latency under overload", "≤ 200 ms", report.latency.p99Ms, unit: " ms") { $0 <= 200 }
         case .fanout, .audioOnly, .room, .soak:
             check("no loss on clean subscribers", "0 %", report.loss.lossPercent, unit: " %") { $0 == 0 }
             check("p99 added latency", "≤ 5 ms", report.latency.p99Ms, unit: " ms") { $0 <= 5 }

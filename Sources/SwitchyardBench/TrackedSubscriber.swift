@@ -48,8 +48,14 @@ final class TrackedSubscriber: Sendable {
             }
         }
         if disabledFor.contains("quality") { return "off" }
+        if disabledFor.contains("overload") { return "shed" }
         if !disabledFor.isEmpty { return "paused" }
         return warned ? "warned" : "on"
+    }
+
+    /// Whether overload shedding turned this subscriber's video off at any time.
+    var wasShedForOverload: Bool {
+        !log.events(since: 0, where: { $0 == .subscriberVideoDisabled(reason: .overload) }).isEmpty
     }
 
     static func isQuality(_ event: SubscriberEvent) -> Bool {

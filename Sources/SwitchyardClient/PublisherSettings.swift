@@ -63,13 +63,18 @@ public struct SubscriberSettings: Sendable {
     /// Whether the subscriber takes RFC 2198 redundant audio (RED, docs/red.md) from a publisher that
     /// sends it, and plays lost frames from it; without, the router sends it the primary frames alone.
     public var receivesRedundantAudio: Bool
+    /// false never reads the media socket, as a load test's silent audience: the router still sends
+    /// (and pays for) every packet, the kernel drops what no longer fits the socket, and the client
+    /// costs its machine nothing per packet. Its statistics then show nothing received.
+    public var readsMedia: Bool
 
     public init(
         subscribeToAudio: Bool = true, subscribeToVideo: Bool = true, decodes: Bool = false,
         downlinkImpairment: ImpairmentSchedule = .clean, uplinkImpairment: ImpairmentSchedule = .clean,
         feedback: BandwidthFeedback = .receiverEstimate, preferredResolution: VideoDimensions? = nil, preferredFrameRate: Double? = nil,
-        receivesRedundantAudio: Bool = false
+        receivesRedundantAudio: Bool = false, readsMedia: Bool = true
     ) {
+        self.readsMedia = readsMedia
         self.receivesRedundantAudio = receivesRedundantAudio
         self.preferredResolution = preferredResolution
         self.preferredFrameRate = preferredFrameRate

@@ -338,7 +338,7 @@ public final class Session: Sendable {
             session: self, streamId: streamId, settings: settings, binding: binding, result: result, expectsAudio: expectsAudio)
         binding.media.value.onPathChange = { [weak subscriber] isUp in subscriber?.mediaPath(isUp: isUp) }
         state.withLock { $0.subscribers[result.subscriberId] = subscriber }
-        start(binding.endpoint.value, downlink: settings.downlinkImpairment, uplink: settings.uplinkImpairment)
+        start(binding.endpoint.value, downlink: settings.downlinkImpairment, uplink: settings.uplinkImpairment, reads: settings.readsMedia)
         return subscriber
     }
 
@@ -400,7 +400,7 @@ public final class Session: Sendable {
                     }
                     state.withLock { $0.subscribers[result.subscriberId] = subscriber }
                     subscriber.resubscribed(to: binding, result: result, expectsAudio: expectsAudio)
-                    start(binding.endpoint.value, downlink: settings.downlinkImpairment, uplink: settings.uplinkImpairment)
+                    start(binding.endpoint.value, downlink: settings.downlinkImpairment, uplink: settings.uplinkImpairment, reads: settings.readsMedia)
                     return
                 } catch {
                     // The server said no (the stream ended, the role changed): asking again will not help.
@@ -535,12 +535,13 @@ public final class Session: Sendable {
         }
     }
 
-    private func start(_ endpoint: MediaEndpoint, downlink: ImpairmentSchedule, uplink: ImpairmentSchedule) {
+    private func start(_ endpoint: MediaEndpoint, downlink: ImpairmentSchedule, uplink: ImpairmentSchedule, reads: Bool = true) {
         let loop = options.mediaLoop
         let bound = LoopBound(value: endpoint)
         loop.perform {
             bound.value.impair(downlink: downlink, uplink: uplink, now: MonotonicClock.now())
-            loop.add(bound.value)
+            if !reads { bound.value.holdsNothing() }
+            loop.add(bound.value, reads: reads)
         }
     }
 

@@ -66,6 +66,16 @@ extension SwitchyardConfiguration {
               "addedFrames": 1,
               "addAboveLoss": 0.03
             },
+            "overload": {
+              "enabled": true,
+              "videoQueueLimitMs": 150,
+              "audioQueueLimitMs": 200,
+              "shedAboveMs": 20,
+              "stepShare": 0.1,
+              "restoreAfterMs": 2000,
+              "restoreBelowBusyShare": 0.85,
+              "forwardingBudget": 70000
+            },
             "faultInjection": false,
             "audioFallback": {
               "warningScore": 70,

@@ -162,6 +162,8 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
             frames: try redundancyReader.integer("addedFrames", default: 1, in: 0...2),
             lossThreshold: try redundancyReader.number("addAboveLoss", default: 0.03, in: 0...1))
         try redundancyReader.finish()
+        var overloadReader = try mediaReader.object("overload")
+        let overload = try overloadShedding(&overloadReader)
         var webRTC = try mediaReader.object("webrtc")
         let sharedPort = try webRTC.optionalInteger("sharedPort", in: 1024...65535)
         if let sharedPort, sharedPort + (workers == 0 ? ProcessInfo.processInfo.activeProcessorCount : workers) - 1 > 65535 {
@@ -202,7 +204,8 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
             workerLoop: workerLoop,
             spreadThreshold: try mediaReader.integer("spreadThreshold", default: 64, in: 0...1_000_000),
             relayRingCapacity: try mediaReader.integer("relayRingPackets", default: 1024, in: 16...65_536),
-            addedAudioRedundancy: addedRedundancy)
+            addedAudioRedundancy: addedRedundancy,
+            overloadShedding: overload)
         try mediaReader.finish()
 
         var logging = try root.object("logging")

@@ -163,6 +163,8 @@ final class SwitchyardMetrics: Sendable {
         let consumers, producerCopies, ringDepth, tcpConnections: Gauge
         let packetsReceived, packetsSent, busySeconds, relayOut, relayIn, relayDrops: Counter
         let tcpAccepted, tcpRefused, tcpClosedUnverified, tcpTimedOut: Counter
+        let queueDelay, videoShed, forwardingRate: Gauge
+        let sheddingSteps, restoringSteps: Counter
     }
 
     private func report(_ worker: WorkerStatistics) {
@@ -193,7 +195,19 @@ final class SwitchyardMetrics: Sendable {
                 tcpClosedUnverified: Self.counter(
                     registry, "media_worker_ice_tcp_connections_total", "ICE-TCP connections by outcome", labels: labels + [("outcome", "unverified")]),
                 tcpTimedOut: Self.counter(
-                    registry, "media_worker_ice_tcp_connections_total", "ICE-TCP connections by outcome", labels: labels + [("outcome", "timedOut")]))
+                    registry, "media_worker_ice_tcp_connections_total", "ICE-TCP connections by outcome", labels: labels + [("outcome", "timedOut")]),
+                queueDelay: Self.gauge(
+                    registry, "media_worker_queue_delay_seconds",
+                    "The least a packet waited in the worker's sockets in the last 100 ms: above a few milliseconds, the worker is behind", labels: labels),
+                videoShed: Self.gauge(
+                    registry, "media_worker_video_shed_subscribers", "Subscribers whose video overload shedding has off", labels: labels),
+                forwardingRate: Self.gauge(
+                    registry, "media_worker_forwarded_packets_per_second", "Packets per second the worker forwards, smoothed over about a second",
+                    labels: labels),
+                sheddingSteps: Self.counter(
+                    registry, "media_worker_overload_steps", "Overload shedding's steps", labels: labels + [("direction", "videoOff")]),
+                restoringSteps: Self.counter(
+                    registry, "media_worker_overload_steps", "Overload shedding's steps", labels: labels + [("direction", "videoOn")]))
             all[worker.index] = metrics
             return metrics
         }
@@ -214,6 +228,11 @@ final class SwitchyardMetrics: Sendable {
         advance(metrics.relayIn, key: key + "relayIn", to: worker.relayMessagesIn)
         advance(metrics.relayDrops, key: key + "relayDrops", to: worker.relayDrops)
         metrics.tcpConnections.set(Double(worker.tcpConnections))
+        metrics.queueDelay.set(Double(worker.queueDelayNanoseconds) / 1e9)
+        metrics.videoShed.set(Double(worker.videoShedSubscribers))
+        metrics.forwardingRate.set(worker.forwardedPacketsPerSecond.rounded())
+        advance(metrics.sheddingSteps, key: key + "sheddingSteps", to: worker.sheddingSteps)
+        advance(metrics.restoringSteps, key: key + "restoringSteps", to: worker.restoringSteps)
         advance(metrics.tcpAccepted, key: key + "tcpAccepted", to: worker.tcpConnectionsAccepted)
         advance(metrics.tcpRefused, key: key + "tcpRefused", to: worker.tcpConnectionsRefused)
         advance(metrics.tcpClosedUnverified, key: key + "tcpClosedUnverified", to: worker.tcpConnectionsClosedUnverified)

@@ -82,6 +82,10 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var redFrames: Int?
     @Flag(help: "Red: the publisher sends plain Opus and the router adds the redundancy (its media.redundantAudio; --red-frames does not apply).")
     var redFromRouter = false
+    @Flag(help: "Fanout: the publisher's video starts once every subscriber has joined, offering one worker more than it forwards on time (with --workers 1 and the default 2 Mbps video); the report shows overload shedding's work and checks p99 added latency ≤ 200 ms.")
+    var overload = false
+    @Option(help: "Fanout --overload: subscribers that read their media and are measured (default 200); the rest never read.")
+    var sampled: Int?
     @Option(help: "Fallback, publisher side: the publisher's uplink schedule, e.g. \"3s:loss=0.3;11s:clean\".")
     var publisherSchedule: String?
     @Option(help: "Fallback, bandwidth, simulcast: where the schedules apply, client (each client's socket) or kernel (as root: daemon and clients in network namespaces, a real queue per impaired client).")
@@ -190,6 +194,14 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         if let impaired { options.impairedSubscribers = impaired } else if options.scenario == .red { options.impairedSubscribers = options.clients }
         if let redFrames { options.redundantAudioFrames = redFrames }
         options.redundancyFromRouter = redFromRouter
+        if overload {
+            guard options.scenario == .fanout else { throw ValidationError("--overload is for the fanout scenario") }
+            options.overload = true
+            if videoBitrate == nil { options.videoBitrate = 2_000_000 }
+            if workers == nil { options.workers = 1 }
+            if clients == nil { options.clients = 2400 }
+            if let sampled { options.sampledSubscribers = sampled }
+        }
         if let schedule {
             do {
                 options.schedule = try ImpairmentSchedule(parsing: schedule)

@@ -20,14 +20,15 @@ struct RoutedSession {
     static func make(
         subscriberCount: Int, portBase: UInt16, keyFrameInterval: Duration = .milliseconds(500),
         reportInterval: Duration = .seconds(30), udpSegmentation: Bool = true, workerCount: Int = 1, spreadThreshold: Int = 64,
-        relayRingCapacity: Int = 1024, workerLoop: WorkerLoop = .dispatchWait, retransmissionMaxAge: Duration = .seconds(1)
+        relayRingCapacity: Int = 1024, workerLoop: WorkerLoop = .dispatchWait, retransmissionMaxAge: Duration = .seconds(1),
+        overloadShedding: OverloadShedding = OverloadShedding(enabled: false)
     ) async throws -> RoutedSession {
         let plane = try MediaPlane(
             configuration: MediaRouterConfiguration(
                 workerCount: workerCount, portRange: portBase...(portBase + 99), retransmissionMaxAge: retransmissionMaxAge,
                 keyFrameRequestInterval: keyFrameInterval,
                 reportInterval: reportInterval, udpSegmentation: udpSegmentation, workerLoop: workerLoop, spreadThreshold: spreadThreshold,
-                relayRingCapacity: relayRingCapacity))
+                relayRingCapacity: relayRingCapacity, overloadShedding: overloadShedding))
         let router = try await plane.createRouter()
         let publisher = try TestPeer()
         let publisherParameters = try await plane.createPlainTransport(

@@ -94,6 +94,28 @@ import Webhooks
         #expect(refusal(#"{"media":{"redundantAudio":{"frames":1}}}"#)?.keyPath == "media.redundantAudio.frames")
     }
 
+    @Test func overloadSheddingIsOnByDefaultAndItsLimitsAreChecked() throws {
+        #expect(SwitchyardConfiguration.builtIn.media.overloadShedding == OverloadShedding())
+        #expect(OverloadShedding().enabled && OverloadShedding().forwardingBudget == 70_000)
+        let parsed = try SwitchyardConfiguration.parse(
+            Data(#"{"media":{"overload":{"enabled":false,"shedAboveMs":30,"stepShare":0.25,"forwardingBudget":0}}}"#.utf8))
+        #expect(!parsed.media.overloadShedding.enabled)
+        #expect(parsed.media.overloadShedding.shedAbove == .milliseconds(30) && parsed.media.overloadShedding.stepShare == 0.25)
+        #expect(parsed.media.overloadShedding.forwardingBudget == 0)
+        #expect(
+            refusal(#"{"media":{"overload":{"videoQueueLimitMs":300}}}"#)
+                == ConfigurationError(
+                    keyPath: "media.overload.audioQueueLimitMs", problem: "is below videoQueueLimitMs: audio would be dropped before video"))
+        #expect(
+            refusal(#"{"media":{"overload":{"shedAboveMs":150}}}"#)
+                == ConfigurationError(
+                    keyPath: "media.overload.shedAboveMs",
+                    problem: "is not below videoQueueLimitMs: video would be dropped late before any is turned off"))
+        #expect(refusal(#"{"media":{"overload":{"stepShare":0}}}"#)?.keyPath == "media.overload.stepShare")
+        #expect(refusal(#"{"media":{"overload":{"forwardingBudget":-1}}}"#)?.keyPath == "media.overload.forwardingBudget")
+        #expect(refusal(#"{"media":{"overload":{"budget":1}}}"#)?.keyPath == "media.overload.budget")
+    }
+
     @Test func workersWaitOnTheirDispatchQueueByDefaultAndSpreadBigAudiences() throws {
         let builtIn = SwitchyardConfiguration.builtIn.media
         #expect(builtIn.workerLoop == .dispatchWait)

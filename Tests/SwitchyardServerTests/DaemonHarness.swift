@@ -35,6 +35,9 @@ final class DaemonHarness: Sendable {
         configuration.drainTime = .seconds(5)
         // A dropped socket ends its connection at once unless a test is about reconnection.
         configuration.signaling.reconnection.grace = .zero
+        // The parallel phase shares two cores with up to hundreds of tests: a worker stalled there
+        // would shed video that a test about something else waits for. The overload tests turn it on.
+        configuration.media.overloadShedding.enabled = false
         adjust(&configuration)
         let (ready, readyContinuation) = AsyncStream.makeStream(of: Int.self)
         var logger = log?.logger(label: "switchyard-test") ?? Logger(label: "switchyard-test")

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Logging
 import Signaling
 import SignalingProtocol
@@ -29,6 +30,26 @@ import Webhooks
             time: Int64(Date().timeIntervalSince1970 * 1000))
     }
 
+    /// A TCP socket bound to 127.0.0.1:`port` that never listens, or nil when the port is taken.
+    static func holdWithoutListening(port: Int) -> Int32? {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        var reuse: Int32 = 1
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
+    }
+
     /// Each session's delivered events, in arrival order, must be numbered 1, 2, 3, ...
     private func expectInOrder(_ delivered: [WebhookTestReceiver.Attempt], sessions: [String], each count: Int) {
         for session in sessions {
@@ -42,6 +63,9 @@ import Webhooks
         try await receiver.start()
         let port = receiver.port
         await receiver.stop()
+        // Bound but not listening, the port refuses connections as a receiver that is down does, and
+        // no other test's server can take it meanwhile.
+        let hold = try #require(Self.holdWithoutListening(port: port))
         // The HTTP client keeps trying to connect until the deadline, so a refused connection fails at it.
         let (dispatcher, running) = dispatcher(
             to: receiver, timeout: .seconds(2), retry: WebhookRetryPolicy(initialDelay: .milliseconds(200), maximumDelay: .seconds(2)))
@@ -58,6 +82,7 @@ import Webhooks
         #expect(away.retries > 0)
         #expect(away.oldestUndeliveredSeconds >= 25)
 
+        close(hold)
         try await receiver.start(port: port)
         try await receiver.wait(timeout: .seconds(30)) { attempts in Set(attempts.filter { $0.answered == 204 }.map(\.id)).count == 60 }
         let delivered = receiver.delivered

@@ -120,6 +120,32 @@ import Webhooks
         #expect(delivered.map(\.sequence) == [1, 2, 3, 4], "numbered among the events some endpoint takes: here only these")
     }
 
+    /// Overload shedding's moves reach the directory as media events, for every transport id the
+    /// plane can have made so far: the subscriber alone hears, with reason `overload`.
+    @Test func overloadSheddingTellsTheSubscriberWhyItsVideoWentOffAndCameBack() async throws {
+        let receiver = WebhookTestReceiver()
+        try await receiver.start()
+        defer { Task { await receiver.stop() } }
+        let harness = try await start([(receiver, [.publisherVideoDisabled, .videoDisabled, .videoEnabled])])
+        let (alice, _) = try await harness.connect(session: "overload", role: .publisher)
+        guard case .publish(let published) = try await alice.call(.publish(try TestPeer().publishParameters())) else { return }
+        let (bob, bobConnect) = try await harness.connect(session: "overload", role: .subscriber)
+        guard case .subscribe(let subscribed) = try await bob.call(
+            .subscribe(SubscribeParameters(streamId: published.stream.streamId, transport: try TestPeer().transportOffer)))
+        else { return }
+        let directory = harness.daemon.signaling.directory
+        for videoOff in [true, false] {
+            for raw in UInt64(1)...200 { await directory.handle(.overloadShedding(TransportID(rawValue: raw), videoOff: videoOff)) }
+        }
+        try await receiver.wait { $0.count == 2 }
+        let delivered = receiver.delivered
+        #expect(delivered.map(\.event) == ["videoDisabled", "videoEnabled"], "the subscriber's, and no publisher's")
+        let change = SubscriberVideoChange(subscriberId: subscribed.subscriberId, streamId: published.stream.streamId, reason: .overload)
+        #expect(try decode(SubscriberVideoChange.self, from: delivered[0]) == change)
+        #expect(try decode(SubscriberVideoChange.self, from: delivered[1]) == change)
+        #expect(delivered.allSatisfy { $0.json["connectionId"] as? String == bobConnect.connection.connectionId })
+    }
+
     @Test func anEndpointGetsOnlyTheKindsItChoseAndASessionMadeThroughRESTStartsAtOne() async throws {
         let everything = WebhookTestReceiver()
         let joins = WebhookTestReceiver()

@@ -17,10 +17,17 @@ typedef struct switchyard_datagram_slot {
     size_t length;
     struct sockaddr_storage address;
     socklen_t address_length;
+    /// After a receive on a socket with receive timestamps on: when the kernel took the datagram in,
+    /// in nanoseconds of the wall clock (CLOCK_REALTIME); 0 when it gave no timestamp.
+    unsigned long long received_nanoseconds;
 } switchyard_datagram_slot;
 
 /// Receives up to `count` datagrams without blocking. Returns the number received, or -1 with errno set.
 int switchyard_recv_batch(int socket_fd, switchyard_datagram_slot *slots, unsigned int count);
+
+/// Asks the kernel to stamp each datagram `fd` receives (SO_TIMESTAMPNS), so a receive can tell how
+/// long it has waited. 0, or -1 with errno set.
+int switchyard_enable_receive_timestamps(int fd);
 
 /// Sends `count` datagrams (each slot's `length` bytes to its `address`), in as many `sendmmsg` calls
 /// as the kernel needs. Returns how many of the slots went out (the first ones), or -1 with errno set

@@ -88,6 +88,14 @@ final class MediaEndpoint {
     // MARK: Receiving
 
     /// Drains the socket. `slots` is the loop's shared receive batch.
+    /// Shrinks the receive buffer to the kernel's least, for a socket never read: full, it holds a
+    /// few packets, rather than a megabyte each of UDP memory the kernel shares among every socket
+    /// (past `net.ipv4.udp_mem` it drops for all of them).
+    func holdsNothing() {
+        var bufferSize: Int32 = 1
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &bufferSize, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     func readable(now: UInt64, slots: UnsafeMutableBufferPointer<switchyard_datagram_slot>) {
         while true {
             let received = switchyard_recv_batch(descriptor, slots.baseAddress, UInt32(slots.count))

@@ -91,11 +91,12 @@ public final class MediaLoop: @unchecked Sendable {
 
     // MARK: Loop thread
 
-    func add(_ endpoint: MediaEndpoint) {
+    /// Takes an endpoint into the loop's ticks and, when it `reads`, its socket into the wait.
+    func add(_ endpoint: MediaEndpoint, reads: Bool = true) {
         let token = nextToken
         nextToken += 1
         endpoints[token] = endpoint
-        _ = switchyard_poller_add(poller, endpoint.descriptor, token)
+        if reads { _ = switchyard_poller_add(poller, endpoint.descriptor, token) }
         endpointTokens[ObjectIdentifier(endpoint)] = token
     }
 

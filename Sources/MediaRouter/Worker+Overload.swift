@@ -1,0 +1,78 @@
+import MediaControl
+
+/// Overload shedding on the worker (`OverloadShedding`): the governor's actions carried out, the
+/// forwarding rate measured, and the admission of new subscribers.
+extension Worker {
+    /// Measures the forwarding rate and the busy share, and lets the governor judge the waits seen,
+    /// once per evaluation interval.
+    func evaluateOverload(now: UInt64) {
+        guard let sample = overloadSample else {
+            overloadSample = (now, packetsSent, busyNanoseconds)
+            return
+        }
+        guard now - sample.at >= OverloadGovernor.evaluationInterval else { return }
+        let seconds = Double(now - sample.at) / 1e9
+        let rate = Double(packetsSent &- sample.packetsSent) / seconds
+        // About a second of memory at 100 ms samples.
+        forwardedPacketsPerSecond += (rate - forwardedPacketsPerSecond) * 0.1
+        let busyShare = Double(busyNanoseconds &- sample.busy) / 1e9 / seconds
+        overloadSample = (now, packetsSent, busyNanoseconds)
+        // Closed transports leave the list here, rather than on the close path.
+        videoShed.removeAll { $0.router?.transports[$0.id] !== $0 }
+        // What a whole core would forward at the cost per packet measured now, and the share of
+        // it the worker may fill when it turns video back on.
+        let capacity = busyShare > 0.05 ? forwardedPacketsPerSecond / busyShare : .infinity
+        let ceiling = capacity * configuration.overloadShedding.restoreBelowBusyShare
+        var projected = forwardedPacketsPerSecond
+        let candidates = sheddingCandidates()
+        let action = overload.evaluate(
+            now: now, hasRoom: videoShed.last.map { projected + $0.videoPacketRate <= ceiling } ?? false,
+            subscribers: candidates.count + videoShed.count, shed: videoShed.count)
+        switch action {
+        case .shed(let count)?:
+            // The newest subscribers first: those who joined last lose least of a call they were in.
+            for transport in candidates.sorted(by: { $0.id.rawValue > $1.id.rawValue }).prefix(count) {
+                transport.setVideoShed(true, now: now)
+                videoShed.append(transport)
+            }
+        case .restore(let count)?:
+            // The last turned off (the oldest subscribers) first, as many as have room.
+            for _ in 0..<count {
+                guard let next = videoShed.last, projected + next.videoPacketRate <= ceiling else { break }
+                projected += next.videoPacketRate
+                videoShed.removeLast().setVideoShed(false, now: now)
+            }
+        case nil:
+            break
+        }
+    }
+
+    /// Whether the worker sheds, or is about to: it admits nobody new and resends nothing then.
+    var isSheddingLoad: Bool { overload.isShedding(shed: videoShed.count) }
+
+    /// Subscribers whose video shedding could turn off and has not.
+    private func sheddingCandidates() -> [Transport] {
+        routers.values.flatMap { router in
+            router.transports.values.filter { !$0.isVideoShed && $0.isSheddingCandidate }
+        }
+    }
+
+    /// Why a new consumer of `producer` is refused here, or nil to admit it: while the worker sheds
+    /// video it admits no more, nor past its forwarding budget with what the producer's busiest
+    /// encoding sends.
+    func admissionRefusal(forConsumerOf producer: Producer, on transport: Transport) -> MediaControlError? {
+        let shedding = configuration.overloadShedding
+        guard shedding.enabled, !transport.isRelayLeg else { return nil }
+        if isSheddingLoad {
+            return .overloaded(
+                worker: index,
+                reason: "even its promptest packets wait \(overload.lastWaits.least / 1_000_000) ms to be forwarded, and it has video off for \(videoShed.count) subscribers")
+        }
+        let budget = Double(shedding.forwardingBudget)
+        let added = producer.packetRateOfBusiestEncoding
+        guard budget > 0, forwardedPacketsPerSecond + added > budget else { return nil }
+        return .overloaded(
+            worker: index,
+            reason: "it forwards \(Int(forwardedPacketsPerSecond)) packets/s and this subscriber would add \(Int(added)), past its budget of \(shedding.forwardingBudget) (media.overload.forwardingBudget)")
+    }
+}
