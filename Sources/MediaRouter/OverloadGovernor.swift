@@ -58,12 +58,13 @@ struct OverloadGovernor {
 
     /// Judges the waits seen since the last evaluation, once per `evaluationInterval`.
     /// - Parameters:
+    ///   - busyShare: The share of a core the worker was busy since the last evaluation.
     ///   - hasRoom: Whether the worker would stay under `restoreBelowBusyShare` of a core with the
     ///     next subscriber's video back on (the worker knows what it costs).
     ///   - subscribers: The worker's subscribers receiving video, whether shedding has it off or not.
     ///   - shed: How many of them shedding has turned off.
     /// - Returns: `.restore(n)`: at most n, as many as have room.
-    mutating func evaluate(now: UInt64, hasRoom: Bool, subscribers: Int, shed: Int) -> Action? {
+    mutating func evaluate(now: UInt64, busyShare: Double, hasRoom: Bool, subscribers: Int, shed: Int) -> Action? {
         guard configuration.enabled else { return nil }
         guard let due = nextEvaluationAt, now >= due else {
             if nextEvaluationAt == nil { nextEvaluationAt = now + Self.evaluationInterval }
@@ -80,7 +81,7 @@ struct OverloadGovernor {
         let step = max(1, Int((Double(subscribers) * configuration.stepShare).rounded(.up)))
         // Late drops clear a backlog fast, so the least wait falls while the worker still cannot keep
         // up: a drop for lateness counts as a wait past the threshold.
-        if wait > shedAbove || late {
+        if wait > shedAbove || late, busyShare >= configuration.busyShareToShed {
             calmSince = nil
             evaluationsOverThreshold += 1
             guard evaluationsOverThreshold >= configuration.evaluationsBeforeShedding, shed < subscribers,
@@ -119,7 +120,7 @@ struct OverloadGovernor {
     }
 
     /// Whether the worker sheds, or is about to (its backlog has lasted as long as shedding waits
-    /// for): it admits nobody new then.
+    /// for): it resends nothing then.
     func isShedding(shed: Int) -> Bool {
         configuration.enabled && (shed > 0 || evaluationsOverThreshold >= configuration.evaluationsBeforeShedding)
     }

@@ -26,7 +26,7 @@ extension Worker {
         var projected = forwardedPacketsPerSecond
         let candidates = sheddingCandidates()
         let action = overload.evaluate(
-            now: now, hasRoom: videoShed.last.map { projected + $0.videoPacketRate <= ceiling } ?? false,
+            now: now, busyShare: busyShare, hasRoom: videoShed.last.map { projected + $0.videoPacketRate <= ceiling } ?? false,
             subscribers: candidates.count + videoShed.count, shed: videoShed.count)
         switch action {
         case .shed(let count)?:
@@ -47,7 +47,7 @@ extension Worker {
         }
     }
 
-    /// Whether the worker sheds, or is about to: it admits nobody new and resends nothing then.
+    /// Whether the worker sheds, or is about to: it resends nothing then.
     var isSheddingLoad: Bool { overload.isShedding(shed: videoShed.count) }
 
     /// Subscribers whose video shedding could turn off and has not.
@@ -57,20 +57,15 @@ extension Worker {
         }
     }
 
-    /// Why a new consumer of `producer` is refused here, or nil to admit it: while the worker sheds
-    /// video it admits no more, nor past its forwarding budget with what the producer's busiest
-    /// encoding sends.
+    /// Why a new consumer of `producer` is refused here, or nil to admit it: when the worker's
+    /// forwarding with what the producer's busiest encoding sends would pass its budget. A worker
+    /// that sheds still admits (the newest subscriber is the first whose video a further step turns
+    /// off): its backlog may be a crowd's joins, which refusing them would only prolong.
     func admissionRefusal(forConsumerOf producer: Producer, on transport: Transport) -> MediaControlError? {
         let shedding = configuration.overloadShedding
-        guard shedding.enabled, !transport.isRelayLeg else { return nil }
-        if isSheddingLoad {
-            return .overloaded(
-                worker: index,
-                reason: "even its promptest packets wait \(overload.lastWaits.least / 1_000_000) ms to be forwarded, and it has video off for \(videoShed.count) subscribers")
-        }
         let budget = Double(shedding.forwardingBudget)
         let added = producer.packetRateOfBusiestEncoding
-        guard budget > 0, forwardedPacketsPerSecond + added > budget else { return nil }
+        guard shedding.enabled, !transport.isRelayLeg, budget > 0, forwardedPacketsPerSecond + added > budget else { return nil }
         return .overloaded(
             worker: index,
             reason: "it forwards \(Int(forwardedPacketsPerSecond)) packets/s and this subscriber would add \(Int(added)), past its budget of \(shedding.forwardingBudget) (media.overload.forwardingBudget)")

@@ -45,7 +45,7 @@ final class LocalDaemon: Sendable {
         ]
         if let spreadThreshold = options.spreadThreshold { media["spreadThreshold"] = spreadThreshold }
         if let workerLoop = options.workerLoop { media["workerLoop"] = workerLoop }
-        // The overload run measures shedding: subscribers are admitted while the worker sheds not.
+        // The overload run measures shedding: every subscriber is admitted, whatever the worker forwards.
         if options.overload { media["overload"] = ["forwardingBudget": 0] }
         var configuration: [String: Any] = [
             // Every client comes from this one address: the per-address cap must take them all.

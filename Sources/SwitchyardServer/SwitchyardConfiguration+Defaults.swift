@@ -74,7 +74,7 @@ extension SwitchyardConfiguration {
               "stepShare": 0.1,
               "restoreAfterMs": 2000,
               "restoreBelowBusyShare": 0.85,
-              "forwardingBudget": 70000
+              "forwardingBudget": 120000
             },
             "faultInjection": false,
             "audioFallback": {

@@ -82,7 +82,7 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var redFrames: Int?
     @Flag(help: "Red: the publisher sends plain Opus and the router adds the redundancy (its media.redundantAudio; --red-frames does not apply).")
     var redFromRouter = false
-    @Flag(help: "Fanout: the publisher's video starts once every subscriber has joined, offering one worker more than it forwards on time (with --workers 1 and the default 2 Mbps video); the report shows overload shedding's work and checks p99 added latency ≤ 200 ms.")
+    @Flag(help: "Fanout: the publisher's video starts once every subscriber has joined, offering one worker about twice what it forwards (defaults: 1,500 subscribers, 720p at 4 Mbps, --workers 1); the report shows overload shedding's work and checks p99 added latency ≤ 200 ms.")
     var overload = false
     @Option(help: "Fanout --overload: subscribers that read their media and are measured (default 200); the rest never read.")
     var sampled: Int?
@@ -197,9 +197,15 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         if overload {
             guard options.scenario == .fanout else { throw ValidationError("--overload is for the fanout scenario") }
             options.overload = true
-            if videoBitrate == nil { options.videoBitrate = 2_000_000 }
+            // 1,500 subscribers of 720p at 4 Mbps offer one worker of this kind of machine about twice
+            // what it forwards (docs/capacity.md#overload).
+            if videoBitrate == nil { options.videoBitrate = 4_000_000 }
+            if width == nil, height == nil {
+                options.width = 1280
+                options.height = 720
+            }
             if workers == nil { options.workers = 1 }
-            if clients == nil { options.clients = 2400 }
+            if clients == nil { options.clients = 1500 }
             if let sampled { options.sampledSubscribers = sampled }
         }
         if let schedule {

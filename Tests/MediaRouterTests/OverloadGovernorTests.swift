@@ -12,14 +12,14 @@ struct OverloadGovernorTests {
     /// Feeds `wait` and evaluates every 100 ms from `start` to `end`, the worker `busyShare` busy, and
     /// returns what the governor asked for, keeping `shed` as the worker would.
     static func run(
-        _ governor: inout OverloadGovernor, from start: UInt64, to end: UInt64, wait: UInt64, late: Bool = false, hasRoom: Bool = true,
+        _ governor: inout OverloadGovernor, from start: UInt64, to end: UInt64, wait: UInt64, late: Bool = false, busyShare: Double = 1, hasRoom: Bool = true,
         subscribers: Int, shed: inout Int
     ) -> [(at: UInt64, action: OverloadGovernor.Action)] {
         var actions: [(UInt64, OverloadGovernor.Action)] = []
         var now = start
         while now <= end {
             governor.observe(wait: wait, late: late)
-            if let action = governor.evaluate(now: now, hasRoom: hasRoom, subscribers: subscribers, shed: shed) {
+            if let action = governor.evaluate(now: now, busyShare: busyShare, hasRoom: hasRoom, subscribers: subscribers, shed: shed) {
                 actions.append((now, action))
                 switch action {
                 case .shed(let count): shed += count
@@ -72,6 +72,16 @@ struct OverloadGovernorTests {
         var shed = 0
         let actions = Self.run(&governor, from: 0, to: 200 * Self.millisecond, wait: Self.millisecond, late: true, subscribers: 10, shed: &shed)
         #expect(actions.map(\.action) == [.shed(1)])
+    }
+
+    @Test func longWaitsOfAWorkerWithTimeToSpareShedNothing() {
+        var governor = OverloadGovernor(configuration: Self.configuration)
+        var shed = 0
+        let actions = Self.run(
+            &governor, from: 0, to: 5_000 * Self.millisecond, wait: 100 * Self.millisecond, late: true, busyShare: 0.79, subscribers: 10,
+            shed: &shed)
+        #expect(actions.isEmpty, "a key frame's burst behind a half-idle worker is no overload")
+        #expect(!governor.isShedding(shed: shed))
     }
 
     @Test func oneLongWaitAloneShedsNothing() {

@@ -8,10 +8,12 @@ import Testing
 
 /// Overload shedding on a real worker: the worker is stalled on purpose while the publisher sends,
 /// so its packets wait in the socket as they would behind a backlog, measured by the kernel's stamps.
+/// (How busy a worker must be to shed is the governor's, tested in OverloadGovernorTests.)
 @Suite(.serialized) struct OverloadSheddingTests {
     static let shedding = OverloadShedding(
         videoQueueLimit: .milliseconds(60), audioQueueLimit: .milliseconds(80), shedAbove: .milliseconds(20), stepShare: 0.5,
-        restoreAfter: .seconds(1), restoreBelowBusyShare: 0.9, forwardingBudget: 0, evaluationsBeforeShedding: 1)
+        restoreAfter: .seconds(1), restoreBelowBusyShare: 0.9, forwardingBudget: 0, evaluationsBeforeShedding: 1,
+        busyShareToShed: 0)
 
     /// Stalls the worker for `milliseconds` and, once it is stalled, publishes `count` packets from `first`.
     static func stall(_ session: RoutedSession, milliseconds: Int, publishingFrom first: Int, count: Int) async throws {
@@ -50,23 +52,13 @@ import Testing
             break
         }
 
-        // A worker that sheds admits nobody new, and says why.
-        let newcomer = try TestPeer()
-        let transport = try await session.plane.createPlainTransport(
-            router: session.router, options: PlainTransportOptions(remoteAddress: newcomer.address, clientSRTP: newcomer.srtpParameters))
-        await #expect {
-            _ = try await session.plane.consume(transport: transport.transportID, producer: session.producer, pauseReasons: [])
-        } throws: { error in
-            guard case .overloaded(let worker, let reason)? = error as? MediaControlError else { return false }
-            return worker == 0 && reason.contains("video off for 1 subscribers")
-        }
-
         // On time again: the older subscriber gets video, the newest none until the calm has lasted.
         try session.publish(from: 9, count: 3, keyFrameAt: [9])
         #expect(try await onOwnThread { session.subscribers[0].receiveRTP(count: 3) }.map(\.payload) == (9..<12).map {
             VP8TestPayload.make(index: $0, keyFrame: $0 == 9)
         })
-        #expect(try await onOwnThread { session.subscribers[1].receivePackets(for: 100) }.isEmpty)
+        let meanwhile = try await onOwnThread { session.subscribers[1].receivePackets(for: 100) }
+        #expect(!meanwhile.contains { if case .rtp = $0 { true } else { false } }, "no media while its video is off")
         try await waitUntil("the video is back after a second of calm") { await Self.workerStatistics(session)?.videoShedSubscribers == 0 }
         while let event = await events.next() {
             guard case .overloadShedding(let transport, let videoOff) = event else { continue }
@@ -77,6 +69,28 @@ import Testing
         #expect(try await onOwnThread { session.subscribers[1].receiveRTP(count: 2) }.map(\.payload).first == VP8TestPayload.make(index: 12, keyFrame: true))
         let statistics = await Self.workerStatistics(session)
         #expect(statistics?.sheddingSteps == 1 && statistics?.restoringSteps == 1)
+    }
+
+    @Test func aWorkerPastItsForwardingBudgetRefusesANewSubscriberAndSaysWhy() async throws {
+        var budgeted = Self.shedding
+        budgeted.forwardingBudget = 10
+        let session = try await RoutedSession.make(subscriberCount: 1, portBase: 48_700, overloadShedding: budgeted)
+        defer { session.plane.shutdown() }
+        // Long enough for the stream's rate window (500 ms) and the worker's measured rate to see it.
+        for index in 0..<40 {
+            try session.publish(from: index, count: 1, keyFrameAt: [0])
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try await waitUntil("the worker forwards more than its budget") { await Self.workerStatistics(session)?.forwardedPacketsPerSecond ?? 0 > 10 }
+        let newcomer = try TestPeer()
+        let transport = try await session.plane.createPlainTransport(
+            router: session.router, options: PlainTransportOptions(remoteAddress: newcomer.address, clientSRTP: newcomer.srtpParameters))
+        await #expect {
+            _ = try await session.plane.consume(transport: transport.transportID, producer: session.producer, pauseReasons: [])
+        } throws: { error in
+            guard case .overloaded(let worker, let reason)? = error as? MediaControlError else { return false }
+            return worker == 0 && reason.contains("past its budget of 10 (media.overload.forwardingBudget)")
+        }
     }
 
     @Test func turnedOffEveryPacketIsForwardedHoweverLate() async throws {

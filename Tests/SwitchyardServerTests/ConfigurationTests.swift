@@ -96,7 +96,7 @@ import Webhooks
 
     @Test func overloadSheddingIsOnByDefaultAndItsLimitsAreChecked() throws {
         #expect(SwitchyardConfiguration.builtIn.media.overloadShedding == OverloadShedding())
-        #expect(OverloadShedding().enabled && OverloadShedding().forwardingBudget == 70_000)
+        #expect(OverloadShedding().enabled && OverloadShedding().forwardingBudget == 120_000)
         let parsed = try SwitchyardConfiguration.parse(
             Data(#"{"media":{"overload":{"enabled":false,"shedAboveMs":30,"stepShare":0.25,"forwardingBudget":0}}}"#.utf8))
         #expect(!parsed.media.overloadShedding.enabled)

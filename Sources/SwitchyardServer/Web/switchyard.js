@@ -916,7 +916,7 @@ export class Subscriber extends EventTarget {
     /** @type {object|undefined} the StreamInfo, when known */ this.stream = stream;
     /** @type {object} the `subscribe` result (`audio`, `video` track descriptions, ...) */ this.result = result;
     /** @type {boolean} whether the router forwards video now */ this.videoEnabled = result.videoEnabled;
-    /** @type {string|undefined} why video is off (`quality`, `publisherPropertyChanged`, ...) */
+    /** @type {string|undefined} why video is off (`quality`, `overload`, `publisherPropertyChanged`, ...) */
     this.videoDisableReason = result.videoDisableReason;
     this.subscribeToAudio = options.subscribeToAudio ?? true;
     this.subscribeToVideo = options.subscribeToVideo ?? true;
