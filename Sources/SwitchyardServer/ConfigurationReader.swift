@@ -91,6 +91,11 @@ struct ConfigurationReader {
         return value
     }
 
+    /// A duration given in whole milliseconds (`key` ends in `Ms`), which must lie in `range`.
+    mutating func milliseconds(_ key: String, default fallback: Duration, in range: ClosedRange<Int>) throws(ConfigurationError) -> Duration {
+        .milliseconds(try integer(key, default: Int(fallback / .milliseconds(1)), in: range))
+    }
+
     /// An integer that may be absent or null (nil), or else must lie in `range`.
     mutating func optionalInteger(_ key: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
         guard let value = members[key], value != .null else {

@@ -4,16 +4,13 @@ extension SwitchyardConfiguration {
     /// Reads `media.overload`: overload shedding and admission (docs/capacity.md#overload).
     static func overloadShedding(_ reader: inout ConfigurationReader) throws(ConfigurationError) -> OverloadShedding {
         let defaults = OverloadShedding()
-        func milliseconds(_ key: String, _ fallback: Duration, in range: ClosedRange<Int>) throws(ConfigurationError) -> Duration {
-            .milliseconds(try reader.integer(key, default: Int(fallback / .milliseconds(1)), in: range))
-        }
         let shedding = OverloadShedding(
             enabled: try reader.boolean("enabled", default: defaults.enabled),
-            videoQueueLimit: try milliseconds("videoQueueLimitMs", defaults.videoQueueLimit, in: 20...5000),
-            audioQueueLimit: try milliseconds("audioQueueLimitMs", defaults.audioQueueLimit, in: 20...5000),
-            shedAbove: try milliseconds("shedAboveMs", defaults.shedAbove, in: 5...1000),
+            videoQueueLimit: try reader.milliseconds("videoQueueLimitMs", default: defaults.videoQueueLimit, in: 20...5000),
+            audioQueueLimit: try reader.milliseconds("audioQueueLimitMs", default: defaults.audioQueueLimit, in: 20...5000),
+            shedAbove: try reader.milliseconds("shedAboveMs", default: defaults.shedAbove, in: 5...1000),
             stepShare: try reader.number("stepShare", default: defaults.stepShare, in: 0.01...1),
-            restoreAfter: try milliseconds("restoreAfterMs", defaults.restoreAfter, in: 100...600_000),
+            restoreAfter: try reader.milliseconds("restoreAfterMs", default: defaults.restoreAfter, in: 100...600_000),
             restoreBelowBusyShare: try reader.number("restoreBelowBusyShare", default: defaults.restoreBelowBusyShare, in: 0.1...1),
             forwardingBudget: try reader.integer("forwardingBudget", default: defaults.forwardingBudget, in: 0...100_000_000))
         try reader.finish()
