@@ -147,8 +147,9 @@ final class Producer {
     }
 
     /// Handles one packet from the publisher: bookkeeping, then every consumer and every copy.
-    /// - Parameter isLate: The packet waited in its socket past overload shedding's limit for its
-    ///   kind: it is counted (so the router asks the publisher for nothing) but not forwarded.
+    /// - Parameter isLate: The packet waited past overload shedding's limit for its kind since the
+    ///   kernel took it in: it is counted (so the router asks the publisher for nothing) but not
+    ///   forwarded.
     func receive(_ incoming: RTPPacket, now: UInt64, isLate: Bool = false) {
         var packet = incoming
         guard let encoding = encoding(forSSRC: packet.ssrc) else { return }

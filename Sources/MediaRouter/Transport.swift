@@ -249,9 +249,11 @@ final class Transport {
         // How long the packet has waited since the kernel took it in: in the socket, and behind the
         // fan-out of the packets read in the same batch. Only publishers' media is judged: a
         // subscriber's socket, read just after its one report arrived, says nothing of the backlog.
-        let waited = receivedAt == 0 ? 0 : MediaClock.realtimeNow() &- receivedAt
-        let isLate = waited < 1 << 62 && waited > (producer.kind == .video ? worker.videoQueueLimit : worker.audioQueueLimit)
-        worker.overload.observe(wait: waited < 1 << 62 ? waited : 0, late: isLate)
+        // No stamp, or a wall clock stepped back past it, is no measure (0).
+        let elapsed = receivedAt == 0 ? 0 : MediaClock.realtimeNow() &- receivedAt
+        let waited = elapsed < 1 << 62 ? elapsed : 0
+        let isLate = waited > (producer.kind == .video ? worker.videoQueueLimit : worker.audioQueueLimit)
+        worker.overload.observe(wait: waited, late: isLate)
         if isLate { router.drops.overloadLate += 1 }
         producer.receive(packet, now: now, isLate: isLate)
     }

@@ -24,14 +24,20 @@ extension Worker {
         let capacity = busyShare > 0.05 ? forwardedPacketsPerSecond / busyShare : .infinity
         let ceiling = capacity * configuration.overloadShedding.restoreBelowBusyShare
         var projected = forwardedPacketsPerSecond
-        let candidates = sheddingCandidates()
+        // Counted every evaluation, listed only for a step off: most evaluations allocate nothing.
+        var candidates = 0
+        for router in routers.values {
+            for transport in router.transports.values where transport.isSheddingCandidate { candidates += 1 }
+        }
         let action = overload.evaluate(
             now: now, busyShare: busyShare, hasRoom: videoShed.last.map { projected + $0.videoPacketRate <= ceiling } ?? false,
-            subscribers: candidates.count + videoShed.count, shed: videoShed.count)
+            subscribers: candidates + videoShed.count, shed: videoShed.count)
         switch action {
         case .shed(let count)?:
             // The newest subscribers first: those who joined last lose least of a call they were in.
-            for transport in candidates.sorted(by: { $0.id.rawValue > $1.id.rawValue }).prefix(count) {
+            let newestFirst = routers.values.flatMap { $0.transports.values.filter(\.isSheddingCandidate) }
+                .sorted { $0.id.rawValue > $1.id.rawValue }
+            for transport in newestFirst.prefix(count) {
                 transport.setVideoShed(true, now: now)
                 videoShed.append(transport)
             }
@@ -49,13 +55,6 @@ extension Worker {
 
     /// Whether the worker sheds, or is about to: it resends nothing then.
     var isSheddingLoad: Bool { overload.isShedding(shed: videoShed.count) }
-
-    /// Subscribers whose video shedding could turn off and has not.
-    private func sheddingCandidates() -> [Transport] {
-        routers.values.flatMap { router in
-            router.transports.values.filter { !$0.isVideoShed && $0.isSheddingCandidate }
-        }
-    }
 
     /// Why a new consumer of `producer` is refused here, or nil to admit it: when the worker's
     /// forwarding with what the producer's busiest encoding sends would pass its budget. A worker
