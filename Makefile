@@ -5,7 +5,7 @@ SWIFT ?= swift
 # `make bench` pipes the forwarding benchmark through tee; a failed run must fail the target.
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
-APT_PACKAGES := libsrtp2-dev libopus-dev libvpx-dev pkg-config libssl-dev dpkg-dev
+APT_PACKAGES := libsrtp2-dev libopus-dev libvpx-dev libavformat-dev libavcodec-dev libavutil-dev pkg-config libssl-dev dpkg-dev
 CONFIG ?= Config/switchyard.json
 
 # Which libsrtp2 to link (docs/srtp-build.md):
@@ -63,6 +63,8 @@ NETWORK_PACKAGES := iproute2 nftables
 # The TURN tests start private coturn servers from Debian's package, never its system service
 # (docs/turn.md); the one with TURN over TLS makes its self-signed certificate with openssl.
 TURN_PACKAGES := coturn openssl
+# The archiving tests check what the daemon wrote with ffprobe and decode it whole with ffmpeg.
+ARCHIVE_TEST_PACKAGES := ffmpeg
 interop-peers: srtp
 	@mkdir -p $(INTEROP)
 	cc -O2 -o $(INTEROP)/srtp_peer_system Tests/Interop/srtp_peer.c $$(PKG_CONFIG_PATH= pkg-config --cflags --libs libsrtp2)
@@ -71,6 +73,7 @@ interop-peers: srtp
 		|| python3 -m pip install -q --break-system-packages $(PYTHON_PACKAGES)
 	$(call install-missing,$(BROWSER_PACKAGES) $(GSTREAMER_PACKAGES) $(CLUSTER_PACKAGES) $(NETWORK_PACKAGES))
 	$(call install-missing,$(TURN_PACKAGES))
+	$(call install-missing,$(ARCHIVE_TEST_PACKAGES))
 
 build: srtp
 	$(SWIFT) build $(SCRATCH)

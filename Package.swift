@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "Signaling", targets: ["Signaling"]),
         .library(name: "Webhooks", targets: ["Webhooks"]),
         .library(name: "Cluster", targets: ["Cluster"]),
+        .library(name: "Archiving", targets: ["Archiving"]),
         .library(name: "SwitchyardServer", targets: ["SwitchyardServer"]),
         .library(name: "SwitchyardClient", targets: ["SwitchyardClient"]),
         .executable(name: "switchyard", targets: ["switchyard"]),
@@ -51,6 +52,8 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "COpus"),
         .systemLibrary(name: "CVPX"),
+        // FFmpeg's muxers for archives (libavformat-dev, in the default search paths like libvpx).
+        .systemLibrary(name: "CAVFormat", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
         .target(name: "CSystemShims"),
         .target(name: "RTPWire"),
         .target(name: "SRTP", dependencies: ["CSRTP", "RTPWire"]),
@@ -94,9 +97,16 @@ let package = Package(
             ]
         ),
         .target(
+            name: "Archiving",
+            dependencies: [
+                "Signaling", "SignalingProtocol", "MediaControl", "RTPWire", "CAVFormat",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "SwitchyardServer",
             dependencies: [
-                "Signaling", "SignalingProtocol", "MediaControl", "MediaRouter", "Quality", "SRTP", "Cluster", "Webhooks", "CSystemShims",
+                "Signaling", "SignalingProtocol", "MediaControl", "MediaRouter", "Quality", "SRTP", "Cluster", "Webhooks", "Archiving", "CSystemShims",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -169,6 +179,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "ArchivingTests", dependencies: ["Archiving", "MediaControl", "SignalingProtocol", "RTPWire", "CVPX", "COpus"]),
         .testTarget(
             name: "SignalingTests",
             dependencies: ["Signaling", "SignalingProtocol", .product(name: "JWTKit", package: "jwt-kit")]
@@ -177,7 +188,7 @@ let package = Package(
             name: "SwitchyardServerTests",
             dependencies: [
                 "SwitchyardServer", "Signaling", "SignalingProtocol", "MediaControl", "RTPWire", "SRTP", "MediaTestSupport",
-                "SwitchyardClient", "Cluster", "Webhooks",
+                "SwitchyardClient", "Cluster", "Webhooks", "Archiving",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -170,6 +170,11 @@ public actor CascadingMediaControl: MediaControl, Service {
         return parameters
     }
 
+    /// A recording runs on the session's node, where its router is.
+    public func createRecordingTransport(router: RouterID, ring: RecordingRing) async throws(MediaControlError) -> TransportID {
+        try await local.createRecordingTransport(router: router, ring: ring)
+    }
+
     public func setFaultInjection(transport: TransportID, dropShare: Double?, rateCapBitrate: Int?) async throws(MediaControlError) {
         if let object = remoteTransports[transport] {
             _ = try await call(.setFaultInjection(TransportID(rawValue: object.id), dropShare: dropShare, rateCapBitrate: rateCapBitrate), on: object.node)

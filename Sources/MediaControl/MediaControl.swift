@@ -20,6 +20,10 @@ public protocol MediaControl: Sendable {
     /// port or a port from the configured range, fresh ICE credentials, the daemon's certificate.
     /// `toConsume` as for plain transports.
     func createWebRTCTransport(router: RouterID, toConsume: [ProducerID]) async throws(MediaControlError) -> WebRTCTransportParameters
+    /// Creates a recording transport on the router's worker: its consumers forward into `ring` (plain
+    /// RTP, as it would leave toward a subscriber before protection) instead of the network. It has no
+    /// socket, sends no RTCP, is never shed for overload and runs no audio-fallback policy.
+    func createRecordingTransport(router: RouterID, ring: RecordingRing) async throws(MediaControlError) -> TransportID
     /// Gives a WebRTC transport the client's ICE credentials and certificate fingerprint (from its SDP).
     /// A handshake that already ended is checked against the fingerprint now.
     func connectWebRTCTransport(_ transport: TransportID, remote: WebRTCRemoteParameters) async throws(MediaControlError)

@@ -31,6 +31,8 @@ public struct DropCounters: Equatable, Sendable {
     /// Media that waited in its socket past its kind's limit while the worker was overloaded
     /// (`OverloadShedding`): it would have played too late.
     public var overloadLate: UInt64 = 0
+    /// Not taken by an archive's writer, whose ring was full: the disk is slower than the media.
+    public var recordingFull: UInt64 = 0
 
     public init() {}
 
@@ -50,6 +52,7 @@ public struct DropCounters: Equatable, Sendable {
         faultInjected += other.faultInjected
         sendQueueFull += other.sendQueueFull
         overloadLate += other.overloadLate
+        recordingFull += other.recordingFull
     }
 
     /// The counters by name, for statistics and metrics.
@@ -59,6 +62,7 @@ public struct DropCounters: Equatable, Sendable {
             "wrongSource": wrongSource, "unknownSSRC": unknownSSRC, "oversize": oversize, "notRTP": notRTP,
             "sendFailed": sendFailed, "unverifiedSource": unverifiedSource, "stun": stun, "beforeKeys": beforeKeys,
             "faultInjected": faultInjected, "sendQueueFull": sendQueueFull, "overloadLate": overloadLate,
+            "recordingFull": recordingFull,
         ]
     }
 }

@@ -289,6 +289,18 @@ public final class MediaPlane: MediaControl {
     /// made for counted at once, and builds it with `make` on the worker's thread (given its id, the
     /// port to start searching from, its router and worker), then starts it; the id and the count are
     /// forgotten when `make` fails. Returns the id, the local port and the worker's index.
+    public func createRecordingTransport(router routerID: RouterID, ring: RecordingRing) async throws(MediaControlError) -> TransportID {
+        let (id, _, _) = try await addTransport(to: routerID, toConsume: []) { id, _, router, worker throws(MediaControlError) in
+            let transport = Transport(id: id, socket: nil, worker: worker, router: router, remote: nil, inbound: nil, outbound: nil)
+            transport.recording = ring
+            transport.isRelayLeg = true
+            _ = transport.downlink.setEnabled(false)
+            _ = transport.uplink.setEnabled(false)
+            return transport
+        }
+        return id
+    }
+
     private func addTransport(
         to routerID: RouterID, toConsume: [ProducerID],
         _ make: @escaping (TransportID, UInt16, Router, Worker) throws(MediaControlError) -> Transport
@@ -312,7 +324,7 @@ public final class MediaPlane: MediaControl {
                 let transport = try make(id, startPort, router, worker)
                 try transport.start()
                 router.transports[id] = transport
-                return .success(transport.socket.localPort)
+                return .success(transport.socket?.localPort ?? 0)
             } catch {
                 return .failure(error)
             }

@@ -123,6 +123,7 @@ final class Router {
             transport.tickWebRTC(now: now)
             transport.tickCongestionControl(now: now)
             transport.tickLayers(now: now)
+            transport.tickRecording(now: now)
         }
         tickSpeakers(now: now)
         if now - lastSenderReportsAt >= reportInterval {

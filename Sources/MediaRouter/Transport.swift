@@ -18,7 +18,8 @@ final class Transport {
     static let maximumPacketBytes = 1500
 
     let id: TransportID
-    let socket: UDPSocket
+    /// Nil for a recording transport, which forwards into `recording` instead.
+    let socket: UDPSocket?
     unowned let worker: Worker
     weak var router: Router?
     var remote: IPv4Address?
@@ -27,7 +28,9 @@ final class Transport {
     /// is reached again by its first packet from the new one.
     let learnsRemote: Bool
     /// Media can flow: the remote address is known and, for WebRTC, the DTLS handshake gave the keys.
-    var isConnected: Bool { remote != nil && outbound != nil }
+    var isConnected: Bool { (remote != nil && outbound != nil) || recording != nil }
+    /// Where a recording transport's consumers forward to (`MediaControl.createRecordingTransport`).
+    var recording: RecordingRing?
     var inbound: SRTPSession?
     var outbound: SRTPSession?
     /// ICE-lite and DTLS, for a WebRTC transport.
@@ -105,7 +108,7 @@ final class Transport {
     var pendingSendCount = 0
 
     init(
-        id: TransportID, socket: UDPSocket, worker: Worker, router: Router, remote: IPv4Address?,
+        id: TransportID, socket: UDPSocket?, worker: Worker, router: Router, remote: IPv4Address?,
         inbound: SRTPSession?, outbound: SRTPSession?, webRTC: WebRTCLink? = nil
     ) {
         self.id = id
@@ -128,8 +131,8 @@ final class Transport {
 
     /// Starts reading the socket on the worker's thread, unless it is the worker's shared socket.
     func start() throws(MediaControlError) {
-        guard socket !== worker.sharedSocket else { return }
-        try worker.watch(self)
+        guard let socket, socket !== worker.sharedSocket else { return }
+        try worker.watch(socket, for: self)
     }
 
     /// Stops reading; the socket closes when the last reference goes.
@@ -262,6 +265,13 @@ final class Transport {
     /// there is no remote address yet or protection failed.
     @inline(__always)
     func sendRTP(slot: (index: Int, buffer: UnsafeMutableRawBufferPointer), length: Int) -> Bool {
+        if let recording {
+            if !recording.push(UnsafeRawBufferPointer(rebasing: slot.buffer[0..<length]), forwardedAt: MediaClock.monotonicNow()) {
+                router?.drops.recordingFull += 1
+            }
+            worker.releaseLastSendSlot(slot.index)
+            return true
+        }
         guard remote != nil, let outbound else {
             worker.releaseLastSendSlot(slot.index)
             return false

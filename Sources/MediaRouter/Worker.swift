@@ -421,9 +421,9 @@ final class Worker: @unchecked Sendable {
     }
 
     /// Starts reading a transport's own socket.
-    func watch(_ transport: Transport) throws(MediaControlError) {
+    func watch(_ socket: UDPSocket, for transport: Transport) throws(MediaControlError) {
         assertOnThread()
-        let descriptor = transport.socket.descriptor
+        let descriptor = socket.descriptor
         guard switchyard_poller_add(poller, descriptor, UInt64(descriptor)) == 0 else {
             throw .system(call: "epoll_ctl", errno: errno)
         }
@@ -433,8 +433,7 @@ final class Worker: @unchecked Sendable {
     /// Stops reading a transport's own socket.
     func unwatch(_ transport: Transport) {
         assertOnThread()
-        let descriptor = transport.socket.descriptor
-        guard readers[descriptor] === transport else { return }
+        guard let descriptor = transport.socket?.descriptor, readers[descriptor] === transport else { return }
         _ = switchyard_poller_remove(poller, descriptor)
         readers[descriptor] = nil
     }
@@ -575,7 +574,7 @@ final class Worker: @unchecked Sendable {
                 for offset in 0..<chunk {
                     scratchSlots[offset] = sendSlots[Int(transport.pendingSends[sent + offset])]
                 }
-                let accepted = send(scratchSlots, count: chunk, from: transport.socket.descriptor)
+                let accepted = send(scratchSlots, count: chunk, from: transport.socket?.descriptor ?? -1)
                 packetsSent &+= UInt64(accepted)
                 for offset in 0..<accepted { bytesSent &+= UInt64(scratchSlots[offset].length) }
                 if accepted < chunk { transport.router?.drops.sendFailed += UInt64(chunk - accepted) }

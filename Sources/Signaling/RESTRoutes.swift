@@ -36,7 +36,8 @@ struct RESTRoutes: Sendable {
                 let parsed = try RESTBody.decode(RESTBody.CreateSession.self, from: body)
                 return CreatedSession(
                     sessionId: try await directory.createSession(
-                        id: parsed.sessionId, audio: parsed.audio, e2ee: parsed.e2ee, connectionEventsSuppressed: parsed.connectionEventsSuppressed))
+                        id: parsed.sessionId, audio: parsed.audio, e2ee: parsed.e2ee, connectionEventsSuppressed: parsed.connectionEventsSuppressed,
+                        archiveMode: parsed.archiveMode))
             }
         }
         router.get("/v1/cluster") { request, _ in
@@ -103,6 +104,7 @@ struct RESTRoutes: Sendable {
                 return nil as EmptyResult?
             }
         }
+        registerArchives(on: router)
         router.get("/v1/sessions/:sessionId/subscribers/:subscriberId/stats") { request, context in
             let sessionId = context.parameters.get("sessionId") ?? ""
             let subscriberId = context.parameters.get("subscriberId") ?? ""
@@ -151,6 +153,52 @@ struct RESTRoutes: Sendable {
         }
     }
 
+    /// Archives (docs/archiving.md): started and stopped on the session's node, listed and deleted
+    /// where their files are.
+    private func registerArchives(on router: Router<BasicRequestContext>) {
+        router.post("/v1/sessions/:sessionId/archives") { request, context in
+            let sessionId = context.parameters.get("sessionId") ?? ""
+            return try await respond(to: request, status: .created, session: .existing(sessionId)) { body throws(SignalingError) in
+                let parsed = try body.isEmpty ? RESTBody.StartArchive() : RESTBody.decode(RESTBody.StartArchive.self, from: body)
+                return try await directory.startArchive(sessionId: sessionId, request: parsed)
+            }
+        }
+        router.post("/v1/sessions/:sessionId/archives/:archiveId/stop") { request, context in
+            let sessionId = context.parameters.get("sessionId") ?? ""
+            let archiveId = context.parameters.get("archiveId") ?? ""
+            return try await respond(to: request, status: .ok, session: .existing(sessionId)) { _ throws(SignalingError) in
+                try await directory.stopArchive(sessionId: sessionId, archiveId: archiveId)
+            }
+        }
+        router.get("/v1/archives") { request, _ in
+            let query = request.uri.queryParameters
+            return try await respond(to: request, status: .ok) { _ throws(SignalingError) in
+                let limit = try Self.pageLimit(query.get("limit"))
+                let offset = try Self.offset(query.get("offset"))
+                return try directory.archives(sessionId: query.get("sessionId"), offset: offset, count: limit)
+            }
+        }
+        router.get("/v1/archives/:archiveId") { request, context in
+            let archiveId = context.parameters.get("archiveId") ?? ""
+            return try await respond(to: request, status: .ok) { _ throws(SignalingError) in
+                try directory.archive(archiveId)
+            }
+        }
+        router.delete("/v1/archives/:archiveId") { request, context in
+            let archiveId = context.parameters.get("archiveId") ?? ""
+            return try await respond(to: request, status: .noContent) { _ throws(SignalingError) in
+                try directory.deleteArchive(archiveId)
+                return nil as EmptyResult?
+            }
+        }
+    }
+
+    private static func offset(_ text: String?) throws(SignalingError) -> Int {
+        guard let text else { return 0 }
+        guard let offset = Int(text), offset >= 0 else { throw .invalidParams("query.offset", "must be an integer of 0 or more, not \(text)") }
+        return offset
+    }
+
     private func signal(_ request: Request, sessionId: String, to connectionId: String?) async throws -> Response {
         try await respond(to: request, status: .noContent, session: .existing(sessionId)) { body throws(SignalingError) in
             let signal = try RESTBody.decode(RESTBody.Signal.self, from: body)
@@ -195,7 +243,8 @@ struct RESTRoutes: Sendable {
                 // The node that places the session creates it as asked, under the id chosen here.
                 body = try! JSONEncoder().encode(
                     RESTBody.CreateSession(
-                        sessionId: sessionId, audio: parsed.audio, e2ee: parsed.e2ee, connectionEventsSuppressed: parsed.connectionEventsSuppressed))
+                        sessionId: sessionId, audio: parsed.audio, e2ee: parsed.e2ee, connectionEventsSuppressed: parsed.connectionEventsSuppressed,
+                        archiveMode: parsed.archiveMode))
                 if let answer = try await answerElsewhere(request, sessionId: sessionId, body: body, placing: true) { return Self.response(answer) }
             }
             guard let result = try await action(body) else { return Response(status: status) }
@@ -245,6 +294,7 @@ struct RESTRoutes: Sendable {
         case .invalidToken, .tokenExpired: .unauthorized
         case .forbidden, .notOwner: .forbidden
         case .notFound: .notFound
+        case .conflict: .conflict
         case .limitReached, .rateLimited: .tooManyRequests
         case .mediaError: .badGateway
         case .unavailable: .serviceUnavailable

@@ -109,6 +109,7 @@ extension SessionDirectory {
         if video != nil, fallback.publisherAudioFallbackEnabled == true {
             await setAudioFallback(transport: transportID, side: .publisher, enabled: info.hasVideo)
         }
+        await recordNewStream(streamId, in: sessionId)
         logger.info("stream created", metadata: ["session": "\(sessionId)", "stream": "\(info.streamId)", "connection": "\(connectionId)"])
         return PublishResult(stream: info, transport: plainAnswer, sdpAnswer: webRTC?.sdpAnswer)
     }
@@ -141,6 +142,9 @@ extension SessionDirectory {
         if let publishVideo = update.publishVideo, publishVideo != stream.info.hasVideo {
             changeProperty(.hasVideo, of: update.streamId, in: sessionId, old: .flag(!publishVideo), new: .flag(publishVideo)) {
                 $0.hasVideo = publishVideo
+            }
+            if let recording = archiveConsumer(of: update.streamId, kind: .video, in: sessionId) {
+                consumerChanges.append(ConsumerChange(consumer: recording, pause: !publishVideo))
             }
             for subscriber in subscribers(of: stream, in: sessionId) {
                 guard let video = subscriber.video else { continue }
@@ -191,9 +195,11 @@ extension SessionDirectory {
         let alignment = Task {
             await previous?.value
             guard let stream = sessions[sessionId]?.streams[streamId] else { return }
-            let changes = subscribers(of: stream, in: sessionId).compactMap { subscriber in
-                subscriber.audio.map { ConsumerChange(consumer: $0.consumerID, pause: !stream.info.hasAudio) }
-            }
+            let recording = archiveConsumer(of: streamId, kind: .audio, in: sessionId)
+            let changes =
+                subscribers(of: stream, in: sessionId).compactMap { subscriber in
+                    subscriber.audio.map { ConsumerChange(consumer: $0.consumerID, pause: !stream.info.hasAudio) }
+                } + (recording.map { [ConsumerChange(consumer: $0, pause: !stream.info.hasAudio)] } ?? [])
             await apply(changes, reason: .publisherChoice)
             await muteAudioProducer(of: stream)
         }

@@ -17,6 +17,8 @@ public actor SessionDirectory {
     let turn: TURNCredentialMinter?
     /// Hears what the app's backend is told through webhooks; nil when nobody listens.
     let activity: (any SessionActivitySink)?
+    /// Records sessions; nil when the configuration turns archives off.
+    let archiving: (any SessionArchiving)?
     let logger: Logger
     private let wallClock: @Sendable () -> Date
     var sessions: [String: SessionState] = [:]
@@ -38,7 +40,7 @@ public actor SessionDirectory {
     public init(
         media: any MediaControl, limits: SignalingLimits, reconnection: ReconnectionSettings = ReconnectionSettings(),
         faultInjection: Bool = false, placement: (any SessionPlacement)? = nil, turn: TURNConfiguration? = nil,
-        activity: (any SessionActivitySink)? = nil, logger: Logger, wallClock: @escaping @Sendable () -> Date = Date.init
+        activity: (any SessionActivitySink)? = nil, archiving: (any SessionArchiving)? = nil, logger: Logger, wallClock: @escaping @Sendable () -> Date = Date.init
     ) {
         self.media = media
         self.limits = limits
@@ -47,6 +49,7 @@ public actor SessionDirectory {
         self.placement = placement
         self.turn = turn.map(TURNCredentialMinter.init)
         self.activity = activity
+        self.archiving = archiving
         self.logger = logger
         self.wallClock = wallClock
     }
@@ -76,13 +79,22 @@ public actor SessionDirectory {
     /// (for a session that exists, the routing given replaces its own), and whether it is end-to-end
     /// encrypted and suppresses connection events (neither can change for a session that exists).
     public func createSession(
-        id requested: String?, audio: SessionAudioSettings? = nil, e2ee: Bool? = nil, connectionEventsSuppressed: Bool? = nil
+        id requested: String?, audio: SessionAudioSettings? = nil, e2ee: Bool? = nil, connectionEventsSuppressed: Bool? = nil,
+        archiveMode: ArchiveMode? = nil
     ) async throws(SignalingError) -> String {
         let id = requested ?? SessionIdentifier.make(prefix: "s_")
         guard SessionIdentifier.isValid(id) else { throw .invalidParams("body.sessionId", SessionIdentifier.rule) }
         try requireOpen()
         if let count = audio?.forwardLoudest, !SessionAudioSettings.forwardLoudestRange.contains(count) {
             throw .invalidParams("body.audio.forwardLoudest", "must be 1-100, not \(count)")
+        }
+        if archiveMode == .always {
+            guard archiving != nil else {
+                throw SignalingError(.forbidden, "body.archiveMode always: this server does not record sessions (its configuration turns archives off)")
+            }
+            guard e2ee != true, sessions[id]?.isEndToEndEncrypted != true else {
+                throw .invalidParams("body.archiveMode", "an end-to-end encrypted session cannot be recorded: the router cannot read its media")
+            }
         }
         if let existing = sessions[id], let e2ee, e2ee != existing.isEndToEndEncrypted {
             throw .invalidParams(
@@ -106,6 +118,7 @@ public actor SessionDirectory {
             sessions[id] = session
             report(.sessionCreated(SessionCreation(origin: .rest)), in: id)
         }
+        if let archiveMode { sessions[id]?.archivesAutomatically = archiveMode == .always }
         if let audio {
             sessions[id]?.audio = audio.forwardLoudest == nil ? nil : audio
             if let routerID = sessions[id]?.routerID { await applyAudioSettings(to: routerID, of: id) }
@@ -211,7 +224,10 @@ public actor SessionDirectory {
         }
         logger.info("connection destroyed", metadata: ["session": "\(sessionId)", "connection": "\(connectionId)", "reason": "\(reason.rawValue)"])
         var emptiedRouter: Task<RouterID, any Error>?
+        var endedArchive: SessionArchive?
         if sessions[sessionId]?.connections.isEmpty == true {
+            endedArchive = sessions[sessionId]?.archive
+            sessions[sessionId]?.archive = nil
             emptiedRouter = sessions[sessionId]?.router
             sessions[sessionId]?.router = nil
             if let routerID = sessions[sessionId]?.routerID { sessionIdsByRouter[routerID] = nil }
@@ -230,6 +246,7 @@ public actor SessionDirectory {
             }
         }
         await closeTransports(transports)
+        if let endedArchive { await endArchive(endedArchive, of: sessionId) }
         if let emptiedRouter, let router = try? await emptiedRouter.value {
             try? await media.closeRouter(router)
         }
@@ -245,6 +262,8 @@ public actor SessionDirectory {
     public func closeAll(reason: SessionDisconnectedReason, message: String) async {
         closedBecause = message
         var routers: [Task<RouterID, any Error>] = []
+        let archives = sessions.compactMap { id, session in session.archive.map { (id, $0) } }
+        for (sessionId, archive) in archives { await endArchive(archive, of: sessionId) }
         for session in sessions.values {
             for connection in session.connections.values {
                 connection.graceTimer?.cancel()
@@ -302,6 +321,7 @@ public actor SessionDirectory {
         if sessions[sessionId]?.connections[stream.publisherConnectionId]?.isHTTPResource == true {
             endHTTPResource(sessionId: sessionId, connectionId: stream.publisherConnectionId, after: reason)
         }
+        endArchivedStream(streamId, in: sessionId)
         var transports = [stream.transportID]
         for subscriberId in stream.subscriberIds {
             if let subscriber = removeSubscriber(sessionId: sessionId, subscriberId: subscriberId) {

@@ -90,6 +90,21 @@ struct SubscriberWebRTCState {
 }
 
 /// One session: its connections, streams and subscribers, and the router that carries its media.
+/// The archive recording a session: its recording transport, and that transport's consumers by stream.
+struct SessionArchive {
+    var id: String
+    var name: String
+    var hasAudio: Bool
+    var hasVideo: Bool
+    /// Only these streams, when the request named some.
+    var streamIds: Set<String>?
+    /// Nil while the archive starts.
+    var transportID: TransportID?
+    var consumers: [String: [ConsumerParameters]] = [:]
+
+    func records(_ streamId: String) -> Bool { streamIds?.contains(streamId) ?? true }
+}
+
 struct SessionState {
     var id: String
     var createdThroughREST: Bool
@@ -121,6 +136,10 @@ struct SessionState {
     /// of a newer one is scheduled.
     var announcedConnectionCount: Int?
     var connectionCountScheduled = false
+    /// The archive recording the session now (docs/archiving.md).
+    var archive: SessionArchive?
+    /// Whether an archive starts by itself with the session's first stream (`archiveMode` `always`).
+    var archivesAutomatically = false
 
     /// Everything in the session, for the REST API and for a client that hears connection events.
     var snapshot: SessionSnapshot {
@@ -143,7 +162,8 @@ struct SessionState {
             connections: shown.sorted { ($0.creationTime, $0.connectionId) < ($1.creationTime, $1.connectionId) },
             streams: streams.values.map(\.info).sorted { ($0.creationTime, $0.streamId) < ($1.creationTime, $1.streamId) },
             forceMute: forceMute, activeSpeakerStreamId: activeSpeakerStreamId, audio: audio, e2ee: isEndToEndEncrypted,
-            connectionCount: connections.count, connectionEventsSuppressed: connectionEventsSuppressed)
+            connectionCount: connections.count, connectionEventsSuppressed: connectionEventsSuppressed,
+            archive: archive.flatMap { $0.transportID == nil ? nil : ArchiveEvent(id: $0.id, name: $0.name) })
     }
 
     /// Sends an event, encoded once, to every connection but `excluded`.

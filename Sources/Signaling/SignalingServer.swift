@@ -22,11 +22,12 @@ public struct SignalingServer: Sendable {
 
     public init(
         media: any MediaControl, tokens: TokenAuthority, configuration: SignalingConfiguration, placement: (any SessionPlacement)? = nil,
-        activity: (any SessionActivitySink)? = nil, logger: Logger, wallClock: @escaping @Sendable () -> Date = Date.init
+        activity: (any SessionActivitySink)? = nil, archiving: (any SessionArchiving)? = nil, logger: Logger,
+        wallClock: @escaping @Sendable () -> Date = Date.init
     ) {
         directory = SessionDirectory(
             media: media, limits: configuration.limits, reconnection: configuration.reconnection, faultInjection: configuration.faultInjection,
-            placement: placement, turn: configuration.turn, activity: activity, logger: logger, wallClock: wallClock)
+            placement: placement, turn: configuration.turn, activity: activity, archiving: archiving, logger: logger, wallClock: wallClock)
         self.tokens = tokens
         self.configuration = configuration
         handler = ClientSessionHandler(

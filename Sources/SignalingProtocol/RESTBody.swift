@@ -16,12 +16,45 @@ public enum RESTBody {
         /// `connectionCreated` / `connectionDestroyed` for the others, and a count instead. Chosen
         /// when the session is created, for its whole life.
         public var connectionEventsSuppressed: Bool?
+        /// `always` records the session from its first stream (docs/archiving.md); `manual` when left out.
+        public var archiveMode: ArchiveMode?
 
-        public init(sessionId: String? = nil, audio: SessionAudioSettings? = nil, e2ee: Bool? = nil, connectionEventsSuppressed: Bool? = nil) {
+        public init(
+            sessionId: String? = nil, audio: SessionAudioSettings? = nil, e2ee: Bool? = nil, connectionEventsSuppressed: Bool? = nil,
+            archiveMode: ArchiveMode? = nil
+        ) {
             self.sessionId = sessionId
             self.audio = audio
             self.e2ee = e2ee
             self.connectionEventsSuppressed = connectionEventsSuppressed
+            self.archiveMode = archiveMode
+        }
+    }
+
+    /// `POST /v1/sessions/{sessionId}/archives`: what to record. Every field may be left out.
+    public struct StartArchive: Codable, Equatable, Sendable {
+        public var name: String?
+        public var outputMode: ArchiveOutputMode?
+        public var hasAudio: Bool?
+        public var hasVideo: Bool?
+        /// Only these streams (of those published now or later); all when left out.
+        public var streamIds: [String]?
+        /// Composed archives: `grid`, the only layout so far.
+        public var layout: String?
+        /// Composed archives: `640x480` or `1280x720`.
+        public var resolution: String?
+
+        public init(
+            name: String? = nil, outputMode: ArchiveOutputMode? = nil, hasAudio: Bool? = nil, hasVideo: Bool? = nil, streamIds: [String]? = nil,
+            layout: String? = nil, resolution: String? = nil
+        ) {
+            self.name = name
+            self.outputMode = outputMode
+            self.hasAudio = hasAudio
+            self.hasVideo = hasVideo
+            self.streamIds = streamIds
+            self.layout = layout
+            self.resolution = resolution
         }
     }
 

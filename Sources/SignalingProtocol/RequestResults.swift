@@ -37,14 +37,17 @@ public struct SessionSnapshot: Codable, Equatable, Sendable {
     /// holds, for a client other than a moderator, only its own connection and those publishing a
     /// stream, and `connectionCount` counts them all. Left out otherwise.
     public var connectionEventsSuppressed: Bool?
+    /// The archive recording the session now (as `archiveStarted` carries it); left out when none.
+    public var archive: ArchiveEvent?
 
     /// `connectionCount` is the number of `connections` unless given.
     public init(
         sessionId: String, connections: [ConnectionInfo], streams: [StreamInfo], forceMute: ForceMuteState = .inactive,
         activeSpeakerStreamId: String? = nil, audio: SessionAudioSettings? = nil, e2ee: Bool = false,
-        connectionCount: Int? = nil, connectionEventsSuppressed: Bool = false
+        connectionCount: Int? = nil, connectionEventsSuppressed: Bool = false, archive: ArchiveEvent? = nil
     ) {
         self.sessionId = sessionId
+        self.archive = archive
         self.connectionCount = connectionCount ?? connections.count
         self.connectionEventsSuppressed = connectionEventsSuppressed ? true : nil
         self.connections = connections

@@ -82,6 +82,7 @@ extension ServerMessage: Codable {
             case .activeSpeakerChanged(let value): try container.encode(value, forKey: .data)
             case .audioLevels(let value): try container.encode(value, forKey: .data)
             case .connectionCountChanged(let value): try container.encode(value, forKey: .data)
+            case .archiveStarted(let value), .archiveStopped(let value): try container.encode(value, forKey: .data)
             }
         }
     }
@@ -140,6 +141,8 @@ extension ServerMessage: Codable {
         case .activeSpeakerChanged: return .activeSpeakerChanged(try data(ActiveSpeakerChange.self))
         case .audioLevels: return .audioLevels(try data(AudioLevels.self))
         case .connectionCountChanged: return .connectionCountChanged(try data(ConnectionCount.self))
+        case .archiveStarted: return .archiveStarted(try data(ArchiveEvent.self))
+        case .archiveStopped: return .archiveStopped(try data(ArchiveEvent.self))
         }
     }
 

@@ -301,6 +301,10 @@ public enum SessionEvent: Equatable, Sendable {
     /// connections. Sent without a `seq` and never replayed: a reconnecting client reads the count
     /// in its reply.
     case connectionCountChanged(ConnectionCount)
+    /// To every connection: the session is being recorded (docs/archiving.md).
+    case archiveStarted(ArchiveEvent)
+    /// To every connection: the recording ended.
+    case archiveStopped(ArchiveEvent)
 
     public enum Name: String, Codable, CaseIterable, Sendable {
         case connectionCreated, connectionDestroyed, streamCreated, streamDestroyed, streamPropertyChanged
@@ -309,6 +313,7 @@ public enum SessionEvent: Equatable, Sendable {
         case signal, subscriberDestroyed, sessionDisconnected
         case muteForced, forceMuteChanged
         case activeSpeakerChanged, audioLevels, connectionCountChanged
+        case archiveStarted, archiveStopped
     }
 
     public var name: Name {
@@ -335,6 +340,8 @@ public enum SessionEvent: Equatable, Sendable {
         case .activeSpeakerChanged: .activeSpeakerChanged
         case .audioLevels: .audioLevels
         case .connectionCountChanged: .connectionCountChanged
+        case .archiveStarted: .archiveStarted
+        case .archiveStopped: .archiveStopped
         }
     }
 }

@@ -39,6 +39,9 @@ public enum SignalingErrorCode: String, Codable, Equatable, Sendable {
     /// In a cluster: what the request needs (the cluster's database, the session's node) cannot be
     /// reached now; try again shortly.
     case unavailable
+    /// The request conflicts with the state of what it acts on: the session is already being
+    /// recorded, the archive already stopped, an archive still recording cannot be deleted.
+    case conflict
     case internalError
 }
 

@@ -35,6 +35,10 @@ public enum SessionClientEvent: Equatable, Sendable {
     /// Without connection events (docs/protocol.md, "Connection event suppression"): the
     /// session's number of connections, at most once a second and only when it changed.
     case connectionCountChanged(Int)
+    /// The session is being recorded (also on joining a session that already is): show it.
+    case archiveStarted(ArchiveEvent)
+    /// The recording ended.
+    case archiveStopped(ArchiveEvent)
 }
 
 /// What happens to one subscriber, named after the reference platform's subscriber delegate.

@@ -44,6 +44,7 @@ public final class Session: Sendable {
         /// The STUN and TURN servers of the last connect or reconnect reply.
         var iceServers: [ICEServer] = []
         var forceMute = ForceMuteState.inactive
+        var archive: ArchiveEvent?
         /// With speaker events: the dominant speaker's stream, from the connect reply and then
         /// `activeSpeakerChanged`.
         var activeSpeakerStreamId: String?
@@ -124,6 +125,9 @@ public final class Session: Sendable {
     public var connectionCount: Int { state.withLock { $0.connectionCount } }
     /// Whether streams published now start muted (a moderator's `forceMuteAll`, until `disableForceMute`).
     public var forceMute: ForceMuteState { state.withLock { $0.forceMute } }
+    /// The archive recording the session now, for a recording indicator (from the connect reply and
+    /// `archiveStarted` / `archiveStopped`); nil when none records.
+    public var archive: ArchiveEvent? { state.withLock { $0.archive } }
     /// The stream the router hears as the dominant speaker (nil while nobody has spoken, or once the
     /// speaker was muted or left and nobody else speaks): from the connect reply, then every
     /// `activeSpeakerChanged`. Always nil unless the session subscribed to speaker events.
@@ -663,6 +667,12 @@ public final class Session: Sendable {
             eventSink.yield(.activeSpeakerChanged(streamId: change.streamId))
         case .audioLevels(let report):
             eventSink.yield(.audioLevels(report.levels))
+        case .archiveStarted(let archive):
+            state.withLock { $0.archive = archive }
+            eventSink.yield(.archiveStarted(archive))
+        case .archiveStopped(let archive):
+            state.withLock { if $0.archive?.id == archive.id { $0.archive = nil } }
+            eventSink.yield(.archiveStopped(archive))
         }
     }
 
@@ -829,6 +839,7 @@ extension Session.State {
         nodeId = connected.nodeId
         iceServers = connected.iceServers ?? []
         forceMute = connected.session.forceMute
+        archive = connected.session.archive
         connectionCount = connected.session.connectionCount
         connections = Dictionary(connected.session.connections.map { ($0.connectionId, $0) }) { first, _ in first }
         streams = Dictionary(connected.session.streams.map { ($0.streamId, $0) }) { first, _ in first }

@@ -100,6 +100,14 @@ extension SwitchyardConfiguration {
           "shutdown": {
             "drainSeconds": 10
           },
+          "archives": {
+            "enabled": true,
+            "directory": "archives",
+            "maximumBytesPerArchive": 2147483648,
+            "minimumFreeBytes": 1073741824,
+            "maximumConcurrent": 64,
+            "ringPackets": 4096
+          },
           "cluster": null
         }
 

@@ -1,4 +1,5 @@
 import Cluster
+import Archiving
 import Foundation
 import Logging
 import MediaRouter
@@ -28,6 +29,8 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
     public var cluster: ClusterConfiguration?
     /// Where the app's backend hears of its sessions; nil sends no webhooks.
     public var webhooks: WebhookConfiguration?
+    /// Where and how sessions are recorded; nil when `archives.enabled` is false.
+    public var archives: ArchivingConfiguration?
 
     /// Shortest API secret accepted, in bytes: HS256 keys shorter than the hash are weak.
     public static let minimumSecretBytes = 32
@@ -230,11 +233,14 @@ public struct SwitchyardConfiguration: Equatable, Sendable {
             webhooks = try Self.webhooks(&webhooksReader)
         }
 
+        var archivesReader = try root.object("archives")
+        let archives = try Self.archives(&archivesReader)
+
         try root.finish(allowing: ["$schema"])
         return SwitchyardConfiguration(
             host: host, port: port, tls: tls, http: http, apiKey: apiKey, apiSecret: apiSecret,
             restTokenMaximumLifetimeSeconds: restLifetime, signaling: signaling, media: media, logLevel: level,
-            drainTime: .seconds(drainSeconds), cluster: cluster, webhooks: webhooks)
+            drainTime: .seconds(drainSeconds), cluster: cluster, webhooks: webhooks, archives: archives)
     }
 
     private static func requiredFile(_ reader: inout ConfigurationReader, _ key: String) throws(ConfigurationError) -> String {

@@ -13,6 +13,7 @@ import SRTP
 import ServiceLifecycle
 import Signaling
 import Webhooks
+import Archiving
 
 /// The whole server: media plane, signaling, REST, health and metrics, run as a service group that
 /// shuts down gracefully on SIGTERM and SIGINT.
@@ -23,6 +24,8 @@ public final class SwitchyardDaemon: Sendable {
     public let cluster: ClusterNode?
     /// Delivers session activity to the app's backend; nil without a `webhooks` configuration.
     public let webhooks: WebhookDispatcher?
+    /// Records sessions; nil when the configuration turns archives off.
+    public let archives: ArchiveStore?
     private let media: MediaPlane
     /// Each worker's ICE-TCP port (empty when `media.webrtc.tcpPort` is null).
     public var iceTCPPorts: [UInt16] { media.tcpPorts }
@@ -46,6 +49,14 @@ public final class SwitchyardDaemon: Sendable {
         // One switch for every test aid: media.faultInjection.
         var signalingConfiguration = configuration.signaling
         signalingConfiguration.faultInjection = configuration.media.faultInjection
+        let archives: ArchiveStore?
+        do throws(ArchiveStoreError) {
+            archives = try configuration.archives.map { archiving throws(ArchiveStoreError) in try ArchiveStore(configuration: archiving, logger: logger) }
+        } catch {
+            media.shutdown()
+            throw .archives(error)
+        }
+        self.archives = archives
         if let clusterConfiguration = configuration.cluster {
             do {
                 cluster = try await ClusterNode(configuration: clusterConfiguration, logger: logger)
@@ -70,7 +81,12 @@ public final class SwitchyardDaemon: Sendable {
         self.webhooks = webhooks
         if let cluster, let webhooks { await cluster.onHeartbeat { await webhooks.checkForTakenOverEvents() } }
         signaling = SignalingServer(
-            media: control, tokens: tokens, configuration: signalingConfiguration, placement: cluster, activity: webhooks, logger: logger)
+            media: control, tokens: tokens, configuration: signalingConfiguration, placement: cluster, activity: webhooks, archiving: archives,
+            logger: logger)
+        if let archives {
+            let directory = signaling.directory
+            archives.onSelfStop { archiveId in Task { await directory.archiveEndedBySelf(archiveId) } }
+        }
         let limits = configuration.http
         let admission = HTTPConnectionAdmission(
             maximumConnections: limits.maximumConnections, maximumPerAddress: limits.maximumConnectionsPerAddress)

@@ -45,7 +45,7 @@ import Testing
         let worker = session.plane.workers[0]
         let router = session.router
         let descriptors = session.subscriberTransports.map { id in
-            worker.performAndWait { worker.routers[router]!.transports[id]!.socket.descriptor }
+            worker.performAndWait { worker.routers[router]!.transports[id]!.socket!.descriptor }
         }
         for descriptor in descriptors {
             var noChecksum: Int32 = 1

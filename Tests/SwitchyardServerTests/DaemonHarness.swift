@@ -38,6 +38,9 @@ final class DaemonHarness: Sendable {
         // The parallel phase shares two cores with up to hundreds of tests: a worker stalled there
         // would shed video that a test about something else waits for. The overload tests turn it on.
         configuration.media.overloadShedding.enabled = false
+        // Each daemon records into a directory of its own, whatever disk the machine has left.
+        configuration.archives?.directory = NSTemporaryDirectory() + "switchyard-archives-\(UUID().uuidString)"
+        configuration.archives?.minimumFreeBytes = 0
         adjust(&configuration)
         let (ready, readyContinuation) = AsyncStream.makeStream(of: Int.self)
         var logger = log?.logger(label: "switchyard-test") ?? Logger(label: "switchyard-test")

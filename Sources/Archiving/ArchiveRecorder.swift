@@ -1,0 +1,210 @@
+import Dispatch
+import Foundation
+import MediaControl
+import Signaling
+import SignalingProtocol
+import Synchronization
+
+/// One individual archive being written: a thread of its own drains the ring the recording
+/// transport fills, puts each stream's frames together and writes them to the stream's file. The
+/// directory's calls (streams added and ended, the stop) are queued for that thread, so nothing of
+/// the recording is touched from two threads.
+final class ArchiveRecorder: @unchecked Sendable {
+    /// How often the thread wakes to drain the ring.
+    static let drainInterval: UInt64 = 20_000_000
+
+    /// How an archive ended, as its thread found it.
+    struct Outcome: Sendable {
+        var files: [ArchiveFile]
+        var durationMs: Int64
+        var size: Int64
+        var failure: (reason: ArchiveFailureReason, detail: String)?
+    }
+
+    /// What the recording looks like now, for `GET` while it runs.
+    struct Progress: Sendable {
+        var files: [ArchiveFile] = []
+        var size: Int64 = 0
+        var durationMs: Int64 = 0
+    }
+
+    private enum Command {
+        case add(ArchivedStream)
+        case end(String)
+    }
+
+    let id: String
+    let ring: RecordingRing
+    private let directory: String
+    private let includeAudio: Bool
+    private let includeVideo: Bool
+    private let limits: ArchivingConfiguration
+    private let startedAt: UInt64
+    private let commands = Mutex<[Command]>([])
+    private let stopRequested = Atomic<Bool>(false)
+    private let progressState = Mutex(Progress())
+    private let finished = Mutex<(outcome: Outcome?, waiters: [CheckedContinuation<Outcome, Never>])>((nil, []))
+    /// Called on the writer thread when the recording ends by itself (a limit or a failed write).
+    private let onSelfStop: @Sendable (String) -> Void
+    /// Called on the writer thread whenever the streams or their offsets change, with the manifest's files.
+    private let onManifestChange: @Sendable (String, [ArchiveFile]) -> Void
+
+    // Writer thread only.
+    private var streams: [String: StreamRecording] = [:]
+    private var streamsBySSRC: [UInt32: StreamRecording] = [:]
+
+    init(
+        id: String, directory: String, includeAudio: Bool, includeVideo: Bool, limits: ArchivingConfiguration,
+        onSelfStop: @escaping @Sendable (String) -> Void, onManifestChange: @escaping @Sendable (String, [ArchiveFile]) -> Void
+    ) {
+        self.id = id
+        self.directory = directory
+        self.includeAudio = includeAudio
+        self.includeVideo = includeVideo
+        self.limits = limits
+        self.onSelfStop = onSelfStop
+        self.onManifestChange = onManifestChange
+        ring = RecordingRing(capacity: limits.ringPackets)
+        startedAt = DispatchTime.now().uptimeNanoseconds
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "archive-\(id.prefix(8))"
+        thread.start()
+    }
+
+    func add(_ stream: ArchivedStream) {
+        commands.withLock { $0.append(.add(stream)) }
+    }
+
+    func end(_ streamId: String) {
+        commands.withLock { $0.append(.end(streamId)) }
+    }
+
+    var progress: Progress { progressState.withLock { $0 } }
+
+    /// Asks the thread to close everything, and waits for it.
+    func stop() async -> Outcome {
+        stopRequested.store(true, ordering: .releasing)
+        return await withCheckedContinuation { continuation in
+            let done: Outcome? = finished.withLock { state in
+                if let outcome = state.outcome { return outcome }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let done { continuation.resume(returning: done) }
+        }
+    }
+
+    private func run() {
+        var failure: (reason: ArchiveFailureReason, detail: String)?
+        var lastSpaceCheck: UInt64 = 0
+        while !stopRequested.load(ordering: .acquiring) {
+            let now = DispatchTime.now().uptimeNanoseconds
+            do throws(ArchiveWriteError) {
+                try pass(now: now)
+            } catch {
+                failure = (.writeFailed, "\(error)")
+                break
+            }
+            let size = streams.values.reduce(0) { $0 + $1.size }
+            if size > limits.maximumBytesPerArchive {
+                failure = (.sizeLimit, "its files reached \(size) bytes, over archives.maximumBytesPerArchive (\(limits.maximumBytesPerArchive))")
+                break
+            }
+            if now &- lastSpaceCheck > 1_000_000_000 {
+                lastSpaceCheck = now
+                if let free = Self.freeBytes(at: directory), free < limits.minimumFreeBytes {
+                    failure = (.diskFull, "\(free) bytes free where it writes, under archives.minimumFreeBytes (\(limits.minimumFreeBytes))")
+                    break
+                }
+            }
+            usleep(UInt32(Self.drainInterval / 1000))
+        }
+        if failure == nil {
+            do throws(ArchiveWriteError) {
+                try pass(now: DispatchTime.now().uptimeNanoseconds)
+            } catch {
+                failure = (.writeFailed, "\(error)")
+            }
+        }
+        let endMs = milliseconds(at: DispatchTime.now().uptimeNanoseconds)
+        for stream in streams.values {
+            do throws(ArchiveWriteError) {
+                try stream.end(atMs: endMs)
+            } catch {
+                if failure == nil { failure = (.writeFailed, "\(error)") }
+            }
+        }
+        let files = manifestFiles()
+        onManifestChange(id, files)
+        let outcome = Outcome(files: files, durationMs: endMs, size: files.reduce(0) { $0 + $1.sizeBytes }, failure: failure)
+        if failure != nil { onSelfStop(id) }
+        let waiters = finished.withLock { state in
+            state.outcome = outcome
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: outcome) }
+    }
+
+    /// One wake-up: the directory's commands, the ring, the frames ready to write.
+    private func pass(now: UInt64) throws(ArchiveWriteError) {
+        let pending = commands.withLock { queued in
+            defer { queued.removeAll() }
+            return queued
+        }
+        var manifestChanged = false
+        for command in pending {
+            switch command {
+            case .add(let stream):
+                guard streams[stream.streamId] == nil else { continue }
+                let recording = StreamRecording(stream: stream, includeAudio: includeAudio, includeVideo: includeVideo, addedAt: now)
+                streams[stream.streamId] = recording
+                for ssrc in recording.tracks.keys { streamsBySSRC[ssrc] = recording }
+            case .end(let streamId):
+                guard let recording = streams[streamId] else { continue }
+                try drainRing(now: now)
+                try recording.write(now: now &+ FrameAssembler.holdNanoseconds &+ 1, archiveStart: startedAt, directory: directory)
+                try recording.end(atMs: milliseconds(at: now))
+                for ssrc in recording.tracks.keys where streamsBySSRC[ssrc] === recording { streamsBySSRC[ssrc] = nil }
+                manifestChanged = true
+            }
+        }
+        try drainRing(now: now)
+        var keyFrameWanted = false
+        for recording in streams.values where !recording.isEnded {
+            let hadFile = recording.file != nil
+            try recording.write(now: now, archiveStart: startedAt, directory: directory)
+            if !hadFile, recording.file != nil { manifestChanged = true }
+            if recording.wantsKeyFrame { keyFrameWanted = true }
+        }
+        if keyFrameWanted { ring.requestKeyFrame() }
+        let files = manifestFiles()
+        progressState.withLock { $0 = Progress(files: files, size: files.reduce(0) { $0 + $1.sizeBytes }, durationMs: milliseconds(at: now)) }
+        if manifestChanged { onManifestChange(id, files) }
+    }
+
+    private func drainRing(now: UInt64) throws(ArchiveWriteError) {
+        ring.drain { packet in
+            guard packet.bytes.count >= 12 else { return }
+            let ssrc = UInt32(packet.bytes[8]) << 24 | UInt32(packet.bytes[9]) << 16 | UInt32(packet.bytes[10]) << 8 | UInt32(packet.bytes[11])
+            streamsBySSRC[ssrc]?.insert(packet, ssrc: ssrc)
+        }
+    }
+
+    private func manifestFiles() -> [ArchiveFile] {
+        streams.values.compactMap(\.manifestEntry).sorted { ($0.startOffsetMs, $0.streamId) < ($1.startOffsetMs, $1.streamId) }
+    }
+
+    private func milliseconds(at time: UInt64) -> Int64 {
+        Int64(bitPattern: time &- startedAt) / 1_000_000
+    }
+
+    static func freeBytes(at path: String) -> Int64? {
+        var stats = statvfs()
+        guard statvfs(path, &stats) == 0 else { return nil }
+        return Int64(stats.f_bavail) * Int64(stats.f_frsize)
+    }
+}

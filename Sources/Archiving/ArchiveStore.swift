@@ -1,0 +1,204 @@
+import Foundation
+import Logging
+import MediaControl
+import Signaling
+import SignalingProtocol
+import Synchronization
+
+/// The node's archives: those recording (each with its `ArchiveRecorder`) and those ended, whose
+/// `manifest.json` it reads back at start. An archive the daemon was recording when it died reads
+/// `failed` / `interrupted` from then on; the files it wrote stay and play.
+public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
+    public let configuration: ArchivingConfiguration
+    private let logger: Logger
+    private let state = Mutex<State>(State())
+
+    private struct State {
+        var archives: [String: ArchiveInfo] = [:]
+        var recorders: [String: ArchiveRecorder] = [:]
+        var onSelfStop: (@Sendable (String) -> Void)?
+    }
+
+    /// Told the id of an archive that stopped by itself (a size or disk limit, a failed write), so
+    /// its session's recording ends and its clients hear `archiveStopped`.
+    public func onSelfStop(_ handler: @escaping @Sendable (String) -> Void) {
+        state.withLock { $0.onSelfStop = handler }
+    }
+
+    /// Reads the archives already in `configuration.directory` and marks those left recording as
+    /// interrupted. The directory is made with the first archive.
+    public init(configuration: ArchivingConfiguration, logger: Logger) throws(ArchiveStoreError) {
+        self.configuration = configuration
+        self.logger = logger
+        let manager = FileManager.default
+        var isDirectory: ObjCBool = false
+        if manager.fileExists(atPath: configuration.directory, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw .directory(configuration.directory, reason: "it is a file, not a directory")
+        }
+        let names = (try? manager.contentsOfDirectory(atPath: configuration.directory)) ?? []
+        var found: [String: ArchiveInfo] = [:]
+        for name in names {
+            let path = "\(configuration.directory)/\(name)/manifest.json"
+            guard let data = manager.contents(atPath: path), var info = try? JSONDecoder().decode(ArchiveInfo.self, from: data) else { continue }
+            if info.status == .started || info.status == .stopped {
+                info.status = .failed
+                info.reason = .interrupted
+                info.failureDetail = "the daemon stopped while it recorded; the files hold what was written until then"
+                info.files = info.files.map { file in
+                    var file = file
+                    file.sizeBytes = Self.fileSize("\(configuration.directory)/\(name)/\(file.name)")
+                    return file
+                }
+                info.size = info.files.reduce(0) { $0 + $1.sizeBytes }
+                Self.writeManifest(info, directory: configuration.directory, logger: logger)
+                logger.warning("archive interrupted by a restart", metadata: ["archive": "\(info.id)", "session": "\(info.sessionId)"])
+            }
+            found[info.id] = info
+        }
+        state.withLock { $0.archives = found }
+    }
+
+    public func begin(_ start: ArchiveStart) throws(SignalingError) -> RecordingRing {
+        guard start.outputMode == .individual else {
+            throw .invalidParams("body.outputMode", "composed archives are not available on this server yet; use individual")
+        }
+        let directory = "\(configuration.directory)/\(start.id)"
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw SignalingError(.internalError, "cannot make the archive's directory \(directory): \(error.localizedDescription)")
+        }
+        if let free = ArchiveRecorder.freeBytes(at: configuration.directory), free < configuration.minimumFreeBytes {
+            try? FileManager.default.removeItem(atPath: directory)
+            throw SignalingError(
+                .limitReached, "the archive directory has \(free) bytes free, under archives.minimumFreeBytes (\(configuration.minimumFreeBytes))")
+        }
+        let info = ArchiveInfo(
+            id: start.id, sessionId: start.sessionId, name: start.name, outputMode: start.outputMode, hasAudio: start.hasAudio,
+            hasVideo: start.hasVideo, status: .started, createdAt: start.createdAt)
+        let recorder = ArchiveRecorder(
+            id: start.id, directory: directory, includeAudio: start.hasAudio, includeVideo: start.hasVideo, limits: configuration,
+            onSelfStop: { [weak self] id in self?.state.withLock { $0.onSelfStop }?(id) },
+            onManifestChange: { [weak self] id, files in self?.manifestChanged(id, files: files) })
+        let accepted: Bool = state.withLock { state in
+            guard state.recorders.count < configuration.maximumConcurrent else { return false }
+            state.recorders[start.id] = recorder
+            state.archives[start.id] = info
+            return true
+        }
+        guard accepted else {
+            try? FileManager.default.removeItem(atPath: directory)
+            throw SignalingError(.limitReached, "this server already records \(configuration.maximumConcurrent) archives (archives.maximumConcurrent)")
+        }
+        Self.writeManifest(info, directory: configuration.directory, logger: logger)
+        recorder.start()
+        return recorder.ring
+    }
+
+    public func addStream(_ stream: ArchivedStream, to archiveId: String) {
+        state.withLock { $0.recorders[archiveId] }?.add(stream)
+    }
+
+    public func endStream(_ streamId: String, of archiveId: String) {
+        state.withLock { $0.recorders[archiveId] }?.end(streamId)
+    }
+
+    public func finish(_ archiveId: String) async -> ArchiveInfo? {
+        guard let recorder = state.withLock({ $0.recorders[archiveId] }) else { return archive(archiveId) }
+        let outcome = await recorder.stop()
+        let info: ArchiveInfo? = state.withLock { state in
+            state.recorders[archiveId] = nil
+            guard var info = state.archives[archiveId] else { return nil }
+            info.files = outcome.files
+            info.size = outcome.size
+            info.duration = Double(outcome.durationMs) / 1000
+            info.droppedPackets = recorder.ring.drops
+            if let failure = outcome.failure {
+                info.status = .failed
+                info.reason = failure.reason
+                info.failureDetail = failure.detail
+            } else {
+                info.status = .available
+            }
+            state.archives[archiveId] = info
+            return info
+        }
+        if let info {
+            Self.writeManifest(info, directory: configuration.directory, logger: logger)
+            logger.info(
+                "archive ended",
+                metadata: ["archive": "\(archiveId)", "status": "\(info.status.rawValue)", "bytes": "\(info.size)", "files": "\(info.files.count)"])
+        }
+        return info
+    }
+
+    public func archive(_ archiveId: String) -> ArchiveInfo? {
+        let (stored, recorder) = state.withLock { ($0.archives[archiveId], $0.recorders[archiveId]) }
+        guard var info = stored else { return nil }
+        if let recorder { Self.apply(recorder.progress, dropped: recorder.ring.drops, to: &info) }
+        return info
+    }
+
+    public func list(sessionId: String?, offset: Int, count: Int) -> ArchiveList {
+        let (stored, recorders) = state.withLock { ($0.archives, $0.recorders) }
+        var all = stored.values.filter { sessionId == nil || $0.sessionId == sessionId }
+        all.sort { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+        let page = all.dropFirst(offset).prefix(count).map { info in
+            var info = info
+            if let recorder = recorders[info.id] { Self.apply(recorder.progress, dropped: recorder.ring.drops, to: &info) }
+            return info
+        }
+        return ArchiveList(count: all.count, items: Array(page))
+    }
+
+    public func delete(_ archiveId: String) throws(SignalingError) {
+        let removed: Result<Void, SignalingError> = state.withLock { state in
+            guard let info = state.archives[archiveId] else { return .failure(SignalingError(.notFound, "no archive \(archiveId)")) }
+            guard state.recorders[archiveId] == nil else {
+                return .failure(SignalingError(.conflict, "archive \(archiveId) is recording (status \(info.status.rawValue)); stop it first"))
+            }
+            state.archives[archiveId] = nil
+            return .success(())
+        }
+        try removed.get()
+        do {
+            try FileManager.default.removeItem(atPath: "\(configuration.directory)/\(archiveId)")
+        } catch {
+            logger.warning("archive files not removed", metadata: ["archive": "\(archiveId)", "error": "\(error)"])
+        }
+    }
+
+    private func manifestChanged(_ archiveId: String, files: [ArchiveFile]) {
+        let info: ArchiveInfo? = state.withLock { state in
+            guard var info = state.archives[archiveId], info.status == .started else { return nil }
+            info.files = files
+            info.size = files.reduce(0) { $0 + $1.sizeBytes }
+            state.archives[archiveId] = info
+            return info
+        }
+        if let info { Self.writeManifest(info, directory: configuration.directory, logger: logger) }
+    }
+
+    private static func apply(_ progress: ArchiveRecorder.Progress, dropped: UInt64, to info: inout ArchiveInfo) {
+        info.files = progress.files
+        info.size = progress.size
+        info.duration = Double(progress.durationMs) / 1000
+        info.droppedPackets = dropped
+    }
+
+    /// Writes `manifest.json` whole to a temporary file and renames it, so a crash never leaves half of one.
+    private static func writeManifest(_ info: ArchiveInfo, directory: String, logger: Logger) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let path = "\(directory)/\(info.id)/manifest.json"
+        do {
+            try encoder.encode(info).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            logger.error("archive manifest not written", metadata: ["archive": "\(info.id)", "path": "\(path)", "error": "\(error)"])
+        }
+    }
+
+    private static func fileSize(_ path: String) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+    }
+}

@@ -1,0 +1,122 @@
+import MediaControl
+import RTPWire
+
+/// One frame of a track, whole, as the archive writes it.
+struct AssembledFrame {
+    var rtpTimestamp: UInt32
+    /// When the worker forwarded its first packet, in nanoseconds of the monotonic clock.
+    var forwardedAt: UInt64
+    var isKeyFrame: Bool
+    /// A VP8 key frame's picture size.
+    var pictureSize: (width: Int, height: Int)?
+    var bytes: [UInt8]
+}
+
+/// Puts one track's RTP packets back in sequence order and hands out whole frames: an Opus packet
+/// is a frame; a VP8 frame is the payloads (descriptors removed) from the packet that starts it to
+/// the one with the marker bit. A packet missing for longer than `holdNanoseconds` is given up: the
+/// VP8 frame it belonged to is dropped, and video resumes only at the next key frame (which
+/// `wantsKeyFrame` asks for), so every file decodes without references to frames it never had.
+struct FrameAssembler {
+    /// How long a gap waits for a late or resent packet before it counts as lost.
+    static let holdNanoseconds: UInt64 = 300_000_000
+    /// Packets held at most while a gap waits; past it the gap is given up at once.
+    static let maximumHeldPackets = 2048
+
+    private struct HeldPacket {
+        var forwardedAt: UInt64
+        var bytes: [UInt8]
+    }
+
+    let kind: MediaKind
+    private var held: [UInt16: HeldPacket] = [:]
+    private var nextSequence: UInt16?
+    /// Video: the frame being put together, nil between frames or after a loss inside one.
+    private var partial: AssembledFrame?
+    /// Video: frames are dropped until a key frame starts.
+    private(set) var wantsKeyFrame = true
+    /// Packets given up as lost, and frames dropped for it.
+    private(set) var lostPackets = 0
+    private(set) var droppedFrames = 0
+
+    init(kind: MediaKind) {
+        self.kind = kind
+    }
+
+    /// Takes one RTP packet of the track; malformed ones are ignored.
+    mutating func insert(_ bytes: UnsafeRawBufferPointer, forwardedAt: UInt64) {
+        guard bytes.count >= 12 else { return }
+        let sequence = UInt16(bytes[2]) << 8 | UInt16(bytes[3])
+        if let next = nextSequence, Int16(bitPattern: sequence &- next) < 0 { return }
+        held[sequence] = HeldPacket(forwardedAt: forwardedAt, bytes: Array(bytes))
+        if nextSequence == nil { nextSequence = sequence }
+    }
+
+    /// Hands out, in order, the frames completed by the packets held, giving up gaps older than
+    /// `holdNanoseconds` at `now`.
+    mutating func takeFrames(now: UInt64, _ emit: (AssembledFrame) -> Void) {
+        while let next = nextSequence, !held.isEmpty {
+            if let packet = held.removeValue(forKey: next) {
+                nextSequence = next &+ 1
+                consume(packet, emit)
+                continue
+            }
+            let oldest = held.values.lazy.map(\.forwardedAt).min() ?? now
+            guard now &- oldest > Self.holdNanoseconds || held.count > Self.maximumHeldPackets else { return }
+            // Give up the gap: skip to the lowest sequence number still held.
+            let skipTo = held.keys.min { Int16(bitPattern: $0 &- next) < Int16(bitPattern: $1 &- next) }!
+            lostPackets += Int(skipTo &- next)
+            nextSequence = skipTo
+            if kind == .video { loseFrame() }
+        }
+    }
+
+    private mutating func consume(_ packet: HeldPacket, _ emit: (AssembledFrame) -> Void) {
+        packet.bytes.withUnsafeBytes { raw in
+            let storage = UnsafeMutableRawBufferPointer(mutating: raw)
+            guard let rtp = try? RTPPacket(parsing: storage) else { return }
+            let payload = UnsafeRawBufferPointer(rtp.payload)
+            if kind == .audio {
+                guard !payload.isEmpty else { return }
+                emit(AssembledFrame(rtpTimestamp: rtp.timestamp, forwardedAt: packet.forwardedAt, isKeyFrame: true, bytes: Array(payload)))
+                return
+            }
+            consumeVideo(rtp, payload: payload, forwardedAt: packet.forwardedAt, emit)
+        }
+    }
+
+    private mutating func consumeVideo(_ rtp: RTPPacket, payload: UnsafeRawBufferPointer, forwardedAt: UInt64, _ emit: (AssembledFrame) -> Void) {
+        guard let descriptor = try? VP8PayloadDescriptor(parsing: payload), descriptor.length <= payload.count else { return }
+        let body = UnsafeRawBufferPointer(rebasing: payload[descriptor.length...])
+        if descriptor.isStartOfFrame {
+            if partial != nil { loseFrame() }
+            let isKeyFrame = descriptor.isKeyFrame
+            let size = isKeyFrame ? VP8KeyFrameHeader(payload: body).map { ($0.width, $0.height) } : nil
+            partial = AssembledFrame(rtpTimestamp: rtp.timestamp, forwardedAt: forwardedAt, isKeyFrame: isKeyFrame, pictureSize: size, bytes: [])
+        }
+        guard var frame = partial, frame.rtpTimestamp == rtp.timestamp else {
+            // The middle of a frame whose start was lost (or the start of the next frame's timestamp
+            // without its first packet): nothing of it can be written.
+            if partial != nil { loseFrame() }
+            return
+        }
+        partial = nil
+        frame.bytes.append(contentsOf: body)
+        guard rtp.marker else {
+            partial = frame
+            return
+        }
+        if frame.isKeyFrame { wantsKeyFrame = false }
+        guard !wantsKeyFrame else {
+            droppedFrames += 1
+            return
+        }
+        emit(frame)
+    }
+
+    private mutating func loseFrame() {
+        partial = nil
+        droppedFrames += 1
+        wantsKeyFrame = true
+    }
+}
