@@ -1,8 +1,9 @@
 import CAVFormat
 
-/// One WebM file written as media arrives, through libavformat's Matroska muxer in live mode: the
-/// header first, then a cluster at least every second, each written out (and flushed to the kernel)
-/// as it closes, so a daemon killed mid-archive leaves a file that plays up to its last cluster.
+/// One WebM file written as media arrives, through libavformat's Matroska muxer: the header first
+/// (its segment of unknown size until the trailer fills it in), then a cluster at least every
+/// second, each written out (and flushed to the kernel) as it closes, so a daemon killed mid-archive
+/// leaves a file that plays up to its last cluster. The trailer adds the cues and the duration.
 /// Timestamps are milliseconds, the Matroska timebase. Used on its archive's writer thread only.
 final class MatroskaFile {
     /// A new cluster at least this often, which bounds what a crash loses.
@@ -53,7 +54,6 @@ final class MatroskaFile {
         }
         context.pointee.flags |= AVFMT_FLAG_FLUSH_PACKETS
         var options: OpaquePointer?
-        av_dict_set(&options, "live", "1", 0)
         av_dict_set(&options, "cluster_time_limit", "\(Self.clusterMilliseconds)", 0)
         result = avformat_write_header(context, &options)
         av_dict_free(&options)
@@ -95,12 +95,14 @@ final class MatroskaFile {
         guard result >= 0 else { throw .muxer(path: path, call: "av_write_frame", code: result) }
     }
 
-    /// Writes the trailer (the last cluster, cues and durations) and closes the file.
-    func finish() throws(ArchiveWriteError) {
-        guard let context else { return }
+    /// Writes the trailer (the last cluster, cues and durations), closes the file and returns its size.
+    func finish() throws(ArchiveWriteError) -> Int64 {
+        guard let context else { return 0 }
         let result = av_write_trailer(context)
+        let size = context.pointee.pb.map { avio_size($0) } ?? 0
         close()
         guard result >= 0 else { throw .muxer(path: path, call: "av_write_trailer", code: result) }
+        return size
     }
 
     private func close() {

@@ -21,7 +21,10 @@ final class StreamRecording {
     private(set) var file: MatroskaFile?
     /// When the stream joined the archive, in nanoseconds of the monotonic clock.
     let addedAt: UInt64
-    private var waitingAudio: [(frame: AssembledFrame, ssrc: UInt32)] = []
+    /// Frames that came before the file opened (audio waiting for the first key frame), on the
+    /// archive's timeline.
+    private var waitingFrames: [(frame: AssembledFrame, kind: MediaKind, milliseconds: Int64)] = []
+    /// The archive's time of the file's time 0, and of its last frame.
     private(set) var firstMediaMs: Int64?
     private(set) var lastMediaMs: Int64?
     private(set) var endedMs: Int64?
@@ -53,54 +56,44 @@ final class StreamRecording {
 
     /// Writes the frames completed so far. `archiveStart` is the archive's start on the monotonic clock.
     func write(now: UInt64, archiveStart: UInt64, directory: String) throws(ArchiveWriteError) {
-        var failure: ArchiveWriteError?
         for ssrc in tracks.keys {
-            tracks[ssrc]!.assembler.takeFrames(now: now) { frame in
-                guard failure == nil else { return }
-                do throws(ArchiveWriteError) {
-                    try handle(frame, ssrc: ssrc, archiveStart: archiveStart, now: now, directory: directory)
-                } catch {
-                    failure = error
-                }
-            }
+            var frames: [AssembledFrame] = []
+            tracks[ssrc]!.assembler.takeFrames(now: now) { frames.append($0) }
+            for frame in frames { try handle(frame, ssrc: ssrc, archiveStart: archiveStart, directory: directory) }
         }
-        if let failure { throw failure }
-        if file == nil, !waitingAudio.isEmpty, now &- addedAt > Self.videoWaitNanoseconds {
+        if file == nil, !waitingFrames.isEmpty, now &- addedAt > Self.videoWaitNanoseconds {
             try open(videoSize: stream.declaredVideoSize.map { ($0.width, $0.height) } ?? (640, 480), directory: directory)
         }
-        if file != nil { try flushWaitingAudio(archiveStart: archiveStart) }
     }
 
-    private func handle(_ frame: AssembledFrame, ssrc: UInt32, archiveStart: UInt64, now: UInt64, directory: String) throws(ArchiveWriteError) {
+    /// Places the frame on the archive's timeline, then writes it, or keeps it when it is audio
+    /// that arrived before the file could open.
+    private func handle(_ frame: AssembledFrame, ssrc: UInt32, archiveStart: UInt64, directory: String) throws(ArchiveWriteError) {
         guard let kind = tracks[ssrc]?.kind else { return }
-        if file == nil {
-            if kind == .audio, hasVideoTrack {
-                waitingAudio.append((frame, ssrc))
-                return
-            }
-            let size = frame.pictureSize ?? stream.declaredVideoSize.map { ($0.width, $0.height) } ?? (640, 480)
-            try open(videoSize: hasVideoTrack ? size : nil, directory: directory)
-            try flushWaitingAudio(archiveStart: archiveStart)
-        }
-        try write(frame, ssrc: ssrc, kind: kind, archiveStart: archiveStart)
-    }
-
-    private func open(videoSize: (width: Int, height: Int)?, directory: String) throws(ArchiveWriteError) {
-        file = try MatroskaFile(path: "\(directory)/\(fileName)", videoSize: hasVideoTrack ? videoSize : nil, hasAudio: hasAudioTrack)
-    }
-
-    private func flushWaitingAudio(archiveStart: UInt64) throws(ArchiveWriteError) {
-        let waiting = waitingAudio
-        waitingAudio.removeAll()
-        for (frame, ssrc) in waiting { try write(frame, ssrc: ssrc, kind: .audio, archiveStart: archiveStart) }
-    }
-
-    private func write(_ frame: AssembledFrame, ssrc: UInt32, kind: MediaKind, archiveStart: UInt64) throws(ArchiveWriteError) {
-        guard let file else { return }
         let forwardedMs = Int64(bitPattern: frame.forwardedAt &- archiveStart) / 1_000_000
         let milliseconds = tracks[ssrc]!.timeline.milliseconds(rtpTimestamp: frame.rtpTimestamp, forwardedMs: forwardedMs)
-        try file.write(frame.bytes, video: kind == .video, milliseconds: milliseconds, isKeyFrame: frame.isKeyFrame)
-        firstMediaMs = min(firstMediaMs ?? milliseconds, milliseconds)
+        if file == nil {
+            waitingFrames.append((frame, kind, milliseconds))
+            guard kind == .video || !hasVideoTrack else { return }
+            let size = frame.pictureSize ?? stream.declaredVideoSize.map { ($0.width, $0.height) } ?? (640, 480)
+            try open(videoSize: hasVideoTrack ? size : nil, directory: directory)
+            return
+        }
+        try write(frame, kind: kind, milliseconds: milliseconds)
+    }
+
+    /// Opens the file, its time 0 the earliest frame waiting, and writes what waited.
+    private func open(videoSize: (width: Int, height: Int)?, directory: String) throws(ArchiveWriteError) {
+        file = try MatroskaFile(path: "\(directory)/\(fileName)", videoSize: hasVideoTrack ? videoSize : nil, hasAudio: hasAudioTrack)
+        firstMediaMs = waitingFrames.map(\.milliseconds).min()
+        let waiting = waitingFrames
+        waitingFrames.removeAll()
+        for (frame, kind, milliseconds) in waiting { try write(frame, kind: kind, milliseconds: milliseconds) }
+    }
+
+    private func write(_ frame: AssembledFrame, kind: MediaKind, milliseconds: Int64) throws(ArchiveWriteError) {
+        guard let file, let firstMediaMs else { return }
+        try file.write(frame.bytes, video: kind == .video, milliseconds: max(0, milliseconds - firstMediaMs), isKeyFrame: frame.isKeyFrame)
         lastMediaMs = max(lastMediaMs ?? milliseconds, milliseconds)
     }
 
@@ -108,11 +101,11 @@ final class StreamRecording {
     func end(atMs: Int64) throws(ArchiveWriteError) {
         guard endedMs == nil else { return }
         endedMs = atMs
-        waitingAudio.removeAll()
+        waitingFrames.removeAll()
         guard let file else { return }
         closedSize = file.size
         self.file = nil
-        try file.finish()
+        closedSize = try file.finish()
     }
 
     /// The manifest's entry, nil while nothing was written.

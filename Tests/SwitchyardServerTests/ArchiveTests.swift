@@ -1,0 +1,160 @@
+import Foundation
+import SignalingProtocol
+import SwitchyardClient
+import Testing
+
+/// Individual archives of real libvpx / libopus streams, recorded by a real daemon and checked with
+/// FFmpeg's own tools: ffprobe for the streams and durations, ffmpeg decoding every frame.
+@Suite(.serialized) struct ArchiveTests {
+    static let media: EncodedMedia = try! EncodedMedia(
+        settings: MediaSettings(videoBitrate: 300_000, audioBitrate: 24_000, width: 256, height: 144, frameRate: 30, loopSeconds: 2))
+
+    private func session(_ harness: DaemonHarness, _ id: String, _ role: Role, loop: MediaLoop, data: String = "") async throws -> Session {
+        let token = try await harness.token(session: id, role: role, data: data)
+        return try await Session.connect(
+            url: "ws://127.0.0.1:\(harness.port)/v1/ws", sessionId: id, token: token, options: SessionOptions(mediaLoop: loop))
+    }
+
+    private func decode<Value: Decodable>(_ type: Value.Type, _ response: (status: Int, body: Data)) throws -> Value {
+        try JSONDecoder().decode(type, from: response.body)
+    }
+
+    @Test func recordsEachStreamAsAWebMThatFFmpegDecodesWhole() async throws {
+        let harness = try await DaemonHarness.start()
+        let loop = try MediaLoop()
+        let alice = try await session(harness, "archive-individual", .publisher, loop: loop, data: "name=alice")
+        let bob = try await session(harness, "archive-individual", .publisher, loop: loop, data: "name=bob")
+        let first = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))
+        let token = try await harness.restToken()
+
+        let started = try decode(
+            ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-individual/archives", token: token, body: #"{"name": "standup"}"#))
+        #expect(started.status == .started && started.name == "standup" && started.outputMode == .individual)
+        #expect(await next(bob.events) { $0 == .archiveStarted(ArchiveEvent(id: started.id, name: "standup")) } != nil)
+        #expect(bob.archive?.id == started.id, "the recording indicator")
+        // A stream published while the archive records gets a file of its own, from its offset.
+        try await Task.sleep(for: .seconds(1))
+        let second = try await bob.publish(PublisherSettings(name: "camera", media: Self.media))
+        let late = try await session(harness, "archive-individual", .subscriber, loop: loop)
+        #expect(late.archive?.id == started.id, "a client joining a recorded session is told in its connect reply")
+        try await Task.sleep(for: .seconds(4))
+
+        let stopped = try decode(
+            ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-individual/archives/\(started.id)/stop", token: token))
+        #expect(stopped.status == .available, "\(stopped)")
+        #expect(await next(alice.events) { if case .archiveStopped(let event) = $0 { event.id == started.id } else { false } } != nil)
+        #expect(alice.archive == nil)
+        #expect(stopped.droppedPackets == 0)
+        #expect(abs(stopped.duration - 5) < 0.6, "\(stopped.duration)")
+        let files = Dictionary(uniqueKeysWithValues: stopped.files.map { ($0.streamId, $0) })
+        let firstFile = try #require(files[first.streamId])
+        let secondFile = try #require(files[second.streamId])
+        #expect(firstFile.connectionData == "name=alice" && secondFile.connectionData == "name=bob")
+        #expect(firstFile.startOffsetMs < 500, "\(firstFile)")
+        #expect((900...1600).contains(secondFile.startOffsetMs), "published a second in: \(secondFile)")
+
+        let directory = harness.configuration.archives!.directory + "/" + started.id
+        let manifest = try JSONDecoder().decode(ArchiveInfo.self, from: Data(contentsOf: URL(fileURLWithPath: directory + "/manifest.json")))
+        #expect(manifest == stopped)
+        for file in [firstFile, secondFile] {
+            let probe = try ArchiveProbe(path: directory + "/" + file.name)
+            #expect(probe.codecs == ["vp8", "opus"] || probe.codecs == ["opus", "vp8"], "\(probe.codecs)")
+            #expect(probe.width == 256 && probe.height == 144)
+            let recorded = Double((file.stopOffsetMs ?? 0) - file.startOffsetMs) / 1000
+            #expect(abs(probe.duration - recorded) < 0.5, "ffprobe \(probe.duration) s, recorded \(recorded) s")
+            #expect(try ArchiveProbe.decodingErrors(path: directory + "/" + file.name).isEmpty)
+            #expect(file.sizeBytes == (try FileManager.default.attributesOfItem(atPath: directory + "/" + file.name)[.size] as? NSNumber)?.int64Value)
+        }
+        let listed = try decode(ArchiveList.self, try await harness.http("GET", "/v1/archives?sessionId=archive-individual", token: token))
+        #expect(listed.count == 1 && listed.items.first?.id == started.id)
+        #expect(try await harness.http("DELETE", "/v1/archives/\(started.id)", token: token).status == 204)
+        #expect(!FileManager.default.fileExists(atPath: directory))
+        #expect(try await harness.http("GET", "/v1/archives/\(started.id)", token: token).status == 404)
+
+        await late.disconnect()
+        await bob.disconnect()
+        await alice.disconnect()
+        await loop.stop()
+        try await harness.stop()
+    }
+
+    @Test func aStreamWithLossAndAPauseStillDecodesAndStartsOnAKeyFrame() async throws {
+        let harness = try await DaemonHarness.start { configuration in configuration.media.faultInjection = true }
+        let loop = try MediaLoop()
+        let alice = try await session(harness, "archive-impaired", .publisher, loop: loop)
+        let publisher = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))
+        let token = try await harness.restToken()
+        #expect(
+            try await harness.http(
+                "PUT", "/v1/sessions/archive-impaired/streams/\(publisher.streamId)/fault", token: token, body: #"{"dropShare": 0.1}"#
+            ).status == 204)
+        let started = try decode(ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-impaired/archives", token: token))
+        try await Task.sleep(for: .seconds(2))
+        try await publisher.setPublishVideo(false)
+        try await Task.sleep(for: .seconds(1.5))
+        try await publisher.setPublishVideo(true)
+        try await Task.sleep(for: .seconds(2))
+        let stopped = try decode(
+            ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-impaired/archives/\(started.id)/stop", token: token))
+        let file = try #require(stopped.files.first)
+        let path = harness.configuration.archives!.directory + "/\(started.id)/\(file.name)"
+        let probe = try ArchiveProbe(path: path)
+        #expect(probe.firstVideoPacketIsKey, "video starts on a key frame")
+        #expect(probe.videoPackets > 60, "\(probe.videoPackets) video frames")
+        #expect(abs(probe.duration - Double((file.stopOffsetMs ?? 0) - file.startOffsetMs) / 1000) < 0.5)
+        #expect(try ArchiveProbe.decodingErrors(path: path).isEmpty)
+
+        await alice.disconnect()
+        await loop.stop()
+        try await harness.stop()
+    }
+
+    @Test func badRequestsGetTheirDocumentedErrors() async throws {
+        let harness = try await DaemonHarness.start()
+        let token = try await harness.restToken()
+        let (client, _) = try await harness.connect(session: "archive-errors", role: .publisher)
+        #expect(try await harness.http("POST", "/v1/sessions/nowhere/archives", token: token).status == 404)
+        for body in [
+            #"{"outputMode": "composed", "layout": "spiral"}"#, #"{"outputMode": "composed", "resolution": "99x99"}"#,
+            #"{"layout": "grid"}"#, #"{"hasAudio": false, "hasVideo": false}"#, #"{"streamIds": []}"#, #"{"outputMode": "mosaic"}"#,
+            #"{"name": 7}"#,
+        ] {
+            let response = try await harness.http("POST", "/v1/sessions/archive-errors/archives", token: token, body: body)
+            #expect(response.status == 400, "\(body)")
+            #expect(String(decoding: response.body, as: UTF8.self).contains("invalidParams"), "\(body)")
+        }
+        let started = try decode(ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-errors/archives", token: token))
+        let twice = try await harness.http("POST", "/v1/sessions/archive-errors/archives", token: token)
+        #expect(twice.status == 409 && String(decoding: twice.body, as: UTF8.self).contains(started.id))
+        #expect(try await harness.http("DELETE", "/v1/archives/\(started.id)", token: token).status == 409, "still recording")
+        #expect(try await harness.http("POST", "/v1/sessions/archive-errors/archives/\(started.id)/stop", token: token).status == 200)
+        #expect(try await harness.http("POST", "/v1/sessions/archive-errors/archives/\(started.id)/stop", token: token).status == 409)
+        #expect(try await harness.http("POST", "/v1/sessions/archive-errors/archives/ar_none/stop", token: token).status == 404)
+        #expect(try await harness.http("GET", "/v1/archives/ar_none", token: token).status == 404)
+        #expect(try await harness.http("GET", "/v1/archives?offset=-1", token: token).status == 400)
+        #expect(try await harness.http("GET", "/v1/archives", token: nil).status == 401)
+        await client.close()
+        try await harness.stop()
+    }
+
+    @Test func anArchivePastItsSizeCapFailsWithTheReasonAndItsFilesStillPlay() async throws {
+        let harness = try await DaemonHarness.start { configuration in configuration.archives?.maximumBytesPerArchive = 60_000 }
+        let loop = try MediaLoop()
+        let alice = try await session(harness, "archive-cap", .publisher, loop: loop)
+        _ = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))
+        let token = try await harness.restToken()
+        let started = try decode(ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-cap/archives", token: token))
+        guard case .archiveStopped(let event) = await next(alice.events, where: { if case .archiveStopped = $0 { true } else { false } }) else {
+            Issue.record("no archiveStopped")
+            return
+        }
+        #expect(event.id == started.id && event.status == .failed && event.reason == .sizeLimit)
+        let info = try decode(ArchiveInfo.self, try await harness.http("GET", "/v1/archives/\(started.id)", token: token))
+        #expect(info.status == .failed && info.reason == .sizeLimit && info.failureDetail?.contains("maximumBytesPerArchive") == true)
+        let file = try #require(info.files.first)
+        #expect(try ArchiveProbe.decodingErrors(path: harness.configuration.archives!.directory + "/\(started.id)/\(file.name)").isEmpty)
+        await alice.disconnect()
+        await loop.stop()
+        try await harness.stop()
+    }
+}
