@@ -101,9 +101,11 @@ release: srtp
 #   ChurnTests           150 connections a run, whose WebSocket handshakes must finish within the
 #                        3 s header timeout that closes the idle ones (on one core beside the
 #                        parallel suite a handshake missed it)
+#   ArchiveTests         archives whose durations are checked against the time they recorded, and
+#                        ffmpeg decoding them whole
 #   ChaosTests           two minutes of switchyard-bench chaos (scripts/bench-chaos.sh): PostgreSQL and
 #                        three nodes killed, drained, stopped; last, as it loads the machine throughout
-SOLO_TESTS := \.AudioFallbackTests BenchProcessTests WebRTCInteropTests ClusterTests ChurnTests ChaosTests
+SOLO_TESTS := \.AudioFallbackTests BenchProcessTests WebRTCInteropTests ClusterTests ChurnTests ArchiveTests ChaosTests
 empty :=
 space := $(empty) $(empty)
 test: interop-peers

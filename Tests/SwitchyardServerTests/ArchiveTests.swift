@@ -1,5 +1,7 @@
 import Foundation
+import Signaling
 import SignalingProtocol
+import SwitchyardServer
 import SwitchyardClient
 import Testing
 
@@ -156,5 +158,45 @@ import Testing
         await alice.disconnect()
         await loop.stop()
         try await harness.stop()
+    }
+
+    @Test func aDaemonKilledMidArchiveLeavesFilesThatPlayAndTheArchiveReadsInterruptedAfterARestart() async throws {
+        let directory = NSTemporaryDirectory() + "switchyard-archives-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let node = try await KillableNode.start(
+            nodeId: "archiver", host: "127.0.0.1", mediaPorts: 47600...47639, database: nil,
+            archives: #"{"directory": "\#(directory)", "minimumFreeBytes": 0}"#)
+        defer { node.stop() }
+        let tokens = await TokenAuthority(
+            apiKey: SwitchyardConfiguration.developmentAPIKey, apiSecret: SwitchyardConfiguration.developmentAPISecret, restTokenMaximumLifetime: 600)
+        let rest = try await tokens.mintRESTToken(lifetime: 60, now: Date())
+        let loop = try MediaLoop()
+        let alice = try await Session.connect(
+            url: node.webSocketURL, sessionId: "archive-crash",
+            token: try await tokens.mintClientToken(sessionId: "archive-crash", role: .publisher, connectionData: "", lifetime: 600, now: Date()),
+            options: SessionOptions(mediaLoop: loop))
+        _ = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))
+        let response = try await DaemonHarness.http(
+            "POST", url: node.baseURL + "/v1/sessions/archive-crash/archives", token: rest, body: nil, contentType: nil)
+        let started = try JSONDecoder().decode(ArchiveInfo.self, from: response.body)
+        try await Task.sleep(for: .seconds(4))
+        node.kill()
+
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory + "/" + started.id).filter { $0.hasSuffix(".webm") }
+        #expect(files.count == 1)
+        for file in files {
+            let path = directory + "/\(started.id)/\(file)"
+            #expect(try ArchiveProbe.decodingErrors(path: path).isEmpty)
+            // Four seconds at 30 frames a second, less at most the last cluster (one second).
+            #expect(try ArchiveProbe(path: path).videoPackets >= 60)
+        }
+        try await node.restart()
+        let after = try JSONDecoder().decode(
+            ArchiveInfo.self,
+            from: try await DaemonHarness.http("GET", url: node.baseURL + "/v1/archives/\(started.id)", token: rest, body: nil, contentType: nil).body)
+        #expect(after.status == .failed && after.reason == .interrupted)
+        #expect(after.files.count == 1 && after.files.allSatisfy { $0.sizeBytes > 0 }, "\(after.files)")
+        await alice.disconnect()
+        await loop.stop()
     }
 }

@@ -2,8 +2,9 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// A cluster node in a daemon process of its own on `host`, so that a test can kill it with SIGKILL
-/// as a crashed machine would go, and start it again under its id as a supervisor would. `start`
+/// A daemon in a process of its own on `host` (a cluster node when given a database), so that a
+/// test can kill it with SIGKILL as a crashed machine would go, and start it again under its id as
+/// a supervisor would. `start`
 /// returns once the node answers HTTP; `stop()` kills it if the test did not, and removes its files.
 final class KillableNode: Sendable {
     struct NotReady: Error, CustomStringConvertible {
@@ -26,13 +27,14 @@ final class KillableNode: Sendable {
     /// the cluster (and counts as live there) before its HTTP server listens, so neither its
     /// process's start nor its liveness says a client can connect yet.
     /// - Parameter webhooks: the `webhooks` object of its configuration, as JSON; nil for none.
+    /// - Parameter archives: the `archives` object of its configuration, as JSON; nil for the default.
     static func start(
-        nodeId: String, host: String, mediaPorts: ClosedRange<UInt16>, database: PostgresServer, subscribersBeforeCascading: Int? = nil,
-        webhooks: String? = nil, readiness: Duration = .seconds(30)
+        nodeId: String, host: String, mediaPorts: ClosedRange<UInt16>, database: PostgresServer?, subscribersBeforeCascading: Int? = nil,
+        webhooks: String? = nil, archives: String? = nil, readiness: Duration = .seconds(30)
     ) async throws -> KillableNode {
         let node = try KillableNode(
             nodeId: nodeId, host: host, mediaPorts: mediaPorts, database: database, subscribersBeforeCascading: subscribersBeforeCascading,
-            webhooks: webhooks)
+            webhooks: webhooks, archives: archives)
         StartedProcesses.register { node.stop() }
         do {
             try await node.waitUntilReady(within: readiness)
@@ -44,19 +46,25 @@ final class KillableNode: Sendable {
     }
 
     private init(
-        nodeId: String, host: String, mediaPorts: ClosedRange<UInt16>, database: PostgresServer, subscribersBeforeCascading: Int?, webhooks: String?
+        nodeId: String, host: String, mediaPorts: ClosedRange<UInt16>, database: PostgresServer?, subscribersBeforeCascading: Int?,
+        webhooks: String?, archives: String?
     ) throws {
         self.nodeId = nodeId
         self.host = host
         self.mediaPorts = mediaPorts
         port = freeTCPPort(host: host)
         configurationPath = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-\(nodeId)-\(UUID().uuidString).json").path
+        let cluster = database.map { database in
+            """
+            "cluster": {"databaseURL": "\(database.url)", "nodeId": "\(nodeId)", "heartbeatSeconds": 1, "nodeTimeoutSeconds": 3,
+                        "subscribersBeforeCascading": \(subscribersBeforeCascading.map(String.init) ?? "null")}
+            """
+        }
+        let sections = [cluster, webhooks.map { "\"webhooks\": \($0)" }, archives.map { "\"archives\": \($0)" }].compactMap { $0 }
         try """
         {"server": {"host": "\(host)", "port": \(port)},
          "media": {"workers": 1, "portRange": {"first": \(mediaPorts.lowerBound), "last": \(mediaPorts.upperBound)}},
-         "shutdown": {"drainSeconds": 5},
-         "cluster": {"databaseURL": "\(database.url)", "nodeId": "\(nodeId)", "heartbeatSeconds": 1, "nodeTimeoutSeconds": 3,
-                     "subscribersBeforeCascading": \(subscribersBeforeCascading.map(String.init) ?? "null")}\(webhooks.map { ",\n \"webhooks\": \($0)" } ?? "")}
+         "shutdown": {"drainSeconds": 5}\(sections.map { ",\n " + $0 }.joined())}
         """.write(toFile: configurationPath, atomically: true, encoding: .utf8)
         pid = Mutex(try ChildProcess.spawn(DaemonProcessTests.executable.path, ["--config", configurationPath], output: configurationPath + ".log"))
     }
