@@ -45,3 +45,37 @@ struct ArchiveProbe {
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
+
+extension ArchiveProbe {
+    /// Where the audio lags the video (positive) or leads it, in seconds: the median over the file's
+    /// beeps of the beep's onset less the nearest flash's, as FFmpeg decodes them (the media of
+    /// `MediaSettings.syncMarks`). Nil when either kind has no onset.
+    static func audioLagBehindVideo(path: String) throws -> Double? {
+        let video = try ChildProcess.run(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-f", "lavfi", "-i", "movie=\(path),signalstats", "-show_entries", "frame=pts_time:frame_tags=lavfi.signalstats.YAVG",
+             "-of", "csv=p=0"])
+        let audio = try ChildProcess.run(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-f", "lavfi", "-i", "amovie=\(path),asetnsamples=240,astats=metadata=1:reset=1", "-show_entries",
+             "frame=pts_time:frame_tags=lavfi.astats.Overall.RMS_level", "-of", "csv=p=0"])
+        let flashes = onsets(video, above: 180)
+        let beeps = onsets(audio, above: -30)
+        let lags = beeps.compactMap { beep in flashes.min { abs($0 - beep) < abs($1 - beep) }.map { beep - $0 } }.sorted()
+        return lags.isEmpty ? nil : lags[lags.count / 2]
+    }
+
+    /// The times at which a `time,value` series rises above `threshold`.
+    private static func onsets(_ csv: String, above threshold: Double) -> [Double] {
+        var onsets: [Double] = []
+        var wasAbove = false
+        for line in csv.split(separator: "\n") {
+            let fields = line.split(separator: ",")
+            guard fields.count >= 2, let time = Double(fields[0]) else { continue }
+            let value = Double(fields[1]) ?? -.infinity
+            if value > threshold, !wasAbove { onsets.append(time) }
+            wasAbove = value > threshold
+        }
+        return onsets
+    }
+}

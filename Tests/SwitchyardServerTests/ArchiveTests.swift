@@ -199,4 +199,25 @@ import Testing
         await alice.disconnect()
         await loop.stop()
     }
+
+    @Test func audioAndVideoOfAStreamStayInSyncWithin40Milliseconds() async throws {
+        let harness = try await DaemonHarness.start()
+        let loop = try MediaLoop()
+        let alice = try await session(harness, "archive-sync", .publisher, loop: loop)
+        let marked = try EncodedMedia(
+            settings: MediaSettings(videoBitrate: 300_000, audioBitrate: 32_000, width: 256, height: 144, frameRate: 30, loopSeconds: 2, syncMarks: true))
+        _ = try await alice.publish(PublisherSettings(name: "camera", media: marked))
+        let token = try await harness.restToken()
+        let started = try decode(ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-sync/archives", token: token))
+        try await Task.sleep(for: .seconds(5))
+        let stopped = try decode(
+            ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-sync/archives/\(started.id)/stop", token: token))
+        let file = try #require(stopped.files.first)
+        let lag = try #require(try ArchiveProbe.audioLagBehindVideo(path: harness.configuration.archives!.directory + "/\(started.id)/\(file.name)"))
+        print("archive A/V sync: audio \(Int((lag * 1000).rounded())) ms behind video")
+        #expect(abs(lag) <= 0.040, "audio \(lag) s behind the video")
+        await alice.disconnect()
+        await loop.stop()
+        try await harness.stop()
+    }
 }

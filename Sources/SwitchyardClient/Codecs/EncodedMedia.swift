@@ -32,7 +32,8 @@ public final class EncodedMedia: Sendable {
         if let audio {
             self.audio = audio
         } else if settings.audioBitrate > 0 {
-            self.audio = try EncodedAudio(pcm: SynthesizedAudio.tone(seconds: seconds), bitrate: settings.audioBitrate)
+            let pcm = settings.syncMarks ? SynthesizedAudio.beeps(seconds: seconds) : SynthesizedAudio.tone(seconds: seconds)
+            self.audio = try EncodedAudio(pcm: pcm, bitrate: settings.audioBitrate)
         } else {
             self.audio = nil
         }
@@ -43,7 +44,8 @@ public final class EncodedMedia: Sendable {
                 let encoder = try VP8Encoder(width: layer.width, height: layer.height, frameRate: settings.frameRate, bitrate: layer.bitrate)
                 var frames: [VideoFrame] = []
                 for counter in 0..<(seconds * settings.frameRate) {
-                    let frame = try encoder.encode(counter: counter, keyFrame: counter == 0)
+                    let flash = settings.syncMarks && counter % settings.frameRate == 0
+                    let frame = try encoder.encode(counter: counter, keyFrame: counter == 0 || flash, flash: flash)
                     frames.append(
                         VideoFrame(
                             payloads: Self.packetize(frame.bytes, withPictureID: withPictureID), isKeyFrame: frame.isKeyFrame, counter: counter))

@@ -11,12 +11,16 @@ public struct MediaSettings: Equatable, Sendable {
     /// Simulcast: the lower encodings sent beside the main one (`width` × `height` at `videoBitrate`),
     /// lowest first, each of the same test pattern and frame counter. Empty for one encoding.
     public var lowerLayers: [VideoLayerSettings]
+    /// Marks to measure audio / video sync by: the first frame of every second flashes white (a key
+    /// frame) and a 100 ms beep starts with it; the audio is silent in between.
+    public var syncMarks: Bool
 
     public init(
         videoBitrate: Int = 500_000, audioBitrate: Int = 32_000, width: Int = 640, height: Int = 360, frameRate: Int = 30, loopSeconds: Int = 5,
-        lowerLayers: [VideoLayerSettings] = []
+        lowerLayers: [VideoLayerSettings] = [], syncMarks: Bool = false
     ) {
         self.lowerLayers = lowerLayers
+        self.syncMarks = syncMarks
         self.videoBitrate = videoBitrate
         self.audioBitrate = audioBitrate
         self.width = width

@@ -23,6 +23,17 @@ public enum SynthesizedAudio {
         return samples
     }
 
+    /// A 1 kHz beep of 100 ms at the start of every second, silence between: with the flashing
+    /// video of `MediaSettings.syncMarks`, what audio / video sync is measured by.
+    public static func beeps(seconds: Int) -> [Int16] {
+        let perSecond = Int(sampleRate)
+        let beepSamples = perSecond / 10
+        return (0..<(seconds * perSecond)).map { index in
+            let offset = index % perSecond
+            return offset < beepSamples ? Int16(12_000 * sin(2 * .pi * 1000 * Double(offset) / sampleRate)) : 0
+        }
+    }
+
     /// A room's background noise at about `loudness` dBov (RMS), drifting ±2 dB over ten seconds;
     /// with `knocks`, a knock (a keyboard, a cup put down: about 20 dB louder, fading within 100 ms)
     /// every 2-5 s, far shorter than a word.

@@ -14,8 +14,8 @@ public enum TestPattern {
     public static let minimumWidth = counterBits * blockSize
     public static let minimumHeight = blockSize
 
-    /// Paints frame `counter` into an I420 image.
-    public static func paint(_ image: inout vpx_image_t, counter: Int) {
+    /// Paints frame `counter` into an I420 image; a `flash` frame is white below the counter's blocks.
+    public static func paint(_ image: inout vpx_image_t, counter: Int, flash: Bool = false) {
         let width = Int(image.d_w)
         let height = Int(image.d_h)
         let lumaStride = Int(image.stride.0)
@@ -23,7 +23,7 @@ public enum TestPattern {
         for row in 0..<height {
             let line = luma + row * lumaStride
             for column in 0..<width {
-                line[column] = UInt8(truncatingIfNeeded: (column &+ 2 &* row &+ 3 &* counter) % 200 &+ 28)
+                line[column] = flash && row >= blockSize ? light : UInt8(truncatingIfNeeded: (column &+ 2 &* row &+ 3 &* counter) % 200 &+ 28)
             }
         }
         for bit in 0..<counterBits {

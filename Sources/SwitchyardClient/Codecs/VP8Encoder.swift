@@ -52,8 +52,8 @@ public final class VP8Encoder {
     }
 
     /// Encodes the test pattern showing `counter`; the first frame is always a key frame.
-    public func encode(counter: Int, keyFrame: Bool) throws(CodecError) -> (bytes: [UInt8], isKeyFrame: Bool) {
-        TestPattern.paint(&image, counter: counter)
+    public func encode(counter: Int, keyFrame: Bool, flash: Bool = false) throws(CodecError) -> (bytes: [UInt8], isKeyFrame: Bool) {
+        TestPattern.paint(&image, counter: counter, flash: flash)
         let flags: vpx_enc_frame_flags_t = keyFrame ? vpx_enc_frame_flags_t(VPX_EFLAG_FORCE_KF) : 0
         try Self.check(vpx_codec_encode(&context, &image, frameNumber, 1, flags, UInt(VPX_DL_REALTIME)), "encode", &context)
         frameNumber += 1

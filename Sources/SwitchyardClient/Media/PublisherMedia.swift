@@ -283,9 +283,14 @@ final class VideoEncodingSender {
     private var loopIndex = 0
     private var pictureID: UInt16?
 
+    /// The loop has a key frame every second (`MediaSettings.syncMarks`): a request waits for the
+    /// next one rather than jumping, so the frames keep their place against the audio.
+    private let keyFramesRecur: Bool
+
     init(track: OutgoingTrack, frames: [EncodedMedia.VideoFrame], numbersPictures: Bool) {
         self.track = track
         self.frames = frames
+        keyFramesRecur = frames.lazy.filter(\.isKeyFrame).count > 1
         // Each encoding numbers its pictures on its own, from anywhere, as browsers' do.
         pictureID = numbersPictures ? UInt16.random(in: 0..<(1 << 15)) : nil
     }
@@ -293,7 +298,7 @@ final class VideoEncodingSender {
     func nextFrame() -> EncodedMedia.VideoFrame {
         if keyFrameRequested {
             keyFrameRequested = false
-            loopIndex = 0
+            if !keyFramesRecur { loopIndex = 0 }
         }
         defer { loopIndex = (loopIndex + 1) % frames.count }
         return frames[loopIndex]
