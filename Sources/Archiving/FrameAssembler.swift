@@ -31,6 +31,7 @@ struct FrameAssembler {
     let kind: MediaKind
     private var held: [UInt16: HeldPacket] = [:]
     private var nextSequence: UInt16?
+    private var hasConsumed = false
     /// Video: the frame being put together, nil between frames or after a loss inside one.
     private var partial: AssembledFrame?
     /// Video: frames are dropped until a key frame starts.
@@ -47,7 +48,12 @@ struct FrameAssembler {
     mutating func insert(_ bytes: UnsafeRawBufferPointer, forwardedAt: UInt64) {
         guard bytes.count >= 12 else { return }
         let sequence = UInt16(bytes[2]) << 8 | UInt16(bytes[3])
-        if let next = nextSequence, Int16(bitPattern: sequence &- next) < 0 { return }
+        if let next = nextSequence, Int16(bitPattern: sequence &- next) < 0 {
+            // Behind what was written already: a duplicate or too late. Before anything was written,
+            // the track just starts earlier.
+            guard !hasConsumed else { return }
+            nextSequence = sequence
+        }
         held[sequence] = HeldPacket(forwardedAt: forwardedAt, bytes: Array(bytes))
         if nextSequence == nil { nextSequence = sequence }
     }
@@ -58,6 +64,7 @@ struct FrameAssembler {
         while let next = nextSequence, !held.isEmpty {
             if let packet = held.removeValue(forKey: next) {
                 nextSequence = next &+ 1
+                hasConsumed = true
                 consume(packet, emit)
                 continue
             }
