@@ -5,7 +5,7 @@ SWIFT ?= swift
 # `make bench` pipes the forwarding benchmark through tee; a failed run must fail the target.
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
-APT_PACKAGES := libsrtp2-dev libopus-dev libvpx-dev libavformat-dev libavcodec-dev libavutil-dev pkg-config libssl-dev dpkg-dev
+APT_PACKAGES := libsrtp2-dev libopus-dev libvpx-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev pkg-config libssl-dev dpkg-dev
 CONFIG ?= Config/switchyard.json
 
 # Which libsrtp2 to link (docs/srtp-build.md):

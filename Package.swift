@@ -52,8 +52,8 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "COpus"),
         .systemLibrary(name: "CVPX"),
-        // FFmpeg's muxers for archives (libavformat-dev, in the default search paths like libvpx).
-        .systemLibrary(name: "CAVFormat", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
+        // FFmpeg's muxers and scaler for archives (in the default search paths, like libvpx).
+        .systemLibrary(name: "CAVFormat", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
         .target(name: "CSystemShims"),
         .target(name: "RTPWire"),
         .target(name: "SRTP", dependencies: ["CSRTP", "RTPWire"]),
@@ -99,7 +99,7 @@ let package = Package(
         .target(
             name: "Archiving",
             dependencies: [
-                "Signaling", "SignalingProtocol", "MediaControl", "RTPWire", "CAVFormat",
+                "Signaling", "SignalingProtocol", "MediaControl", "RTPWire", "CAVFormat", "CVPX", "COpus",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

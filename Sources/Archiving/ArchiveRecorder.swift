@@ -5,10 +5,10 @@ import Signaling
 import SignalingProtocol
 import Synchronization
 
-/// One individual archive being written: a thread of its own drains the ring the recording
-/// transport fills, puts each stream's frames together and writes them to the stream's file. The
-/// directory's calls (streams added and ended, the stop) are queued for that thread, so nothing of
-/// the recording is touched from two threads.
+/// One archive being written: a thread of its own drains the ring the recording transport fills
+/// and feeds its output (a file per stream, or one composed file), and stops it at the size and
+/// disk limits. The directory's calls (streams added and ended, the stop) are queued for that
+/// thread, so nothing of the recording is touched from two threads.
 final class ArchiveRecorder: @unchecked Sendable {
     /// How often the thread wakes to drain the ring.
     static let drainInterval: UInt64 = 20_000_000
@@ -36,8 +36,6 @@ final class ArchiveRecorder: @unchecked Sendable {
     let id: String
     let ring: RecordingRing
     private let directory: String
-    private let includeAudio: Bool
-    private let includeVideo: Bool
     private let limits: ArchivingConfiguration
     private let startedAt: UInt64
     private let commands = Mutex<[Command]>([])
@@ -49,23 +47,23 @@ final class ArchiveRecorder: @unchecked Sendable {
     /// Called on the writer thread whenever the streams or their offsets change, with the manifest's files.
     private let onManifestChange: @Sendable (String, [ArchiveFile]) -> Void
 
-    // Writer thread only.
-    private var streams: [String: StreamRecording] = [:]
-    private var streamsBySSRC: [UInt32: StreamRecording] = [:]
+    /// Writer thread only.
+    private let output: any ArchiveOutput
 
+    /// - Parameter makeOutput: makes what the thread writes to, given the archive's start on the
+    ///   monotonic clock.
     init(
-        id: String, directory: String, includeAudio: Bool, includeVideo: Bool, limits: ArchivingConfiguration,
+        id: String, directory: String, limits: ArchivingConfiguration, makeOutput: (UInt64) throws(ArchiveWriteError) -> any ArchiveOutput,
         onSelfStop: @escaping @Sendable (String) -> Void, onManifestChange: @escaping @Sendable (String, [ArchiveFile]) -> Void
-    ) {
+    ) throws(ArchiveWriteError) {
         self.id = id
         self.directory = directory
-        self.includeAudio = includeAudio
-        self.includeVideo = includeVideo
         self.limits = limits
         self.onSelfStop = onSelfStop
         self.onManifestChange = onManifestChange
         ring = RecordingRing(capacity: limits.ringPackets)
         startedAt = DispatchTime.now().uptimeNanoseconds
+        output = try makeOutput(startedAt)
     }
 
     func start() {
@@ -108,7 +106,7 @@ final class ArchiveRecorder: @unchecked Sendable {
                 failure = (.writeFailed, "\(error)")
                 break
             }
-            let size = streams.values.reduce(0) { $0 + $1.size }
+            let size = output.size
             if size > limits.maximumBytesPerArchive {
                 failure = (.sizeLimit, "its files reached \(size) bytes, over archives.maximumBytesPerArchive (\(limits.maximumBytesPerArchive))")
                 break
@@ -122,24 +120,16 @@ final class ArchiveRecorder: @unchecked Sendable {
             }
             usleep(UInt32(Self.drainInterval / 1000))
         }
-        if failure == nil {
-            do throws(ArchiveWriteError) {
-                try pass(now: DispatchTime.now().uptimeNanoseconds)
-            } catch {
-                failure = (.writeFailed, "\(error)")
-            }
+        let now = DispatchTime.now().uptimeNanoseconds
+        do throws(ArchiveWriteError) {
+            if failure == nil { try pass(now: now) }
+            try output.finish(now: now)
+        } catch {
+            failure = failure ?? (.writeFailed, "\(error)")
         }
-        let endMs = milliseconds(at: DispatchTime.now().uptimeNanoseconds)
-        for stream in streams.values {
-            do throws(ArchiveWriteError) {
-                try stream.end(atMs: endMs)
-            } catch {
-                if failure == nil { failure = (.writeFailed, "\(error)") }
-            }
-        }
-        let files = manifestFiles()
+        let files = output.files
         onManifestChange(id, files)
-        let outcome = Outcome(files: files, durationMs: endMs, size: files.reduce(0) { $0 + $1.sizeBytes }, failure: failure)
+        let outcome = Outcome(files: files, durationMs: milliseconds(at: now), size: files.reduce(0) { $0 + $1.sizeBytes }, failure: failure)
         if failure != nil { onSelfStop(id) }
         let waiters = finished.withLock { state in
             state.outcome = outcome
@@ -149,53 +139,38 @@ final class ArchiveRecorder: @unchecked Sendable {
         for waiter in waiters { waiter.resume(returning: outcome) }
     }
 
-    /// One wake-up: the directory's commands, the ring, the frames ready to write.
+    /// One wake-up: the directory's commands, the ring, what is ready to write.
     private func pass(now: UInt64) throws(ArchiveWriteError) {
         let pending = commands.withLock { queued in
             defer { queued.removeAll() }
             return queued
         }
+        let filesBefore = output.files.count
         var manifestChanged = false
         for command in pending {
             switch command {
             case .add(let stream):
-                guard streams[stream.streamId] == nil else { continue }
-                let recording = StreamRecording(stream: stream, includeAudio: includeAudio, includeVideo: includeVideo, addedAt: now)
-                streams[stream.streamId] = recording
-                for ssrc in recording.tracks.keys { streamsBySSRC[ssrc] = recording }
+                output.add(stream, now: now)
             case .end(let streamId):
-                guard let recording = streams[streamId] else { continue }
-                try drainRing(now: now)
-                try recording.write(now: now &+ FrameAssembler.holdNanoseconds &+ 1, archiveStart: startedAt, directory: directory)
-                try recording.end(atMs: milliseconds(at: now))
-                for ssrc in recording.tracks.keys where streamsBySSRC[ssrc] === recording { streamsBySSRC[ssrc] = nil }
+                drainRing()
+                try output.end(streamId, now: now)
                 manifestChanged = true
             }
         }
-        try drainRing(now: now)
-        var keyFrameWanted = false
-        for recording in streams.values where !recording.isEnded {
-            let hadFile = recording.file != nil
-            try recording.write(now: now, archiveStart: startedAt, directory: directory)
-            if !hadFile, recording.file != nil { manifestChanged = true }
-            if recording.wantsKeyFrame { keyFrameWanted = true }
-        }
-        if keyFrameWanted { ring.requestKeyFrame() }
-        let files = manifestFiles()
+        drainRing()
+        try output.write(now: now)
+        if output.wantsKeyFrame { ring.requestKeyFrame() }
+        let files = output.files
         progressState.withLock { $0 = Progress(files: files, size: files.reduce(0) { $0 + $1.sizeBytes }, durationMs: milliseconds(at: now)) }
-        if manifestChanged { onManifestChange(id, files) }
+        if manifestChanged || files.count != filesBefore { onManifestChange(id, files) }
     }
 
-    private func drainRing(now: UInt64) throws(ArchiveWriteError) {
+    private func drainRing() {
         ring.drain { packet in
             guard packet.bytes.count >= 12 else { return }
             let ssrc = UInt32(packet.bytes[8]) << 24 | UInt32(packet.bytes[9]) << 16 | UInt32(packet.bytes[10]) << 8 | UInt32(packet.bytes[11])
-            streamsBySSRC[ssrc]?.insert(packet, ssrc: ssrc)
+            output.insert(packet, ssrc: ssrc)
         }
-    }
-
-    private func manifestFiles() -> [ArchiveFile] {
-        streams.values.compactMap(\.manifestEntry).sorted { ($0.startOffsetMs, $0.streamId) < ($1.startOffsetMs, $1.streamId) }
     }
 
     private func milliseconds(at time: UInt64) -> Int64 {

@@ -59,9 +59,6 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
     }
 
     public func begin(_ start: ArchiveStart) throws(SignalingError) -> RecordingRing {
-        guard start.outputMode == .individual else {
-            throw .invalidParams("body.outputMode", "composed archives are not available on this server yet; use individual")
-        }
         let directory = "\(configuration.directory)/\(start.id)"
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -76,10 +73,24 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
         let info = ArchiveInfo(
             id: start.id, sessionId: start.sessionId, name: start.name, outputMode: start.outputMode, hasAudio: start.hasAudio,
             hasVideo: start.hasVideo, status: .started, createdAt: start.createdAt)
-        let recorder = ArchiveRecorder(
-            id: start.id, directory: directory, includeAudio: start.hasAudio, includeVideo: start.hasVideo, limits: configuration,
-            onSelfStop: { [weak self] id in self?.state.withLock { $0.onSelfStop }?(id) },
-            onManifestChange: { [weak self] id, files in self?.manifestChanged(id, files: files) })
+        let output: (UInt64) throws(ArchiveWriteError) -> any ArchiveOutput = { startedAt throws(ArchiveWriteError) in
+            guard let composition = start.composition else {
+                return IndividualArchive(directory: directory, includeAudio: start.hasAudio, includeVideo: start.hasVideo, startedAt: startedAt)
+            }
+            return try ComposedArchive(
+                directory: directory, width: composition.width, height: composition.height, frameRate: composition.frameRate,
+                includeAudio: start.hasAudio, includeVideo: start.hasVideo, startedAt: startedAt)
+        }
+        let recorder: ArchiveRecorder
+        do throws(ArchiveWriteError) {
+            recorder = try ArchiveRecorder(
+                id: start.id, directory: directory, limits: configuration, makeOutput: output,
+                onSelfStop: { [weak self] id in self?.state.withLock { $0.onSelfStop }?(id) },
+                onManifestChange: { [weak self] id, files in self?.manifestChanged(id, files: files) })
+        } catch {
+            try? FileManager.default.removeItem(atPath: directory)
+            throw SignalingError(.internalError, "the archive's output could not start: \(error)")
+        }
         let accepted: Bool = state.withLock { state in
             guard state.recorders.count < configuration.maximumConcurrent else { return false }
             state.recorders[start.id] = recorder

@@ -5,8 +5,8 @@ import Foundation
 enum ArchiveWriteError: Error, Equatable, CustomStringConvertible {
     /// A libavformat call failed.
     case muxer(path: String, call: String, code: Int32)
-    /// The archive's directory could not be made or written.
-    case directory(path: String, reason: String)
+    /// A codec of a composed archive failed.
+    case codec(String)
 
     var description: String {
         switch self {
@@ -14,8 +14,8 @@ enum ArchiveWriteError: Error, Equatable, CustomStringConvertible {
             var text = [CChar](repeating: 0, count: 256)
             av_strerror(code, &text, text.count)
             return "\(call) failed for \(path): \(String(cString: text)) (\(code))"
-        case .directory(let path, let reason):
-            return "cannot write \(path): \(reason)"
+        case .codec(let problem):
+            return problem
         }
     }
 }

@@ -14,9 +14,9 @@ final class MatroskaFile {
     private let audioStream: Int32?
     let path: String
 
-    /// Opens `path` and writes the header: a VP8 track of `videoSize` when given, an Opus track
-    /// (stereo, 48 kHz, as WebRTC sends it) when `hasAudio`.
-    init(path: String, videoSize: (width: Int, height: Int)?, hasAudio: Bool) throws(ArchiveWriteError) {
+    /// Opens `path` and writes the header: a VP8 track of `videoSize` when given, an Opus track of
+    /// `audioChannels` at 48 kHz (WebRTC declares 2) unless 0.
+    init(path: String, videoSize: (width: Int, height: Int)?, audioChannels: Int) throws(ArchiveWriteError) {
         self.path = path
         var made: UnsafeMutablePointer<AVFormatContext>?
         var result = avformat_alloc_output_context2(&made, nil, "webm", path)
@@ -35,13 +35,13 @@ final class MatroskaFile {
         } else {
             videoStream = nil
         }
-        if hasAudio, let stream = avformat_new_stream(context, nil) {
+        if audioChannels > 0, let stream = avformat_new_stream(context, nil) {
             let parameters = stream.pointee.codecpar!
             parameters.pointee.codec_type = AVMEDIA_TYPE_AUDIO
             parameters.pointee.codec_id = AV_CODEC_ID_OPUS
             parameters.pointee.sample_rate = 48_000
-            av_channel_layout_default(&parameters.pointee.ch_layout, 2)
-            Self.setOpusHead(parameters)
+            av_channel_layout_default(&parameters.pointee.ch_layout, Int32(audioChannels))
+            Self.setOpusHead(parameters, channels: audioChannels)
             stream.pointee.time_base = AVRational(num: 1, den: 1000)
             audioStream = next
         } else {
@@ -113,9 +113,9 @@ final class MatroskaFile {
     }
 
     /// The Opus identification header (RFC 7845 section 5.1) Matroska keeps as the track's codec
-    /// private data: stereo, 312 samples of pre-skip (what libopus's encoder reports at 48 kHz), 48 kHz.
-    private static func setOpusHead(_ parameters: UnsafeMutablePointer<AVCodecParameters>) {
-        let head: [UInt8] = Array("OpusHead".utf8) + [1, 2, 0x38, 0x01, 0x80, 0xbb, 0x00, 0x00, 0, 0, 0]
+    /// private data: 312 samples of pre-skip (what libopus's encoder reports at 48 kHz), 48 kHz.
+    private static func setOpusHead(_ parameters: UnsafeMutablePointer<AVCodecParameters>, channels: Int) {
+        let head: [UInt8] = Array("OpusHead".utf8) + [1, UInt8(channels), 0x38, 0x01, 0x80, 0xbb, 0x00, 0x00, 0, 0, 0]
         guard let buffer = av_mallocz(head.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else { return }
         buffer.copyMemory(from: head, byteCount: head.count)
         parameters.pointee.extradata = buffer.assumingMemoryBound(to: UInt8.self)

@@ -84,7 +84,7 @@ final class StreamRecording {
 
     /// Opens the file, its time 0 the earliest frame waiting, and writes what waited.
     private func open(videoSize: (width: Int, height: Int)?, directory: String) throws(ArchiveWriteError) {
-        file = try MatroskaFile(path: "\(directory)/\(fileName)", videoSize: hasVideoTrack ? videoSize : nil, hasAudio: hasAudioTrack)
+        file = try MatroskaFile(path: "\(directory)/\(fileName)", videoSize: hasVideoTrack ? videoSize : nil, audioChannels: hasAudioTrack ? 2 : 0)
         firstMediaMs = waitingFrames.map(\.milliseconds).min()
         let waiting = waitingFrames
         waitingFrames.removeAll()

@@ -18,4 +18,8 @@ static inline vpx_codec_err_t switchyard_vpx_decoder_init(vpx_codec_ctx_t *conte
 static inline vpx_codec_err_t switchyard_vpx_set_max_intra_bitrate_pct(vpx_codec_ctx_t *context, unsigned int percent) {
     return vpx_codec_control(context, VP8E_SET_MAX_INTRA_BITRATE_PCT, percent);
 }
+/* Encoder speed for real-time composing: -16 (slowest) to 16; higher is faster. */
+static inline vpx_codec_err_t switchyard_vpx_set_cpu_used(vpx_codec_ctx_t *context, int speed) {
+    return vpx_codec_control(context, VP8E_SET_CPUUSED, speed);
+}
 #endif

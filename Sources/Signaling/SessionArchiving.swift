@@ -32,6 +32,15 @@ public struct ArchiveStart: Sendable {
     public var hasVideo: Bool
     /// Milliseconds since the Unix epoch.
     public var createdAt: Int64
+    /// A composed archive's picture size and frame rate.
+    public var composition: ArchiveComposition?
+}
+
+/// The output of a composed archive.
+public struct ArchiveComposition: Equatable, Sendable {
+    public var width: Int
+    public var height: Int
+    public var frameRate: Int
 }
 
 /// A stream an archive records.

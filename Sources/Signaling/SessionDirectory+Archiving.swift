@@ -7,6 +7,7 @@ extension SessionDirectory {
     /// The layouts and sizes a composed archive may ask for.
     static let composedLayouts: Set<String> = ["grid"]
     static let composedResolutions: Set<String> = ["640x480", "1280x720"]
+    static let composedFrameRates = 1...30
 
     /// Starts recording a session: a recording transport in its router, a consumer of each stream's
     /// tracks on it (and of every stream published while it records), and `archiveStarted` to every
@@ -179,20 +180,29 @@ extension SessionDirectory {
         if let streamIds = request.streamIds, streamIds.isEmpty {
             throw .invalidParams("body.streamIds", "must name at least one stream when given")
         }
+        var composition: ArchiveComposition?
         switch mode {
         case .individual:
             if request.layout != nil { throw .invalidParams("body.layout", "only goes with outputMode composed") }
             if request.resolution != nil { throw .invalidParams("body.resolution", "only goes with outputMode composed") }
+            if request.frameRate != nil { throw .invalidParams("body.frameRate", "only goes with outputMode composed") }
         case .composed:
             if let layout = request.layout, !composedLayouts.contains(layout) {
                 throw .invalidParams("body.layout", "must be one of \(composedLayouts.sorted().joined(separator: ", ")), not \"\(layout)\"")
             }
-            if let resolution = request.resolution, !composedResolutions.contains(resolution) {
+            let resolution = request.resolution ?? "640x480"
+            guard composedResolutions.contains(resolution) else {
                 throw .invalidParams("body.resolution", "must be one of \(composedResolutions.sorted().joined(separator: ", ")), not \"\(resolution)\"")
             }
+            let frameRate = request.frameRate ?? 15
+            guard composedFrameRates.contains(frameRate) else {
+                throw .invalidParams("body.frameRate", "must be \(composedFrameRates.lowerBound)-\(composedFrameRates.upperBound), not \(frameRate)")
+            }
+            let size = resolution.split(separator: "x").compactMap { Int($0) }
+            composition = ArchiveComposition(width: size[0], height: size[1], frameRate: frameRate)
         }
         return ArchiveStart(
             id: SessionIdentifier.make(prefix: "ar_"), sessionId: sessionId, name: name, outputMode: mode, hasAudio: hasAudio, hasVideo: hasVideo,
-            createdAt: createdAt)
+            createdAt: createdAt, composition: composition)
     }
 }

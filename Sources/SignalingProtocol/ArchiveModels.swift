@@ -42,8 +42,9 @@ public enum ArchiveFailureReason: String, Codable, Equatable, Sendable {
 public struct ArchiveFile: Codable, Equatable, Sendable {
     /// Relative to the archive's directory.
     public var name: String
-    public var streamId: String
-    public var connectionId: String
+    /// The stream it records; nil for a composed archive's one file.
+    public var streamId: String?
+    public var connectionId: String?
     /// The publisher's connection data, from its token.
     public var connectionData: String?
     /// Milliseconds from the archive's start to the file's first media, and to its last.
@@ -54,7 +55,7 @@ public struct ArchiveFile: Codable, Equatable, Sendable {
     public var sizeBytes: Int64
 
     public init(
-        name: String, streamId: String, connectionId: String, connectionData: String?, startOffsetMs: Int64, stopOffsetMs: Int64?,
+        name: String, streamId: String?, connectionId: String?, connectionData: String?, startOffsetMs: Int64, stopOffsetMs: Int64?,
         hasAudio: Bool, hasVideo: Bool, sizeBytes: Int64
     ) {
         self.name = name

@@ -43,11 +43,14 @@ public enum RESTBody {
         public var layout: String?
         /// Composed archives: `640x480` or `1280x720`.
         public var resolution: String?
+        /// Composed archives: frames per second, 1-30.
+        public var frameRate: Int?
 
         public init(
             name: String? = nil, outputMode: ArchiveOutputMode? = nil, hasAudio: Bool? = nil, hasVideo: Bool? = nil, streamIds: [String]? = nil,
-            layout: String? = nil, resolution: String? = nil
+            layout: String? = nil, resolution: String? = nil, frameRate: Int? = nil
         ) {
+            self.frameRate = frameRate
             self.name = name
             self.outputMode = outputMode
             self.hasAudio = hasAudio

@@ -79,3 +79,33 @@ extension ArchiveProbe {
         return onsets
     }
 }
+
+extension ArchiveProbe {
+    /// The luma plane of the frame shown at `seconds`, as ffmpeg decodes it.
+    static func luma(path: String, at seconds: Double, width: Int, height: Int) throws -> [UInt8] {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-frame-\(UUID().uuidString).gray").path
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        try ChildProcess.run(
+            "/usr/bin/ffmpeg",
+            ["-nostdin", "-v", "error", "-ss", String(seconds), "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray", "-y", output])
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
+        guard bytes.count == width * height else { throw ChildProcess.Failed(command: "ffmpeg frame", status: 0, output: "\(bytes.count) bytes") }
+        return bytes
+    }
+
+    /// The mean luma of rows `rows` and columns `columns` of a frame `width` wide.
+    static func meanLuma(_ frame: [UInt8], width: Int, rows: Range<Int>, columns: Range<Int>) -> Double {
+        var sum = 0
+        for row in rows { for column in columns { sum += Int(frame[row * width + column]) } }
+        return Double(sum) / Double(rows.count * columns.count)
+    }
+
+    /// The mean volume of the file's audio in dB, as ffmpeg's volumedetect measures it.
+    static func meanVolume(path: String) throws -> Double? {
+        let output = try ChildProcess.run("/usr/bin/ffmpeg", ["-nostdin", "-v", "info", "-i", path, "-af", "volumedetect", "-f", "null", "-"])
+        guard let line = output.split(separator: "\n").first(where: { $0.contains("mean_volume:") }),
+            let value = line.split(separator: " ").dropLast().last
+        else { return nil }
+        return Double(value)
+    }
+}

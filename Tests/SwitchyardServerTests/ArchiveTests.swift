@@ -220,4 +220,49 @@ import Testing
         await loop.stop()
         try await harness.stop()
     }
+
+    @Test func aComposedArchiveTilesTheVideosAsStreamsComeAndMixesTheAudio() async throws {
+        let harness = try await DaemonHarness.start()
+        let loop = try MediaLoop()
+        let alice = try await session(harness, "archive-composed", .publisher, loop: loop)
+        let bob = try await session(harness, "archive-composed", .publisher, loop: loop)
+        _ = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))
+        let token = try await harness.restToken()
+        let started = try decode(
+            ArchiveInfo.self,
+            try await harness.http(
+                "POST", "/v1/sessions/archive-composed/archives", token: token,
+                body: #"{"outputMode": "composed", "resolution": "640x480", "frameRate": 15, "layout": "grid"}"#))
+        #expect(started.outputMode == .composed)
+        try await Task.sleep(for: .seconds(3))
+        _ = try await bob.publish(PublisherSettings(name: "camera", media: Self.media))
+        try await Task.sleep(for: .seconds(3))
+        let stopped = try decode(
+            ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-composed/archives/\(started.id)/stop", token: token))
+        #expect(stopped.status == .available, "\(stopped)")
+        let file = try #require(stopped.files.first)
+        #expect(stopped.files.count == 1 && file.name == "composed.webm" && file.streamId == nil)
+        let path = harness.configuration.archives!.directory + "/\(started.id)/\(file.name)"
+        let probe = try ArchiveProbe(path: path)
+        #expect(Set(probe.codecs) == ["vp8", "opus"] && probe.width == 640 && probe.height == 480)
+        #expect(abs(probe.duration - stopped.duration) < 1, "ffprobe \(probe.duration) s of \(stopped.duration) s")
+        #expect(try ArchiveProbe.decodingErrors(path: path).isEmpty)
+
+        // Alone, Alice's 16:9 picture fills the width: 640x360 at y 60. With Bob, two cells of
+        // 320x480 side by side, each picture 320x180 at y 150; above them is black.
+        let alone = try ArchiveProbe.luma(path: path, at: 2, width: 640, height: 480)
+        #expect(ArchiveProbe.meanLuma(alone, width: 640, rows: 0..<56, columns: 0..<640) < 24, "black above the one picture")
+        #expect(ArchiveProbe.meanLuma(alone, width: 640, rows: 70..<140, columns: 40..<600) > 60, "the picture, full width")
+        let together = try ArchiveProbe.luma(path: path, at: stopped.duration - 1, width: 640, height: 480)
+        #expect(ArchiveProbe.meanLuma(together, width: 640, rows: 70..<140, columns: 0..<640) < 24, "black above the two pictures")
+        #expect(ArchiveProbe.meanLuma(together, width: 640, rows: 160..<320, columns: 10..<310) > 60, "Alice's picture, left")
+        #expect(ArchiveProbe.meanLuma(together, width: 640, rows: 160..<320, columns: 330..<630) > 60, "Bob's picture, right")
+        let volume = try #require(try ArchiveProbe.meanVolume(path: path))
+        #expect(volume > -40, "the mixed audio is there: \(volume) dB")
+
+        await bob.disconnect()
+        await alice.disconnect()
+        await loop.stop()
+        try await harness.stop()
+    }
 }

@@ -67,7 +67,7 @@ final class DaemonHarness: Sendable {
     func stop() async throws {
         if !isStopped.exchange(true, ordering: .acquiringAndReleasing) { await daemon.shutdown() }
         try await running.value
-        if let archives = configuration.archives { try? FileManager.default.removeItem(atPath: archives.directory) }
+        if let archives = configuration.archives, ProcessInfo.processInfo.environment["SWITCHYARD_KEEP_ARCHIVES"] == nil { try? FileManager.default.removeItem(atPath: archives.directory) }
     }
 
     func token(session: String, role: Role, data: String = "", lifetime: Int64 = 600) async throws -> String {
