@@ -272,6 +272,10 @@ public struct ClientSessionHandler: Sendable {
             case .disableForceMute:
                 try await directory.disableForceMute(sessionId: sessionId, by: .connection(connectionId))
                 result = .empty(.disableForceMute)
+            case .startArchive(let parameters):
+                result = .startArchive(try await directory.startArchive(sessionId: sessionId, by: .connection(connectionId), request: parameters))
+            case .stopArchive(let reference):
+                result = .stopArchive(try await directory.stopArchive(sessionId: sessionId, by: .connection(connectionId), archiveId: reference.archiveId))
             case .answerSubscriber(let answer):
                 try await directory.answerSubscriber(sessionId: sessionId, connectionId: connectionId, answer: answer)
                 result = .empty(.answerSubscriber)

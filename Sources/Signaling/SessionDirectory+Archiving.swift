@@ -12,7 +12,8 @@ extension SessionDirectory {
     /// Starts recording a session: a recording transport in its router, a consumer of each stream's
     /// tracks on it (and of every stream published while it records), and `archiveStarted` to every
     /// connection.
-    public func startArchive(sessionId: String, request: RESTBody.StartArchive) async throws(SignalingError) -> ArchiveInfo {
+    public func startArchive(sessionId: String, by requester: Requester = .application, request: RESTBody.StartArchive) async throws(SignalingError) -> ArchiveInfo {
+        try authorizeModeration(requester, in: sessionId, action: "start an archive")
         guard let archiving else {
             throw SignalingError(.forbidden, "this server does not record sessions (its configuration turns archives off)")
         }
@@ -23,7 +24,7 @@ extension SessionDirectory {
         guard !session.isEndToEndEncrypted else {
             throw SignalingError(.forbidden, "session \(sessionId) is end-to-end encrypted: the router cannot record media it cannot read")
         }
-        let start = try Self.validatedArchive(request, sessionId: sessionId, createdAt: nowMilliseconds)
+        let start = try Self.validatedArchive(request, at: requester.parametersPath, sessionId: sessionId, createdAt: nowMilliseconds)
         let ring = try archiving.begin(start)
         sessions[sessionId]!.archive = SessionArchive(
             id: start.id, name: start.name, hasAudio: start.hasAudio, hasVideo: start.hasVideo, streamIds: request.streamIds.map(Set.init))
@@ -59,7 +60,8 @@ extension SessionDirectory {
     }
 
     /// Stops a session's archive: its files close, and every connection hears `archiveStopped`.
-    public func stopArchive(sessionId: String, archiveId: String) async throws(SignalingError) -> ArchiveInfo {
+    public func stopArchive(sessionId: String, by requester: Requester = .application, archiveId: String) async throws(SignalingError) -> ArchiveInfo {
+        try authorizeModeration(requester, in: sessionId, action: "stop an archive")
         guard let archiving else {
             throw SignalingError(.forbidden, "this server does not record sessions (its configuration turns archives off)")
         }
@@ -168,35 +170,38 @@ extension SessionDirectory {
         try archiving.delete(archiveId)
     }
 
-    private static func validatedArchive(_ request: RESTBody.StartArchive, sessionId: String, createdAt: Int64) throws(SignalingError) -> ArchiveStart {
+    /// The archive `request` asks for, its fields' paths under `root` in a refusal.
+    private static func validatedArchive(
+        _ request: RESTBody.StartArchive, at root: String, sessionId: String, createdAt: Int64
+    ) throws(SignalingError) -> ArchiveStart {
         let name = request.name ?? ""
         guard name.count <= maximumArchiveNameCharacters else {
-            throw .invalidParams("body.name", "must be at most \(maximumArchiveNameCharacters) characters, not \(name.count)")
+            throw .invalidParams("\(root).name", "must be at most \(maximumArchiveNameCharacters) characters, not \(name.count)")
         }
         let mode = request.outputMode ?? .individual
         let hasAudio = request.hasAudio ?? true
         let hasVideo = request.hasVideo ?? true
-        guard hasAudio || hasVideo else { throw .invalidParams("body", "hasAudio and hasVideo cannot both be false") }
+        guard hasAudio || hasVideo else { throw .invalidParams(root, "hasAudio and hasVideo cannot both be false") }
         if let streamIds = request.streamIds, streamIds.isEmpty {
-            throw .invalidParams("body.streamIds", "must name at least one stream when given")
+            throw .invalidParams("\(root).streamIds", "must name at least one stream when given")
         }
         var composition: ArchiveComposition?
         switch mode {
         case .individual:
-            if request.layout != nil { throw .invalidParams("body.layout", "only goes with outputMode composed") }
-            if request.resolution != nil { throw .invalidParams("body.resolution", "only goes with outputMode composed") }
-            if request.frameRate != nil { throw .invalidParams("body.frameRate", "only goes with outputMode composed") }
+            if request.layout != nil { throw .invalidParams("\(root).layout", "only goes with outputMode composed") }
+            if request.resolution != nil { throw .invalidParams("\(root).resolution", "only goes with outputMode composed") }
+            if request.frameRate != nil { throw .invalidParams("\(root).frameRate", "only goes with outputMode composed") }
         case .composed:
             if let layout = request.layout, !composedLayouts.contains(layout) {
-                throw .invalidParams("body.layout", "must be one of \(composedLayouts.sorted().joined(separator: ", ")), not \"\(layout)\"")
+                throw .invalidParams("\(root).layout", "must be one of \(composedLayouts.sorted().joined(separator: ", ")), not \"\(layout)\"")
             }
             let resolution = request.resolution ?? "640x480"
             guard composedResolutions.contains(resolution) else {
-                throw .invalidParams("body.resolution", "must be one of \(composedResolutions.sorted().joined(separator: ", ")), not \"\(resolution)\"")
+                throw .invalidParams("\(root).resolution", "must be one of \(composedResolutions.sorted().joined(separator: ", ")), not \"\(resolution)\"")
             }
             let frameRate = request.frameRate ?? 15
             guard composedFrameRates.contains(frameRate) else {
-                throw .invalidParams("body.frameRate", "must be \(composedFrameRates.lowerBound)-\(composedFrameRates.upperBound), not \(frameRate)")
+                throw .invalidParams("\(root).frameRate", "must be \(composedFrameRates.lowerBound)-\(composedFrameRates.upperBound), not \(frameRate)")
             }
             let size = resolution.split(separator: "x").compactMap { Int($0) }
             composition = ArchiveComposition(width: size[0], height: size[1], frameRate: frameRate)

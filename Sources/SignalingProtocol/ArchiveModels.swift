@@ -124,6 +124,13 @@ public struct ArchiveList: Codable, Equatable, Sendable {
     }
 }
 
+/// The archive a `stopArchive` request names.
+public struct ArchiveReference: Codable, Equatable, Sendable {
+    public var archiveId: String
+
+    public init(archiveId: String) { self.archiveId = archiveId }
+}
+
 /// `archiveStarted` and `archiveStopped`, to every connection of the session.
 public struct ArchiveEvent: Codable, Equatable, Sendable {
     public var id: String

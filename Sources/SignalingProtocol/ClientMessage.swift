@@ -131,6 +131,9 @@ public struct ClientMessage: Equatable, Sendable {
         case .disableForceMute:
             _ = try decoder.decode(OptionalParameters<NoParameters>.self, from: data)
             return .disableForceMute
+        case .startArchive:
+            return .startArchive(try decoder.decode(OptionalParameters<RESTBody.StartArchive>.self, from: data).params ?? RESTBody.StartArchive())
+        case .stopArchive: return .stopArchive(try params(ArchiveReference.self))
         case .disconnect:
             _ = try decoder.decode(OptionalParameters<NoParameters>.self, from: data)
             return .disconnect
@@ -170,6 +173,8 @@ extension ClientMessage: Encodable {
         case .answerSubscriber(let parameters): try container.encode(parameters, forKey: .params)
         case .restartIce(let parameters): try container.encode(parameters, forKey: .params)
         case .forceMuteAll(let parameters): try container.encode(parameters, forKey: .params)
+        case .startArchive(let parameters): try container.encode(parameters, forKey: .params)
+        case .stopArchive(let parameters): try container.encode(parameters, forKey: .params)
         case .disconnect, .disableForceMute: try container.encode(NoParameters(), forKey: .params)
         }
     }

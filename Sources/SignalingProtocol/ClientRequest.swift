@@ -18,6 +18,10 @@ public enum ClientRequest: Equatable, Sendable {
     case forceMuteStream(StreamReference)
     case forceMuteAll(ForceMuteAllParameters)
     case disableForceMute
+    /// A moderator starts recording the session (the fields of `POST /v1/sessions/{id}/archives`).
+    case startArchive(RESTBody.StartArchive)
+    /// A moderator stops the session's archive.
+    case stopArchive(ArchiveReference)
     case disconnect
 
     /// The `method` string of each request.
@@ -25,6 +29,7 @@ public enum ClientRequest: Equatable, Sendable {
         case connect, reconnect, publish, unpublish, updateStream, subscribe, unsubscribe, updateSubscriber, signal
         case getStats, getPublisherStats, forceDisconnect, forceUnpublish, answerSubscriber, restartIce, disconnect
         case forceMuteStream, forceMuteAll, disableForceMute
+        case startArchive, stopArchive
     }
 
     public var method: Method {
@@ -47,6 +52,8 @@ public enum ClientRequest: Equatable, Sendable {
         case .forceMuteStream: .forceMuteStream
         case .forceMuteAll: .forceMuteAll
         case .disableForceMute: .disableForceMute
+        case .startArchive: .startArchive
+        case .stopArchive: .stopArchive
         case .disconnect: .disconnect
         }
     }

@@ -9,6 +9,8 @@ public enum RequestResult: Equatable, Sendable {
     case getStats(SubscriberStatistics)
     case getPublisherStats(PublisherStatistics)
     case restartIce(ICERestartResult)
+    case startArchive(ArchiveInfo)
+    case stopArchive(ArchiveInfo)
     /// Every other method: success with nothing to return.
     case empty(ClientRequest.Method)
 
@@ -21,6 +23,8 @@ public enum RequestResult: Equatable, Sendable {
         case .getStats: .getStats
         case .getPublisherStats: .getPublisherStats
         case .restartIce: .restartIce
+        case .startArchive: .startArchive
+        case .stopArchive: .stopArchive
         case .empty(let method): method
         }
     }
@@ -56,6 +60,7 @@ extension ServerMessage: Codable {
             case .getStats(let value): try container.encode(value, forKey: .result)
             case .getPublisherStats(let value): try container.encode(value, forKey: .result)
             case .restartIce(let value): try container.encode(value, forKey: .result)
+            case .startArchive(let value), .stopArchive(let value): try container.encode(value, forKey: .result)
             case .empty: try container.encode(EmptyResult(), forKey: .result)
             }
         case .error(let id, let error):
@@ -110,6 +115,8 @@ extension ServerMessage: Codable {
             case .getStats: result = .getStats(try container.decode(SubscriberStatistics.self, forKey: .result))
             case .getPublisherStats: result = .getPublisherStats(try container.decode(PublisherStatistics.self, forKey: .result))
             case .restartIce: result = .restartIce(try container.decode(ICERestartResult.self, forKey: .result))
+            case .startArchive: result = .startArchive(try container.decode(ArchiveInfo.self, forKey: .result))
+            case .stopArchive: result = .stopArchive(try container.decode(ArchiveInfo.self, forKey: .result))
             default: result = .empty(method)
             }
             self = .reply(id: id, result)

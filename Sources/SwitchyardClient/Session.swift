@@ -474,6 +474,20 @@ public final class Session: Sendable {
         _ = try await call(.disableForceMute)
     }
 
+    /// Moderators only: starts recording the session (docs/archiving.md); everyone hears `archiveStarted`.
+    public func startArchive(_ parameters: RESTBody.StartArchive = RESTBody.StartArchive()) async throws(SessionError) -> ArchiveInfo {
+        guard case .startArchive(let info) = try await call(.startArchive(parameters)) else { throw .unexpectedReply(method: "startArchive") }
+        return info
+    }
+
+    /// Moderators only: stops the session's archive; its files are closed when this returns.
+    public func stopArchive(archiveId: String) async throws(SessionError) -> ArchiveInfo {
+        guard case .stopArchive(let info) = try await call(.stopArchive(ArchiveReference(archiveId: archiveId))) else {
+            throw .unexpectedReply(method: "stopArchive")
+        }
+        return info
+    }
+
     /// Leaves the session: the server closes the WebSocket, every endpoint stops.
     public func disconnect() async {
         let channel = state.withLock { state -> SignalingChannel? in

@@ -265,4 +265,37 @@ import Testing
         await loop.stop()
         try await harness.stop()
     }
+
+    @Test func aModeratorStartsAndStopsAnArchiveFromTheWebSocketAndOthersMayNot() async throws {
+        let harness = try await DaemonHarness.start()
+        let loop = try MediaLoop()
+        let host = try await session(harness, "archive-moderated", .moderator, loop: loop)
+        let guest = try await session(harness, "archive-moderated", .publisher, loop: loop)
+        _ = try await guest.publish(PublisherSettings(name: "camera", media: Self.media))
+        let refused = await failure { try await guest.startArchive() }
+        #expect(refused?.refusalCode == .forbidden)
+        let invalid = await failure { try await host.startArchive(RESTBody.StartArchive(resolution: "640x480")) }
+        #expect(invalid?.refusalCode == .invalidParams && "\(invalid!)".contains("params.resolution"), "\(String(describing: invalid))")
+        let started = try await host.startArchive(RESTBody.StartArchive(name: "from the room"))
+        #expect(await next(guest.events) { $0 == .archiveStarted(ArchiveEvent(id: started.id, name: "from the room")) } != nil)
+        try await Task.sleep(for: .seconds(1))
+        #expect(await failure { try await guest.stopArchive(archiveId: started.id) }?.refusalCode == .forbidden)
+        let stopped = try await host.stopArchive(archiveId: started.id)
+        #expect(stopped.status == .available && stopped.files.count == 1)
+        #expect(await next(guest.events) { if case .archiveStopped(let event) = $0 { event.id == started.id && event.status == .available } else { false } } != nil)
+        await guest.disconnect()
+        await host.disconnect()
+        await loop.stop()
+        try await harness.stop()
+    }
+
+    /// The error `body` fails with, nil when it succeeds.
+    private func failure<Value>(_ body: () async throws -> Value) async -> SessionError? {
+        do {
+            _ = try await body()
+            return nil
+        } catch {
+            return error as? SessionError
+        }
+    }
 }
