@@ -38,6 +38,10 @@ public struct SessionActivity: Equatable, Sendable {
         case publisherVideoEnabled(PublisherVideoChange)
         /// In a cluster: this node began draining; its sessions continue on other nodes.
         case nodeDraining(NodeDraining)
+        /// An archive started recording the session.
+        case archiveStarted(ArchiveInfo)
+        /// An archive ended: `available` with its files, or `failed` with the reason.
+        case archiveStopped(ArchiveInfo)
 
         public var kind: Kind {
             switch self {
@@ -54,6 +58,8 @@ public struct SessionActivity: Equatable, Sendable {
             case .publisherVideoDisabled: .publisherVideoDisabled
             case .publisherVideoEnabled: .publisherVideoEnabled
             case .nodeDraining: .nodeDraining
+            case .archiveStarted: .archiveStarted
+            case .archiveStopped: .archiveStopped
             }
         }
 
@@ -70,6 +76,7 @@ public struct SessionActivity: Equatable, Sendable {
             case .videoDisabled(let value), .videoEnabled(let value): try container.encode(value)
             case .publisherVideoDisabled(let value), .publisherVideoEnabled(let value): try container.encode(value)
             case .nodeDraining(let value): try container.encode(value)
+            case .archiveStarted(let value), .archiveStopped(let value): try container.encode(value)
             }
         }
     }
@@ -81,6 +88,7 @@ public struct SessionActivity: Equatable, Sendable {
         case streamCreated, streamDestroyed
         case videoDisabled, videoEnabled, publisherVideoDisabled, publisherVideoEnabled
         case nodeDraining
+        case archiveStarted, archiveStopped
     }
 }
 

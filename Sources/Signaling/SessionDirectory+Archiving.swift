@@ -45,9 +45,13 @@ extension SessionDirectory {
         for streamId in sessions[sessionId]!.streams.keys.sorted() { await addStreamToArchive(streamId, in: sessionId) }
         sessions[sessionId]?.broadcast(.archiveStarted(ArchiveEvent(id: start.id, name: start.name)))
         logger.info("archive started", metadata: ["session": "\(sessionId)", "archive": "\(start.id)"])
-        return archiving.archive(start.id) ?? ArchiveInfo(
-            id: start.id, sessionId: sessionId, name: start.name, outputMode: start.outputMode, hasAudio: start.hasAudio,
-            hasVideo: start.hasVideo, status: .started, createdAt: start.createdAt)
+        let info =
+            archiving.archive(start.id)
+            ?? ArchiveInfo(
+                id: start.id, sessionId: sessionId, name: start.name, outputMode: start.outputMode, hasAudio: start.hasAudio,
+                hasVideo: start.hasVideo, status: .started, createdAt: start.createdAt)
+        report(.archiveStarted(info), in: sessionId)
+        return info
     }
 
     private func createRecordingTransport(in sessionId: String, ring: RecordingRing) async throws(SignalingError) -> TransportID {
@@ -93,9 +97,14 @@ extension SessionDirectory {
         sessions[sessionId]?.broadcast(.archiveStopped(ArchiveEvent(id: archive.id, name: archive.name, status: info?.status, reason: info?.reason)))
         logger.info(
             "archive stopped", metadata: ["session": "\(sessionId)", "archive": "\(archive.id)", "status": "\(info?.status.rawValue ?? "?")"])
-        return info ?? ArchiveInfo(
-            id: archive.id, sessionId: sessionId, name: archive.name, outputMode: .individual, hasAudio: archive.hasAudio, hasVideo: archive.hasVideo,
-            status: .failed, reason: .writeFailed, failureDetail: "the archive's record was lost", createdAt: nowMilliseconds)
+        let ended =
+            info
+            ?? ArchiveInfo(
+                id: archive.id, sessionId: sessionId, name: archive.name, outputMode: .individual, hasAudio: archive.hasAudio,
+                hasVideo: archive.hasVideo, status: .failed, reason: .writeFailed, failureDetail: "the archive's record was lost",
+                createdAt: nowMilliseconds)
+        report(.archiveStopped(ended), in: sessionId)
+        return ended
     }
 
     /// Records a stream in the session's archive, when one records and the stream is among those it

@@ -225,6 +225,7 @@ public actor SessionDirectory {
         logger.info("connection destroyed", metadata: ["session": "\(sessionId)", "connection": "\(connectionId)", "reason": "\(reason.rawValue)"])
         var emptiedRouter: Task<RouterID, any Error>?
         var endedArchive: SessionArchive?
+        var sessionEnded = false
         if sessions[sessionId]?.connections.isEmpty == true {
             endedArchive = sessions[sessionId]?.archive
             sessions[sessionId]?.archive = nil
@@ -235,7 +236,9 @@ public actor SessionDirectory {
             sessions[sessionId]?.activeSpeakerStreamId = nil
             if sessions[sessionId]?.createdThroughREST == false {
                 sessions[sessionId] = nil
-                report(.sessionDestroyed(SessionDestruction(reason: .lastConnectionLeft)), in: sessionId)
+                // The app's backend hears the end of the session's archive before the session's.
+                sessionEnded = true
+                if endedArchive == nil { report(.sessionDestroyed(SessionDestruction(reason: .lastConnectionLeft)), in: sessionId) }
                 // Unless a client brought it back here meanwhile (its placement stayed this node's).
                 if let placement {
                     Task { [weak self] in
@@ -246,7 +249,10 @@ public actor SessionDirectory {
             }
         }
         await closeTransports(transports)
-        if let endedArchive { await endArchive(endedArchive, of: sessionId) }
+        if let endedArchive {
+            await endArchive(endedArchive, of: sessionId)
+            if sessionEnded { report(.sessionDestroyed(SessionDestruction(reason: .lastConnectionLeft)), in: sessionId) }
+        }
         if let emptiedRouter, let router = try? await emptiedRouter.value {
             try? await media.closeRouter(router)
         }

@@ -168,6 +168,24 @@ import Webhooks
         #expect(joins.attempts.count == 1)
     }
 
+    @Test func anArchivesStartAndEndReachTheBackendAndItsEndComesBeforeTheSessions() async throws {
+        let receiver = WebhookTestReceiver()
+        try await receiver.start()
+        defer { Task { await receiver.stop() } }
+        let harness = try await start([(receiver, [.archiveStarted, .archiveStopped, .sessionDestroyed])])
+        let (client, _) = try await harness.connect(session: "recorded", role: .publisher)
+        let rest = try await harness.restToken()
+        let started = try JSONDecoder().decode(
+            ArchiveInfo.self, from: try await harness.http("POST", "/v1/sessions/recorded/archives", token: rest, body: #"{"name": "minutes"}"#).body)
+        _ = try await client.call(.disconnect)
+        try await receiver.wait { $0.contains { $0.event == "sessionDestroyed" } }
+        #expect(receiver.delivered.map(\.event) == ["archiveStarted", "archiveStopped", "sessionDestroyed"])
+        let begun = try decode(ArchiveInfo.self, from: receiver.delivered[0])
+        #expect(begun.id == started.id && begun.name == "minutes" && begun.status == .started)
+        let ended = try decode(ArchiveInfo.self, from: receiver.delivered[1])
+        #expect(ended.id == started.id && ended.status == .available, "the last connection left, so the archive ended: \(ended)")
+    }
+
     @Test func theStatusAndTheMetricsShowEachEndpoint() async throws {
         let receiver = WebhookTestReceiver()
         try await receiver.start()
