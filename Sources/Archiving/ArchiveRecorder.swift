@@ -18,6 +18,7 @@ final class ArchiveRecorder: @unchecked Sendable {
         var files: [ArchiveFile]
         var durationMs: Int64
         var size: Int64
+        var cpuSeconds: Double
         var failure: (reason: ArchiveFailureReason, detail: String)?
     }
 
@@ -26,6 +27,7 @@ final class ArchiveRecorder: @unchecked Sendable {
         var files: [ArchiveFile] = []
         var size: Int64 = 0
         var durationMs: Int64 = 0
+        var cpuSeconds = 0.0
     }
 
     private enum Command {
@@ -129,7 +131,9 @@ final class ArchiveRecorder: @unchecked Sendable {
         }
         let files = output.files
         onManifestChange(id, files)
-        let outcome = Outcome(files: files, durationMs: milliseconds(at: now), size: files.reduce(0) { $0 + $1.sizeBytes }, failure: failure)
+        let outcome = Outcome(
+            files: files, durationMs: milliseconds(at: now), size: files.reduce(0) { $0 + $1.sizeBytes }, cpuSeconds: Self.threadCPUSeconds(),
+            failure: failure)
         if failure != nil { onSelfStop(id) }
         let waiters = finished.withLock { state in
             state.outcome = outcome
@@ -161,7 +165,10 @@ final class ArchiveRecorder: @unchecked Sendable {
         try output.write(now: now)
         if output.wantsKeyFrame { ring.requestKeyFrame() }
         let files = output.files
-        progressState.withLock { $0 = Progress(files: files, size: files.reduce(0) { $0 + $1.sizeBytes }, durationMs: milliseconds(at: now)) }
+        let cpuSeconds = Self.threadCPUSeconds()
+        progressState.withLock {
+            $0 = Progress(files: files, size: files.reduce(0) { $0 + $1.sizeBytes }, durationMs: milliseconds(at: now), cpuSeconds: cpuSeconds)
+        }
         if manifestChanged || files.count != filesBefore { onManifestChange(id, files) }
     }
 
@@ -175,6 +182,13 @@ final class ArchiveRecorder: @unchecked Sendable {
 
     private func milliseconds(at time: UInt64) -> Int64 {
         Int64(bitPattern: time &- startedAt) / 1_000_000
+    }
+
+    /// CPU time of the calling thread.
+    private static func threadCPUSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     static func freeBytes(at path: String) -> Int64? {

@@ -124,6 +124,7 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
             info.size = outcome.size
             info.duration = Double(outcome.durationMs) / 1000
             info.droppedPackets = recorder.ring.drops
+            info.writerCPUSeconds = outcome.cpuSeconds
             if let failure = outcome.failure {
                 info.status = .failed
                 info.reason = failure.reason
@@ -195,6 +196,7 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
         info.size = progress.size
         info.duration = Double(progress.durationMs) / 1000
         info.droppedPackets = dropped
+        info.writerCPUSeconds = progress.cpuSeconds
     }
 
     /// Writes `manifest.json` whole to a temporary file and renames it, so a crash never leaves half of one.

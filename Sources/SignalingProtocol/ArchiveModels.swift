@@ -90,6 +90,9 @@ public struct ArchiveInfo: Codable, Equatable, Sendable {
     public var files: [ArchiveFile]
     /// Packets the writer could not take because the disk was slower than the media.
     public var droppedPackets: UInt64
+    /// CPU seconds its writer thread used (assembling, writing, and for a composed archive decoding,
+    /// composing and encoding): what recording costs beside forwarding.
+    public var writerCPUSeconds: Double?
 
     public init(
         id: String, sessionId: String, name: String, outputMode: ArchiveOutputMode, hasAudio: Bool, hasVideo: Bool, status: ArchiveStatus,

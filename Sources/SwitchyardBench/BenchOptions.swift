@@ -124,6 +124,8 @@ public struct BenchOptions: Codable, Sendable {
     /// subscriber comes back every `clients / churnRate` seconds and stays three quarters of that.
     public var sessions: Int
     public var churnRate: Double
+    /// Archive: publishers in the session recorded individually to count the writer's drops.
+    public var archiveStreams: Int
     /// Webhooks: where the bench's receiver listens (port 0: a free one). A daemon given with
     /// `--server` must already send its webhooks to `http://<host>:<port>/webhooks`.
     public var receiverHost: String
@@ -190,6 +192,7 @@ public struct BenchOptions: Codable, Sendable {
         forwardLoudest = 3
         sessions = scenario == .chaos ? 3 : 4
         churnRate = scenario == .broadcast ? 200 : 10
+        archiveStreams = 50
         receiverHost = "127.0.0.1"
         receiverPort = 0
         receiver = .normal
@@ -306,6 +309,7 @@ public struct BenchOptions: Codable, Sendable {
             if !(capSeconds >= 2 && capSeconds <= 60) { return "--cap-seconds must be within 2...60" }
             if capInterface.isEmpty || capInterface.contains(where: { $0 == " " || $0 == "/" }) { return "--cap-interface must name a network interface, e.g. lo" }
         }
+        if scenario == .archive, !(1...200).contains(archiveStreams) { return "--archive-streams must be within 1...200" }
         if scenario == .broadcast {
             if !(1...15_000).contains(clients) { return "--clients (viewers) must be within 1...15000 for broadcast" }
             if !(churnRate > 0 && churnRate <= 1000) { return "--churn-rate (joins a second) must be within (0, 1000] for broadcast" }

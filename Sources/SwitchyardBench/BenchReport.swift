@@ -428,6 +428,7 @@ public struct BenchReport: Codable, Sendable {
     public var speakers: Speakers?
     public var webhooks: Webhooks?
     public var broadcast: Broadcast?
+    public var archive: Archive?
     public var chaos: Chaos?
     public var red: Red?
     public var overload: Overload?

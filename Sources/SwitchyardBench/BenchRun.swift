@@ -98,6 +98,8 @@ public final class BenchRun: @unchecked Sendable {
                 case .speakers: 3 * options.clients * options.clients
                 // Its viewers are signaling only.
                 case .broadcast: 16
+                // The 1 → N session, the many publishers, and the 4 and 9 of the composed sessions.
+                case .archive: options.clients + options.archiveStreams + 32
                 default: options.clients + 2
                 }
             progress("starting \(daemonExecutable.path)")
@@ -162,6 +164,7 @@ public final class BenchRun: @unchecked Sendable {
             case .speakers: try await runSpeakers()
             case .webhooks: try await runWebhooks()
             case .broadcast: try await runBroadcast()
+            case .archive: try await runArchive()
             case .chaos: try await runChaos()
             }
         } catch {
@@ -348,19 +351,27 @@ public final class BenchRun: @unchecked Sendable {
 
     /// `POST /v1/sessions` with `body` to the daemon the bench runs against.
     func createSession(_ body: String) async throws {
-        guard let base = ClusterNodeAddress.httpBase(ofWebSocket: url), let address = URL(string: "\(base)/v1/sessions") else {
-            throw BenchError.setupFailed("no HTTP address for \(url)")
-        }
-        var request = URLRequest(url: address, timeoutInterval: 10)
-        request.httpMethod = "POST"
-        request.setValue("Bearer \(try await tokens.mintRESTToken(lifetime: 300, now: Date()))", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(body.utf8)
-        let (answer, response) = try await URLSession.shared.data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let (status, answer) = try await rest("POST", "/v1/sessions", body: body)
         guard status == 201 else {
             throw BenchError.setupFailed("POST /v1/sessions \(body) answered \(status): \(String(decoding: answer, as: UTF8.self))")
         }
+    }
+
+    /// One REST request to the daemon the bench runs against, with a fresh REST token: its status
+    /// and body.
+    func rest(_ method: String, _ path: String, body: String? = nil) async throws -> (status: Int, body: Data) {
+        guard let base = ClusterNodeAddress.httpBase(ofWebSocket: url), let address = URL(string: base + path) else {
+            throw BenchError.setupFailed("no HTTP address for \(url)")
+        }
+        var request = URLRequest(url: address, timeoutInterval: 30)
+        request.httpMethod = method
+        request.setValue("Bearer \(try await tokens.mintRESTToken(lifetime: 300, now: Date()))", forHTTPHeaderField: "Authorization")
+        if let body {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(body.utf8)
+        }
+        let (answer, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, answer)
     }
 
     /// Forgets a client that left, so the teardown does not disconnect it again.

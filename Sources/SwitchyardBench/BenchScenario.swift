@@ -46,4 +46,8 @@ public enum BenchScenario: String, CaseIterable, Codable, Sendable {
     /// at once; join latency, the daemon's memory per connection, the events each role got, and
     /// how long the crowd takes to leave.
     case broadcast
+    /// What recording costs: a 1 → N session forwarding with and without an individual archive (the
+    /// daemon's CPU per forwarded packet), a session of many publishers recorded individually (the
+    /// writer's drops), and composed archives of 4 and 9 publishers (the composer's CPU per frame).
+    case archive
 }

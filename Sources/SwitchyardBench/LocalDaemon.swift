@@ -9,6 +9,8 @@ final class LocalDaemon: Sendable {
     let url: String
     let metricsURL: String
     let configPath: String
+    /// Where its archives go; removed when it stops.
+    let archivesPath: String
 
     /// Where the daemon sends its webhooks (every event), the secret it signs them with, and its
     /// `maxQueuedEvents` (nil: the daemon's default).
@@ -39,6 +41,7 @@ final class LocalDaemon: Sendable {
             throw .daemonFailed("no free ports on 127.0.0.1")
         }
         let host = network?.serverAddress ?? "127.0.0.1"
+        archivesPath = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-bench-archives-\(getpid())-\(httpPort)").path
         var media: [String: Any] = [
             "workers": options.workers, "listenAddress": host,
             "portRange": ["first": mediaFirst, "last": mediaFirst + transports + 63],
@@ -61,6 +64,7 @@ final class LocalDaemon: Sendable {
             "media": media,
             "logging": ["level": "warning"],
             "shutdown": ["drainSeconds": 5],
+            "archives": ["directory": archivesPath, "minimumFreeBytes": 0],
         ]
         if let webhookEndpoint {
             var webhooks: [String: Any] = ["endpoints": [["name": "bench", "url": webhookEndpoint.url, "secret": webhookEndpoint.secret]]]
@@ -104,6 +108,7 @@ final class LocalDaemon: Sendable {
         for _ in 0..<200 where process.isRunning { try? await Task.sleep(for: .milliseconds(50)) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(atPath: configPath)
+        try? FileManager.default.removeItem(atPath: archivesPath)
     }
 
     private static func freePort() -> Int? {

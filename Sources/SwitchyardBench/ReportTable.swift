@@ -17,7 +17,7 @@ public enum ReportTable {
             ? "VP8 \(options.width)x\(options.height)@\(options.frameRate) \(options.videoBitrate / 1000) kbps + Opus \(options.audioBitrate / 1000) kbps"
             : "Opus \(options.audioBitrate / 1000) kbps")
         row("measured", number(report.measuredSeconds, " s"))
-        if ![.join, .cluster, .speakers, .webhooks, .chaos, .broadcast].contains(report.scenario) {
+        if ![.join, .cluster, .speakers, .webhooks, .chaos, .broadcast, .archive].contains(report.scenario) {
             let forwarding = report.forwarding
             row("forwarded packets/s", number(forwarding.packetsPerSecond, digits: 0))
             row("forwarded packets per server CPU-s", number(forwarding.packetsPerServerCPUSecond, digits: 0))
@@ -183,6 +183,26 @@ public enum ReportTable {
             }
         }
         if let chaos = report.chaos { rows += chaos.tableRows }
+        if let archive = report.archive {
+            row(
+                "forwarding, archive off / on",
+                "1 → \(archive.subscribers), 2 windows of \(number(archive.windowSeconds, " s", digits: 0)) each: "
+                    + "\(number(archive.cpuPerForwardedPacketWithoutMicroseconds, " µs", digits: 2)) / \(number(archive.cpuPerForwardedPacketWithMicroseconds, " µs", digits: 2)) "
+                    + "daemon CPU per forwarded packet (\(number(archive.cpuRatio, "×", digits: 3))); "
+                    + "\(number(archive.forwardedPerSecondWithout, digits: 0)) / \(number(archive.forwardedPerSecondWith, " packets/s", digits: 0))")
+            row(
+                "individual archive",
+                "\(archive.recordedStreams) streams for \(number(archive.recordedSeconds, " s", digits: 1)): \(archive.recordedFiles) files, "
+                    + "\(number(archive.recordedMegabytes, " MB", digits: 1)); writer dropped \(archive.writerDrops.map { "\($0)" } ?? "–"), "
+                    + "CPU \(number(archive.writerCPUPercent, " %", digits: 1)) of a core; recordingFull drops \(number(archive.recordingFullDrops, digits: 0))")
+            for composed in archive.composed {
+                row(
+                    "composed, \(composed.tiles) tiles",
+                    "\(composed.resolution) at \(composed.frameRate) fps for \(number(composed.seconds, " s", digits: 1)): \(composed.outputFrames) frames, "
+                        + "\(number(composed.cpuMillisecondsPerFrame, " ms", digits: 1)) CPU a frame (\(number(composed.cpuPercent, " %", digits: 0)) of a core); "
+                        + "writer dropped \(composed.writerDrops)")
+            }
+        }
         if let broadcast = report.broadcast {
             row(
                 "viewers joining",

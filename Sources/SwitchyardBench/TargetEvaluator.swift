@@ -67,6 +67,20 @@ enum TargetEvaluator {
                 "duplicates beyond the daemon's retries", "0",
                 webhooks.map { Double(max($0.duplicates - Int($0.daemonRetries ?? 0), 0)) }, unit: ""
             ) { $0 == 0 }
+        case .archive:
+            let archive = report.archive
+            check("daemon CPU per forwarded packet, individual archive on / off", "≤ 1.1×", archive?.cpuRatio, unit: "×") { $0 <= 1.1 }
+            check(
+                "writer drops, \(archive?.recordedStreams ?? 0) streams recorded individually", "0", archive?.writerDrops.map(Double.init), unit: ""
+            ) { $0 == 0 }
+            for composed in archive?.composed ?? [] {
+                // Real time at 15 fps on one core is 66.7 ms a frame; half of that leaves the core's
+                // other half to forwarding, and room for the machine's noise.
+                check(
+                    "composer CPU per output frame, \(composed.tiles) tiles \(composed.resolution) at \(composed.frameRate) fps", "≤ 33 ms",
+                    composed.cpuMillisecondsPerFrame, unit: " ms"
+                ) { $0 <= 33 }
+            }
         case .broadcast:
             let broadcast = report.broadcast
             check("join p99 (connect → reply), connection events suppressed", "≤ 250 ms", broadcast?.joinP99Ms, unit: " ms") { $0 <= 250 }

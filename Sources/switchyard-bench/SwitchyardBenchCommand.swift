@@ -132,6 +132,8 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var steadySeconds: Double?
     @Option(help: "Speakers: audio.forwardLoudest of the room whose downlink is compared with one that forwards everything.")
     var forwardLoudest: Int?
+    @Option(help: "Archive: publishers in the session recorded individually, whose writer must drop nothing.")
+    var archiveStreams: Int?
     @Option(help: "Webhooks: 1 → N sessions churning at once.")
     var sessions: Int?
     @Option(help: "Webhooks: subscriber joins per second in each session (each subscriber is back every --clients / this seconds).")
@@ -250,6 +252,7 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         if let forwardLoudest { options.forwardLoudest = forwardLoudest }
         if let sessions { options.sessions = sessions }
         if let churnRate { options.churnRate = churnRate }
+        if let archiveStreams { options.archiveStreams = archiveStreams }
         if let receiverHost { options.receiverHost = receiverHost }
         if let receiverPort { options.receiverPort = receiverPort }
         if let receiver {
