@@ -20,6 +20,6 @@ protocol ArchiveOutput: AnyObject {
     var files: [ArchiveFile] { get }
     /// Bytes written.
     var size: Int64 { get }
-    /// Some video lost frames and waits for a key frame.
-    var wantsKeyFrame: Bool { get }
+    /// Some video has waited for a key frame long enough that its publisher should be asked.
+    func needsKeyFrame(now: UInt64) -> Bool
 }

@@ -46,17 +46,24 @@ final class ArchiveRecorder: @unchecked Sendable {
     private let finished = Mutex<(outcome: Outcome?, waiters: [CheckedContinuation<Outcome, Never>])>((nil, []))
     /// Called on the writer thread when the recording ends by itself (a limit or a failed write).
     private let onSelfStop: @Sendable (String) -> Void
-    /// Called on the writer thread whenever the streams or their offsets change, with the manifest's files.
-    private let onManifestChange: @Sendable (String, [ArchiveFile]) -> Void
+    /// Called on the writer thread when the streams or their files change, and every few seconds.
+    private let onManifestChange: @Sendable (String, Progress) -> Void
 
     /// Writer thread only.
     private let output: any ArchiveOutput
+    private var lastKeyFrameRequestAt: UInt64 = 0
+    private var passes = 0
+    private var lastManifest: (files: Int, at: UInt64) = (0, 0)
+    /// The longest the manifest goes unwritten while recording.
+    static let manifestInterval: UInt64 = 2_000_000_000
+    /// The least time between two requests for a key frame.
+    static let keyFrameRequestInterval: UInt64 = 1_000_000_000
 
     /// - Parameter makeOutput: makes what the thread writes to, given the archive's start on the
     ///   monotonic clock.
     init(
         id: String, directory: String, limits: ArchivingConfiguration, makeOutput: (UInt64) throws(ArchiveWriteError) -> any ArchiveOutput,
-        onSelfStop: @escaping @Sendable (String) -> Void, onManifestChange: @escaping @Sendable (String, [ArchiveFile]) -> Void
+        onSelfStop: @escaping @Sendable (String) -> Void, onManifestChange: @escaping @Sendable (String, Progress) -> Void
     ) throws(ArchiveWriteError) {
         self.id = id
         self.directory = directory
@@ -129,11 +136,9 @@ final class ArchiveRecorder: @unchecked Sendable {
         } catch {
             failure = failure ?? (.writeFailed, "\(error)")
         }
-        let files = output.files
-        onManifestChange(id, files)
-        let outcome = Outcome(
-            files: files, durationMs: milliseconds(at: now), size: files.reduce(0) { $0 + $1.sizeBytes }, cpuSeconds: Self.threadCPUSeconds(),
-            failure: failure)
+        let final = progress(now: now)
+        onManifestChange(id, final)
+        let outcome = Outcome(files: final.files, durationMs: final.durationMs, size: final.size, cpuSeconds: final.cpuSeconds, failure: failure)
         if failure != nil { onSelfStop(id) }
         let waiters = finished.withLock { state in
             state.outcome = outcome
@@ -149,12 +154,13 @@ final class ArchiveRecorder: @unchecked Sendable {
             defer { queued.removeAll() }
             return queued
         }
-        let filesBefore = output.files.count
+        passes &+= 1
         var manifestChanged = false
         for command in pending {
             switch command {
             case .add(let stream):
                 output.add(stream, now: now)
+                manifestChanged = true
             case .end(let streamId):
                 drainRing()
                 try output.end(streamId, now: now)
@@ -163,13 +169,24 @@ final class ArchiveRecorder: @unchecked Sendable {
         }
         drainRing()
         try output.write(now: now)
-        if output.wantsKeyFrame { ring.requestKeyFrame() }
-        let files = output.files
-        let cpuSeconds = Self.threadCPUSeconds()
-        progressState.withLock {
-            $0 = Progress(files: files, size: files.reduce(0) { $0 + $1.sizeBytes }, durationMs: milliseconds(at: now), cpuSeconds: cpuSeconds)
+        if output.needsKeyFrame(now: now), now &- lastKeyFrameRequestAt > Self.keyFrameRequestInterval {
+            lastKeyFrameRequestAt = now
+            ring.requestKeyFrame()
         }
-        if manifestChanged || files.count != filesBefore { onManifestChange(id, files) }
+        // What GET shows is refreshed every tenth pass; the manifest when a stream comes or goes, a
+        // file opens, and every few seconds, so a crash leaves it at most that stale.
+        guard manifestChanged || passes % 10 == 0 else { return }
+        let current = progress(now: now)
+        progressState.withLock { $0 = current }
+        if manifestChanged || current.files.count != lastManifest.files || now &- lastManifest.at > Self.manifestInterval {
+            lastManifest = (current.files.count, now)
+            onManifestChange(id, current)
+        }
+    }
+
+    private func progress(now: UInt64) -> Progress {
+        let files = output.files
+        return Progress(files: files, size: files.reduce(0) { $0 + $1.sizeBytes }, durationMs: milliseconds(at: now), cpuSeconds: Self.threadCPUSeconds())
     }
 
     private func drainRing() {

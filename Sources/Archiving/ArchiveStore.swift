@@ -7,7 +7,9 @@ import Synchronization
 
 /// The node's archives: those recording (each with its `ArchiveRecorder`) and those ended, whose
 /// `manifest.json` it reads back at start. An archive the daemon was recording when it died reads
-/// `failed` / `interrupted` from then on; the files it wrote stay and play.
+/// `failed` / `interrupted` from then on; the files it wrote stay and play. In a cluster every
+/// description it writes goes to the shared catalog too, in the order written, and lists and
+/// lookups read the catalog, so any node answers for every archive.
 public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
     public let configuration: ArchivingConfiguration
     private let logger: Logger
@@ -17,6 +19,32 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
         var archives: [String: ArchiveInfo] = [:]
         var recorders: [String: ArchiveRecorder] = [:]
         var onSelfStop: (@Sendable (String) -> Void)?
+        /// The cluster's catalog and this node's id there; the queue of descriptions for it.
+        var catalog: (catalog: any ArchiveCatalog, nodeId: String)?
+        var catalogQueue: AsyncStream<ArchiveInfo>.Continuation?
+    }
+
+    /// In a cluster: keeps every archive's description in `catalog` as well, starting with those
+    /// already here (the interrupted ones marked so), and reads lists and lookups from it.
+    public func attach(_ catalog: any ArchiveCatalog, nodeId: String) {
+        let (stream, continuation) = AsyncStream.makeStream(of: ArchiveInfo.self)
+        let known = state.withLock { state in
+            state.catalog = (catalog, nodeId)
+            state.catalogQueue = continuation
+            return Array(state.archives.values)
+        }
+        for info in known { continuation.yield(info) }
+        let logger = logger
+        Task {
+            for await info in stream {
+                do throws(SignalingError) {
+                    try await catalog.save(info, nodeId: nodeId)
+                } catch {
+                    // The local manifest stays right; the catalog catches up at the next change.
+                    logger.warning("archive not saved in the cluster's catalog", metadata: ["archive": "\(info.id)", "error": "\(error.message)"])
+                }
+            }
+        }
     }
 
     /// Told the id of an archive that stopped by itself (a size or disk limit, a failed write), so
@@ -50,6 +78,9 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
                     return file
                 }
                 info.size = info.files.reduce(0) { $0 + $1.sizeBytes }
+                // The manifest is at most a few seconds behind what the files hold.
+                let lastMedia = info.files.compactMap(\.stopOffsetMs).max() ?? 0
+                info.duration = max(info.duration, Double(lastMedia) / 1000)
                 Self.writeManifest(info, directory: configuration.directory, logger: logger)
                 logger.warning("archive interrupted by a restart", metadata: ["archive": "\(info.id)", "session": "\(info.sessionId)"])
             }
@@ -86,7 +117,7 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
             recorder = try ArchiveRecorder(
                 id: start.id, directory: directory, limits: configuration, makeOutput: output,
                 onSelfStop: { [weak self] id in self?.state.withLock { $0.onSelfStop }?(id) },
-                onManifestChange: { [weak self] id, files in self?.manifestChanged(id, files: files) })
+                onManifestChange: { [weak self] id, progress in self?.manifestChanged(id, progress: progress) })
         } catch {
             try? FileManager.default.removeItem(atPath: directory)
             throw SignalingError(.internalError, "the archive's output could not start: \(error)")
@@ -101,7 +132,7 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
             try? FileManager.default.removeItem(atPath: directory)
             throw SignalingError(.limitReached, "this server already records \(configuration.maximumConcurrent) archives (archives.maximumConcurrent)")
         }
-        Self.writeManifest(info, directory: configuration.directory, logger: logger)
+        publish(info)
         recorder.start()
         return recorder.ring
     }
@@ -115,7 +146,12 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
     }
 
     public func finish(_ archiveId: String) async -> ArchiveInfo? {
-        guard let recorder = state.withLock({ $0.recorders[archiveId] }) else { return archive(archiveId) }
+        let recorder: ArchiveRecorder? = state.withLock { state in
+            guard let recorder = state.recorders[archiveId] else { return nil }
+            state.archives[archiveId]?.status = .stopped
+            return recorder
+        }
+        guard let recorder else { return state.withLock { $0.archives[archiveId] } }
         let outcome = await recorder.stop()
         let info: ArchiveInfo? = state.withLock { state in
             state.recorders[archiveId] = nil
@@ -136,7 +172,7 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
             return info
         }
         if let info {
-            Self.writeManifest(info, directory: configuration.directory, logger: logger)
+            publish(info)
             logger.info(
                 "archive ended",
                 metadata: ["archive": "\(archiveId)", "status": "\(info.status.rawValue)", "bytes": "\(info.size)", "files": "\(info.files.count)"])
@@ -144,51 +180,74 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
         return info
     }
 
-    public func archive(_ archiveId: String) -> ArchiveInfo? {
+    public func archive(_ archiveId: String) async throws(SignalingError) -> ArchiveInfo? {
+        if let local = localArchive(archiveId) { return local }
+        guard let catalog = state.withLock({ $0.catalog?.catalog }) else { return nil }
+        return try await catalog.find(archiveId)?.archive
+    }
+
+    /// An archive of this node, with a recording one's progress.
+    private func localArchive(_ archiveId: String) -> ArchiveInfo? {
         let (stored, recorder) = state.withLock { ($0.archives[archiveId], $0.recorders[archiveId]) }
         guard var info = stored else { return nil }
         if let recorder { Self.apply(recorder.progress, dropped: recorder.ring.drops, to: &info) }
         return info
     }
 
-    public func list(sessionId: String?, offset: Int, count: Int) -> ArchiveList {
-        let (stored, recorders) = state.withLock { ($0.archives, $0.recorders) }
-        var all = stored.values.filter { sessionId == nil || $0.sessionId == sessionId }
-        all.sort { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
-        let page = all.dropFirst(offset).prefix(count).map { info in
-            var info = info
-            if let recorder = recorders[info.id] { Self.apply(recorder.progress, dropped: recorder.ring.drops, to: &info) }
-            return info
+    public func list(sessionId: String?, offset: Int, count: Int) async throws(SignalingError) -> ArchiveList {
+        let (stored, catalog) = state.withLock { ($0.archives, $0.catalog?.catalog) }
+        var list: ArchiveList
+        if let catalog {
+            list = try await catalog.list(sessionId: sessionId, offset: offset, count: count)
+        } else {
+            var all = stored.values.filter { sessionId == nil || $0.sessionId == sessionId }
+            all.sort { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+            list = ArchiveList(count: all.count, items: Array(all.dropFirst(offset).prefix(count)))
         }
-        return ArchiveList(count: all.count, items: Array(page))
+        // This node's own archives as it knows them now: the catalog may be a few seconds behind.
+        list.items = list.items.map { localArchive($0.id) ?? $0 }
+        return list
     }
 
-    public func delete(_ archiveId: String) throws(SignalingError) {
-        let removed: Result<Void, SignalingError> = state.withLock { state in
-            guard let info = state.archives[archiveId] else { return .failure(SignalingError(.notFound, "no archive \(archiveId)")) }
-            guard state.recorders[archiveId] == nil else {
-                return .failure(SignalingError(.conflict, "archive \(archiveId) is recording (status \(info.status.rawValue)); stop it first"))
+    public func delete(_ archiveId: String) async throws(SignalingError) -> ArchiveDeletion {
+        let (local, recording, catalog) = state.withLock { ($0.archives[archiveId], $0.recorders[archiveId] != nil, $0.catalog) }
+        guard let local else {
+            guard let catalog, let held = try await catalog.catalog.find(archiveId) else { throw SignalingError(.notFound, "no archive \(archiveId)") }
+            guard held.nodeId != catalog.nodeId else {
+                // Catalogued as this node's, with no files here (deleted by hand): only the record is left.
+                try await catalog.catalog.remove(archiveId)
+                return .deleted
             }
-            state.archives[archiveId] = nil
-            return .success(())
+            return .heldBy(nodeId: held.nodeId)
         }
-        try removed.get()
+        guard !recording else {
+            throw SignalingError(.conflict, "archive \(archiveId) is recording (status \(local.status.rawValue)); stop it first")
+        }
+        // The shared record goes first: were the database away, the files stay and the request can be repeated.
+        try await catalog?.catalog.remove(archiveId)
+        guard state.withLock({ $0.archives.removeValue(forKey: archiveId) }) != nil else { throw SignalingError(.notFound, "no archive \(archiveId)") }
         do {
             try FileManager.default.removeItem(atPath: "\(configuration.directory)/\(archiveId)")
         } catch {
             logger.warning("archive files not removed", metadata: ["archive": "\(archiveId)", "error": "\(error)"])
         }
+        return .deleted
     }
 
-    private func manifestChanged(_ archiveId: String, files: [ArchiveFile]) {
+    private func manifestChanged(_ archiveId: String, progress: ArchiveRecorder.Progress) {
         let info: ArchiveInfo? = state.withLock { state in
-            guard var info = state.archives[archiveId], info.status == .started else { return nil }
-            info.files = files
-            info.size = files.reduce(0) { $0 + $1.sizeBytes }
+            guard var info = state.archives[archiveId], info.status == .started || info.status == .stopped else { return nil }
+            Self.apply(progress, dropped: state.recorders[archiveId]?.ring.drops ?? info.droppedPackets, to: &info)
             state.archives[archiveId] = info
             return info
         }
-        if let info { Self.writeManifest(info, directory: configuration.directory, logger: logger) }
+        if let info { publish(info) }
+    }
+
+    /// Writes the archive's manifest, and in a cluster queues it for the catalog.
+    private func publish(_ info: ArchiveInfo) {
+        Self.writeManifest(info, directory: configuration.directory, logger: logger)
+        _ = state.withLock { $0.catalogQueue }?.yield(info)
     }
 
     private static func apply(_ progress: ArchiveRecorder.Progress, dropped: UInt64, to info: inout ArchiveInfo) {

@@ -135,7 +135,7 @@ final class ComposedArchive: ArchiveOutput {
 
     var size: Int64 { file?.size ?? closedSize }
 
-    var wantsKeyFrame: Bool { streams.contains { $0.endedMs == nil && ($0.video?.assembler.wantsKeyFrame ?? false) } }
+    func needsKeyFrame(now: UInt64) -> Bool { streams.contains { $0.endedMs == nil && ($0.video?.assembler.needsKeyFrame(now: now) ?? false) } }
 
     /// Moves the stream's whole frames out of its assemblers: video to wait for its output time,
     /// audio decoded into the stream's samples at its place on the timeline.

@@ -16,7 +16,8 @@ struct AssembledFrame {
 /// is a frame; a VP8 frame is the payloads (descriptors removed) from the packet that starts it to
 /// the one with the marker bit. A packet missing for longer than `holdNanoseconds` is given up: the
 /// VP8 frame it belonged to is dropped, and video resumes only at the next key frame (which
-/// `wantsKeyFrame` asks for), so every file decodes without references to frames it never had.
+/// `needsKeyFrame` has the publisher asked for), so every file decodes without references to frames
+/// it never had.
 struct FrameAssembler {
     /// How long a gap waits for a late or resent packet before it counts as lost.
     static let holdNanoseconds: UInt64 = 300_000_000
@@ -36,6 +37,11 @@ struct FrameAssembler {
     private var partial: AssembledFrame?
     /// Video: frames are dropped until a key frame starts.
     private(set) var wantsKeyFrame = true
+    /// Video: when it began waiting for a key frame (nil: before any packet).
+    private var waitingSince: UInt64?
+    /// How long a wait for a key frame goes before the publisher is asked: the one the router asks
+    /// for when the recording starts arrives well within it.
+    static let keyFrameGraceNanoseconds: UInt64 = 500_000_000
     /// Packets given up as lost, and frames dropped for it.
     private(set) var lostPackets = 0
     private(set) var droppedFrames = 0
@@ -55,7 +61,10 @@ struct FrameAssembler {
             nextSequence = sequence
         }
         held[sequence] = HeldPacket(forwardedAt: forwardedAt, bytes: Array(bytes))
-        if nextSequence == nil { nextSequence = sequence }
+        if nextSequence == nil {
+            nextSequence = sequence
+            waitingSince = forwardedAt
+        }
     }
 
     /// Hands out, in order, the frames completed by the packets held, giving up gaps older than
@@ -74,7 +83,10 @@ struct FrameAssembler {
             let skipTo = held.keys.min { Int16(bitPattern: $0 &- next) < Int16(bitPattern: $1 &- next) }!
             lostPackets += Int(skipTo &- next)
             nextSequence = skipTo
-            if kind == .video { loseFrame() }
+            if kind == .video {
+                loseFrame()
+                waitingSince = now
+            }
         }
     }
 
@@ -119,6 +131,12 @@ struct FrameAssembler {
             return
         }
         emit(frame)
+    }
+
+    /// Video: whether it has waited for a key frame long enough that the publisher should be asked.
+    func needsKeyFrame(now: UInt64) -> Bool {
+        guard kind == .video, wantsKeyFrame, let waitingSince else { return false }
+        return now &- waitingSince > Self.keyFrameGraceNanoseconds
     }
 
     private mutating func loseFrame() {

@@ -47,6 +47,8 @@ final class IndividualArchive: ArchiveOutput {
         var failure: ArchiveWriteError?
         for recording in streams.values {
             do throws(ArchiveWriteError) {
+                // What still waits on a gap is written as it is: nothing more comes.
+                if !recording.isEnded { try recording.write(now: now &+ FrameAssembler.holdNanoseconds &+ 1, archiveStart: startedAt, directory: directory) }
                 try recording.end(atMs: Int64(bitPattern: now &- startedAt) / 1_000_000)
             } catch {
                 failure = failure ?? error
@@ -61,5 +63,5 @@ final class IndividualArchive: ArchiveOutput {
 
     var size: Int64 { streams.values.reduce(0) { $0 + $1.size } }
 
-    var wantsKeyFrame: Bool { streams.values.contains { !$0.isEnded && $0.wantsKeyFrame } }
+    func needsKeyFrame(now: UInt64) -> Bool { streams.values.contains { !$0.isEnded && $0.needsKeyFrame(now: now) } }
 }

@@ -46,8 +46,8 @@ final class StreamRecording {
     var hasVideoTrack: Bool { tracks.values.contains { $0.kind == .video } }
     var hasAudioTrack: Bool { tracks.values.contains { $0.kind == .audio } }
     var size: Int64 { file?.size ?? closedSize }
-    /// Whether a video track dropped frames and waits for a key frame.
-    var wantsKeyFrame: Bool { tracks.values.contains { $0.kind == .video && $0.assembler.wantsKeyFrame } }
+    /// Whether a video track has waited for a key frame long enough to ask its publisher.
+    func needsKeyFrame(now: UInt64) -> Bool { tracks.values.contains { $0.assembler.needsKeyFrame(now: now) } }
     var isEnded: Bool { endedMs != nil }
 
     func insert(_ packet: RecordingRing.Packet, ssrc: UInt32) {

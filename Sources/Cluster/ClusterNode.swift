@@ -362,6 +362,10 @@ public actor ClusterNode: SessionPlacement, Service {
         }
     }
 
+    public func address(ofNode nodeId: String) async throws(SignalingError) -> ClusterNodeAddress? {
+        try await liveNodes().first { $0.address.nodeId == nodeId }?.address
+    }
+
     public func sessionEnded(sessionId: String) async {
         let c = configuration
         do {

@@ -58,6 +58,21 @@ enum ClusterSchema {
             "CREATE INDEX switchyard_webhook_outbox_by_session ON switchyard_webhook_outbox (session_key, append_order)",
             "CREATE TABLE switchyard_webhook_sequences (session_key text PRIMARY KEY, last_seq bigint NOT NULL)",
         ],
+        // The archive list (PostgresArchiveCatalog). A row names the node that holds the files
+        // without a foreign key: the archive outlives its node's row.
+        [
+            """
+            CREATE TABLE switchyard_archives (
+                archive_id text PRIMARY KEY,
+                session_id text NOT NULL,
+                node_id text NOT NULL,
+                created_at_ms bigint NOT NULL,
+                info text NOT NULL
+            )
+            """,
+            "CREATE INDEX switchyard_archives_by_time ON switchyard_archives (created_at_ms DESC, archive_id DESC)",
+            "CREATE INDEX switchyard_archives_by_session ON switchyard_archives (session_id)",
+        ],
     ]
 
     static var currentVersion: Int { migrations.count }

@@ -1,11 +1,11 @@
 extension Transport {
-    /// A recording transport's writer lost video and waits for a key frame: its video consumers not
-    /// already waiting for one start again from the next, asked of the publisher under the usual
-    /// throttle. Frames until then are of no use to the writer.
+    /// A recording transport's writer lost video and waits for a key frame: the publishers of its
+    /// video consumers are asked for one (under the producer's usual throttle). The consumers keep
+    /// forwarding meanwhile, so a key frame already on its way is not held back.
     func tickRecording(now: UInt64) {
         guard let recording, recording.takeKeyFrameRequest() else { return }
-        for consumer in consumersBySSRC.values where consumer.kind == .video && consumer.isForwarding && !consumer.waitingForKeyFrame {
-            consumer.restartFromKeyFrame(now: now)
+        for consumer in consumersBySSRC.values where consumer.kind == .video && consumer.isForwarding {
+            consumer.producer.requestKeyFrame(encoding: consumer.targetEncoding, now: now)
         }
     }
 }

@@ -175,21 +175,29 @@ struct RESTRoutes: Sendable {
             return try await respond(to: request, status: .ok) { _ throws(SignalingError) in
                 let limit = try Self.pageLimit(query.get("limit"))
                 let offset = try Self.offset(query.get("offset"))
-                return try directory.archives(sessionId: query.get("sessionId"), offset: offset, count: limit)
+                return try await directory.archives(sessionId: query.get("sessionId"), offset: offset, count: limit)
             }
         }
         router.get("/v1/archives/:archiveId") { request, context in
             let archiveId = context.parameters.get("archiveId") ?? ""
             return try await respond(to: request, status: .ok) { _ throws(SignalingError) in
-                try directory.archive(archiveId)
+                try await directory.archive(archiveId)
             }
         }
         router.delete("/v1/archives/:archiveId") { request, context in
             let archiveId = context.parameters.get("archiveId") ?? ""
-            return try await respond(to: request, status: .noContent) { _ throws(SignalingError) in
-                try directory.deleteArchive(archiveId)
+            var elsewhere: ForwardedResponse?
+            let answer = try await respond(to: request, status: .noContent) { _ throws(SignalingError) in
+                switch try await directory.deleteArchive(archiveId) {
+                case .deleted:
+                    break
+                case .heldBy(let nodeId):
+                    // The node that recorded it holds its files: it deletes them.
+                    elsewhere = try await forward(request, toNode: nodeId, because: "holds archive \(archiveId)")
+                }
                 return nil as EmptyResult?
             }
+            return elsewhere.map(Self.response) ?? answer
         }
     }
 
@@ -252,6 +260,20 @@ struct RESTRoutes: Sendable {
         } catch {
             return Self.json(error, status: Self.status(for: error.code))
         }
+    }
+
+    /// Hands `request` to node `nodeId` of the cluster, unless another node sent it here already.
+    private func forward(_ request: Request, toNode nodeId: String, because reason: String) async throws(SignalingError) -> ForwardedResponse {
+        guard let placement, request.headers[Self.forwardedByField] == nil else {
+            throw SignalingError(.notFound, "node \(nodeId) \(reason) by the cluster's catalog, and this node was asked by another")
+        }
+        guard let node = try await placement.address(ofNode: nodeId) else {
+            throw SignalingError(.unavailable, "node \(nodeId), which \(reason), is not live; try again once it is back")
+        }
+        let forwarded = ForwardedRequest(
+            method: request.method.rawValue, path: request.uri.description, authorization: request.headers[.authorization],
+            contentType: request.headers[.contentType], body: Data())
+        return try await placement.forward(forwarded, to: node)
     }
 
     /// In a cluster, the answer of the node that serves `sessionId` when that is another node

@@ -14,12 +14,12 @@ public protocol SessionArchiving: Sendable {
     func endStream(_ streamId: String, of archiveId: String)
     /// Ends the archive: closes its files and writes its manifest, then answers with how it ended.
     func finish(_ archiveId: String) async -> ArchiveInfo?
-    /// One archive, recording or ended.
-    func archive(_ archiveId: String) -> ArchiveInfo?
-    /// Archives newest first, of one session or all.
-    func list(sessionId: String?, offset: Int, count: Int) -> ArchiveList
-    /// Deletes an ended archive and its files.
-    func delete(_ archiveId: String) throws(SignalingError)
+    /// One archive, recording or ended (in a cluster, of any node).
+    func archive(_ archiveId: String) async throws(SignalingError) -> ArchiveInfo?
+    /// Archives newest first, of one session or all (in a cluster, of every node).
+    func list(sessionId: String?, offset: Int, count: Int) async throws(SignalingError) -> ArchiveList
+    /// Deletes an ended archive and its files, when they are on this node.
+    func delete(_ archiveId: String) async throws(SignalingError) -> ArchiveDeletion
 }
 
 /// An archive about to start.

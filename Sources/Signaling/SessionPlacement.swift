@@ -86,6 +86,8 @@ public protocol SessionPlacement: Sendable {
     func sessionEnded(sessionId: String) async
     /// Sends a REST request to the node that holds its session and returns that node's answer.
     func forward(_ request: ForwardedRequest, to node: ClusterNodeAddress) async throws(SignalingError) -> ForwardedResponse
+    /// A live node's address by its id; nil when no live node has it.
+    func address(ofNode nodeId: String) async throws(SignalingError) -> ClusterNodeAddress?
     /// The cluster's nodes, their load and their sessions, for `GET /v1/cluster`.
     func overview() async throws(SignalingError) -> ClusterOverview
 }

@@ -146,9 +146,10 @@ public struct BenchOptions: Codable, Sendable {
         clients =
             scenario == .room || scenario == .fallback || scenario == .simulcast || scenario == .red
             ? 4 : scenario == .bandwidth ? 1 : scenario == .cluster ? 12 : scenario == .webhooks ? 50 : scenario == .chaos ? 2
-            : scenario == .broadcast ? 1000 : 20
+            : scenario == .broadcast ? 1000 : scenario == .archive ? 200 : 20
         durationSeconds =
-            scenario == .fallback ? 22 : scenario == .red ? 30 : scenario == .soak || scenario == .webhooks ? 60 : scenario == .bandwidth ? 30 : scenario == .simulcast ? 32 : 10
+            scenario == .fallback ? 22 : scenario == .red ? 30 : scenario == .soak || scenario == .webhooks ? 60 : scenario == .bandwidth ? 30
+            : scenario == .simulcast ? 32 : scenario == .archive ? 20 : 10
         warmupSeconds = 2
         videoBitrate = scenario == .audioOnly ? 0 : scenario == .bandwidth || scenario == .simulcast ? 1_000_000 : 500_000
         audioBitrate = 32_000

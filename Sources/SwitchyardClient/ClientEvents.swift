@@ -35,7 +35,8 @@ public enum SessionClientEvent: Equatable, Sendable {
     /// Without connection events (docs/protocol.md, "Connection event suppression"): the
     /// session's number of connections, at most once a second and only when it changed.
     case connectionCountChanged(Int)
-    /// The session is being recorded (also on joining a session that already is): show it.
+    /// The session began to be recorded: show it. (A client joining a session already recorded
+    /// reads it from `Session.archive`, set from its connect reply.)
     case archiveStarted(ArchiveEvent)
     /// The recording ended.
     case archiveStopped(ArchiveEvent)

@@ -84,6 +84,7 @@ public final class SwitchyardDaemon: Sendable {
             media: control, tokens: tokens, configuration: signalingConfiguration, placement: cluster, activity: webhooks, archiving: archives,
             logger: logger)
         if let archives {
+            if let cluster { archives.attach(PostgresArchiveCatalog(node: cluster, logger: logger), nodeId: cluster.nodeId) }
             let directory = signaling.directory
             archives.onSelfStop { archiveId in Task { await directory.archiveEndedBySelf(archiveId) } }
         }

@@ -55,6 +55,10 @@ import Testing
         // Given up: the broken frame and the delta after it are dropped until a key frame.
         #expect(frames(&assembler, [], now: FrameAssembler.holdNanoseconds + 1).isEmpty)
         #expect(assembler.wantsKeyFrame && assembler.lostPackets == 1)
+        // The publisher is asked only once the wait outlasts the grace a requested key frame takes.
+        let lostAt = FrameAssembler.holdNanoseconds + 1
+        #expect(!assembler.needsKeyFrame(now: lostAt + FrameAssembler.keyFrameGraceNanoseconds))
+        #expect(assembler.needsKeyFrame(now: lostAt + FrameAssembler.keyFrameGraceNanoseconds + 1))
         let key = Self.vp8Packet(sequence: 5, timestamp: 12000, marker: true, start: true, key: true)
         #expect(frames(&assembler, [key], now: FrameAssembler.holdNanoseconds + 2).map(\.rtpTimestamp) == [12000])
         #expect(!assembler.wantsKeyFrame)

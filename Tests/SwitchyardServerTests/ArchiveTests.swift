@@ -196,6 +196,8 @@ import Testing
             from: try await DaemonHarness.http("GET", url: node.baseURL + "/v1/archives/\(started.id)", token: rest, body: nil, contentType: nil).body)
         #expect(after.status == .failed && after.reason == .interrupted)
         #expect(after.files.count == 1 && after.files.allSatisfy { $0.sizeBytes > 0 }, "\(after.files)")
+        // The manifest is rewritten every two seconds while recording: four seconds in, it knew of two.
+        #expect(after.duration >= 2, "\(after.duration) s")
         await alice.disconnect()
         await loop.stop()
     }
