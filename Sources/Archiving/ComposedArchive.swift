@@ -36,7 +36,7 @@ final class ComposedArchive: ArchiveOutput {
             self.stream = stream
             self.addedMs = addedMs
             for track in stream.tracks {
-                let entry = (track.ssrc, FrameAssembler(kind: track.kind), MediaTimeline(clockRate: Int(track.codec.clockRate)))
+                let entry = (track.ssrc, FrameAssembler(codec: track.codec.name), MediaTimeline(clockRate: Int(track.codec.clockRate)))
                 if track.kind == .video, includeVideo, track.codec.name == .vp8 { video = entry }
                 if track.kind == .audio, includeAudio, track.codec.name == .opus { audio = entry }
             }
@@ -78,7 +78,9 @@ final class ComposedArchive: ArchiveOutput {
         canvas.clear()
         videoEncoder = includeVideo ? try VP8CanvasEncoder(width: width, height: height, frameRate: frameRate, bitrate: width * height * 3) : nil
         audioEncoder = includeAudio ? try OpusMixEncoder(bitrate: 64_000) : nil
-        file = try MatroskaFile(path: path, videoSize: includeVideo ? (width, height) : nil, audioChannels: includeAudio ? 1 : 0)
+        file = try MatroskaFile(
+            path: path, video: includeVideo ? MatroskaFile.VideoTrack(codec: .vp8, width: width, height: height) : nil,
+            audioChannels: includeAudio ? 1 : 0)
     }
 
     private func milliseconds(at time: UInt64) -> Int64 { Int64(bitPattern: time &- startedAt) / 1_000_000 }

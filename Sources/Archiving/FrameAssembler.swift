@@ -9,12 +9,15 @@ struct AssembledFrame {
     var isKeyFrame: Bool
     /// A VP8 key frame's picture size.
     var pictureSize: (width: Int, height: Int)?
+    /// An H.264 frame's sequence and picture parameter sets, Annex B (what a key frame carries).
+    var parameterSets: [UInt8] = []
     var bytes: [UInt8]
 }
 
 /// Puts one track's RTP packets back in sequence order and hands out whole frames: an Opus packet
 /// is a frame; a VP8 frame is the payloads (descriptors removed) from the packet that starts it to
-/// the one with the marker bit. A packet missing for longer than `holdNanoseconds` is given up: the
+/// the one with the marker bit; an H.264 frame (an access unit: one timestamp, to the marker bit) is
+/// its NAL units in Annex B, taken out of single-NAL, STAP-A and FU-A packets (RFC 6184 mode 1). A packet missing for longer than `holdNanoseconds` is given up: the
 /// VP8 frame it belonged to is dropped, and video resumes only at the next key frame (which
 /// `needsKeyFrame` has the publisher asked for), so every file decodes without references to frames
 /// it never had.
@@ -29,7 +32,8 @@ struct FrameAssembler {
         var bytes: [UInt8]
     }
 
-    let kind: MediaKind
+    let codec: CodecName
+    var kind: MediaKind { codec.kind }
     private var held: [UInt16: HeldPacket] = [:]
     private var nextSequence: UInt16?
     private var hasConsumed = false
@@ -46,8 +50,14 @@ struct FrameAssembler {
     private(set) var lostPackets = 0
     private(set) var droppedFrames = 0
 
-    init(kind: MediaKind) {
-        self.kind = kind
+    /// H.264: a fragmented NAL unit is open (its FU-A start came, its end not yet).
+    private var fragmentOpen = false
+    /// H.264: a gap was given up; the access unit of the next packet may have lost its start.
+    private var afterGap = false
+    private var brokenTimestamp: UInt32?
+
+    init(codec: CodecName) {
+        self.codec = codec
     }
 
     /// Takes one RTP packet of the track; malformed ones are ignored.
@@ -86,6 +96,7 @@ struct FrameAssembler {
             if kind == .video {
                 loseFrame()
                 waitingSince = now
+                afterGap = true
             }
         }
     }
@@ -100,11 +111,15 @@ struct FrameAssembler {
                 emit(AssembledFrame(rtpTimestamp: rtp.timestamp, forwardedAt: packet.forwardedAt, isKeyFrame: true, bytes: Array(payload)))
                 return
             }
-            consumeVideo(rtp, payload: payload, forwardedAt: packet.forwardedAt, emit)
+            if codec == .h264 {
+                consumeH264(rtp, payload: payload, forwardedAt: packet.forwardedAt, emit)
+            } else {
+                consumeVP8(rtp, payload: payload, forwardedAt: packet.forwardedAt, emit)
+            }
         }
     }
 
-    private mutating func consumeVideo(_ rtp: RTPPacket, payload: UnsafeRawBufferPointer, forwardedAt: UInt64, _ emit: (AssembledFrame) -> Void) {
+    private mutating func consumeVP8(_ rtp: RTPPacket, payload: UnsafeRawBufferPointer, forwardedAt: UInt64, _ emit: (AssembledFrame) -> Void) {
         guard let descriptor = try? VP8PayloadDescriptor(parsing: payload), descriptor.length <= payload.count else { return }
         let body = UnsafeRawBufferPointer(rebasing: payload[descriptor.length...])
         if descriptor.isStartOfFrame {
@@ -125,6 +140,71 @@ struct FrameAssembler {
             partial = frame
             return
         }
+        finish(frame, emit)
+    }
+
+    private static let startCode: [UInt8] = [0, 0, 0, 1]
+
+    private mutating func consumeH264(_ rtp: RTPPacket, payload: UnsafeRawBufferPointer, forwardedAt: UInt64, _ emit: (AssembledFrame) -> Void) {
+        guard let first = payload.first else { return }
+        if afterGap {
+            afterGap = false
+            brokenTimestamp = rtp.timestamp
+        }
+        guard rtp.timestamp != brokenTimestamp else { return }
+        // H.264 marks no frame's start: a new timestamp is a new access unit.
+        if let open = partial, open.rtpTimestamp != rtp.timestamp { loseFrame() }
+        var frame = partial ?? AssembledFrame(rtpTimestamp: rtp.timestamp, forwardedAt: forwardedAt, isKeyFrame: false, bytes: [])
+        partial = nil
+        switch first & 0x1F {
+        case 1...23:
+            append(nal: payload, to: &frame)
+        case 24:
+            var offset = 1
+            while offset + 2 <= payload.count {
+                let size = Int(payload[offset]) << 8 | Int(payload[offset + 1])
+                guard size > 0, offset + 2 + size <= payload.count else { return loseFrame() }
+                append(nal: UnsafeRawBufferPointer(rebasing: payload[(offset + 2)..<(offset + 2 + size)]), to: &frame)
+                offset += 2 + size
+            }
+        case 28:
+            guard payload.count > 2 else { return loseFrame() }
+            let header = payload[1]
+            let body = UnsafeRawBufferPointer(rebasing: payload[2...])
+            if header & 0x80 != 0 {
+                append(nal: [first & 0xE0 | header & 0x1F] + Array(body), to: &frame)
+                fragmentOpen = true
+            } else {
+                guard fragmentOpen else { return loseFrame() }
+                frame.bytes.append(contentsOf: body)
+            }
+            if header & 0x40 != 0 { fragmentOpen = false }
+        default:
+            return
+        }
+        guard rtp.marker else {
+            partial = frame
+            return
+        }
+        fragmentOpen = false
+        finish(frame, emit)
+    }
+
+    /// Appends one NAL unit with its start code, noting a key frame's IDR slice and keeping the
+    /// parameter sets.
+    private func append(nal: some Collection<UInt8>, to frame: inout AssembledFrame) {
+        guard let header = nal.first else { return }
+        switch header & 0x1F {
+        case 5: frame.isKeyFrame = true
+        case 7, 8: frame.parameterSets += Self.startCode + nal
+        default: break
+        }
+        frame.bytes += Self.startCode
+        frame.bytes.append(contentsOf: nal)
+    }
+
+    /// A whole frame: out, unless frames wait for a key frame and this is not one.
+    private mutating func finish(_ frame: AssembledFrame, _ emit: (AssembledFrame) -> Void) {
         if frame.isKeyFrame { wantsKeyFrame = false }
         guard !wantsKeyFrame else {
             droppedFrames += 1
@@ -141,6 +221,7 @@ struct FrameAssembler {
 
     private mutating func loseFrame() {
         partial = nil
+        fragmentOpen = false
         droppedFrames += 1
         wantsKeyFrame = true
     }

@@ -1,4 +1,5 @@
 import CAVFormat
+import MediaControl
 
 /// One WebM file written as media arrives, through libavformat's Matroska muxer: the header first
 /// (its segment of unknown size until the trailer fills it in), then a cluster at least every
@@ -14,21 +15,32 @@ final class MatroskaFile {
     private let audioStream: Int32?
     let path: String
 
-    /// Opens `path` and writes the header: a VP8 track of `videoSize` when given, an Opus track of
-    /// `audioChannels` at 48 kHz (WebRTC declares 2) unless 0.
-    init(path: String, videoSize: (width: Int, height: Int)?, audioChannels: Int) throws(ArchiveWriteError) {
+    /// A file's video track: VP8 (in WebM), or H.264 (in Matroska) with its parameter sets.
+    struct VideoTrack {
+        var codec: CodecName
+        var width: Int
+        var height: Int
+        /// H.264's sequence and picture parameter sets, Annex B; the muxer makes the track's
+        /// `avcC` of them and writes the frames length-prefixed.
+        var parameterSets: [UInt8] = []
+    }
+
+    /// Opens `path` and writes the header: the video track when given, an Opus track of
+    /// `audioChannels` at 48 kHz (WebRTC declares 2) unless 0. WebM, unless the video is H.264.
+    init(path: String, video: VideoTrack?, audioChannels: Int) throws(ArchiveWriteError) {
         self.path = path
         var made: UnsafeMutablePointer<AVFormatContext>?
-        var result = avformat_alloc_output_context2(&made, nil, "webm", path)
+        var result = avformat_alloc_output_context2(&made, nil, video?.codec == .h264 ? "matroska" : "webm", path)
         guard result >= 0, let context = made else { throw .muxer(path: path, call: "avformat_alloc_output_context2", code: result) }
         self.context = context
         var next: Int32 = 0
-        if let videoSize, let stream = avformat_new_stream(context, nil) {
+        if let video, let stream = avformat_new_stream(context, nil) {
             let parameters = stream.pointee.codecpar!
             parameters.pointee.codec_type = AVMEDIA_TYPE_VIDEO
-            parameters.pointee.codec_id = AV_CODEC_ID_VP8
-            parameters.pointee.width = Int32(videoSize.width)
-            parameters.pointee.height = Int32(videoSize.height)
+            parameters.pointee.codec_id = video.codec == .h264 ? AV_CODEC_ID_H264 : AV_CODEC_ID_VP8
+            parameters.pointee.width = Int32(video.width)
+            parameters.pointee.height = Int32(video.height)
+            if !video.parameterSets.isEmpty { Self.setExtradata(parameters, video.parameterSets) }
             stream.pointee.time_base = AVRational(num: 1, den: 1000)
             videoStream = next
             next += 1
@@ -41,7 +53,7 @@ final class MatroskaFile {
             parameters.pointee.codec_id = AV_CODEC_ID_OPUS
             parameters.pointee.sample_rate = 48_000
             av_channel_layout_default(&parameters.pointee.ch_layout, Int32(audioChannels))
-            Self.setOpusHead(parameters, channels: audioChannels)
+            Self.setExtradata(parameters, Self.opusHead(channels: audioChannels))
             stream.pointee.time_base = AVRational(num: 1, den: 1000)
             audioStream = next
         } else {
@@ -114,11 +126,15 @@ final class MatroskaFile {
 
     /// The Opus identification header (RFC 7845 section 5.1) Matroska keeps as the track's codec
     /// private data: 312 samples of pre-skip (what libopus's encoder reports at 48 kHz), 48 kHz.
-    private static func setOpusHead(_ parameters: UnsafeMutablePointer<AVCodecParameters>, channels: Int) {
-        let head: [UInt8] = Array("OpusHead".utf8) + [1, UInt8(channels), 0x38, 0x01, 0x80, 0xbb, 0x00, 0x00, 0, 0, 0]
-        guard let buffer = av_mallocz(head.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else { return }
-        buffer.copyMemory(from: head, byteCount: head.count)
+    private static func opusHead(channels: Int) -> [UInt8] {
+        Array("OpusHead".utf8) + [1, UInt8(channels), 0x38, 0x01, 0x80, 0xbb, 0x00, 0x00, 0, 0, 0]
+    }
+
+    /// Gives a track its codec private data, in a buffer libavformat owns (and frees).
+    private static func setExtradata(_ parameters: UnsafeMutablePointer<AVCodecParameters>, _ bytes: [UInt8]) {
+        guard let buffer = av_mallocz(bytes.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else { return }
+        buffer.copyMemory(from: bytes, byteCount: bytes.count)
         parameters.pointee.extradata = buffer.assumingMemoryBound(to: UInt8.self)
-        parameters.pointee.extradata_size = Int32(head.count)
+        parameters.pointee.extradata_size = Int32(bytes.count)
     }
 }

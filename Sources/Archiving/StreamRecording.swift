@@ -17,6 +17,8 @@ final class StreamRecording {
 
     let stream: ArchivedStream
     let fileName: String
+    /// The video's codec, nil for an audio-only file.
+    let videoCodec: CodecName?
     private(set) var tracks: [UInt32: Track] = [:]
     private(set) var file: MatroskaFile?
     /// When the stream joined the archive, in nanoseconds of the monotonic clock.
@@ -34,12 +36,14 @@ final class StreamRecording {
     init(stream: ArchivedStream, includeAudio: Bool, includeVideo: Bool, addedAt: UInt64) {
         self.stream = stream
         self.addedAt = addedAt
-        fileName = "\(stream.streamId).webm"
-        for track in stream.tracks {
-            let wanted = track.kind == .audio ? includeAudio : includeVideo
-            guard wanted, track.codec.name == (track.kind == .audio ? .opus : .vp8) else { continue }
+        let recorded = stream.tracks.filter { track in
+            track.kind == .audio ? includeAudio && track.codec.name == .opus : includeVideo && [.vp8, .h264].contains(track.codec.name)
+        }
+        videoCodec = recorded.first { $0.kind == .video }?.codec.name
+        fileName = "\(stream.streamId).\(videoCodec == .h264 ? "mkv" : "webm")"
+        for track in recorded {
             tracks[track.ssrc] = Track(
-                kind: track.kind, assembler: FrameAssembler(kind: track.kind), timeline: MediaTimeline(clockRate: Int(track.codec.clockRate)))
+                kind: track.kind, assembler: FrameAssembler(codec: track.codec.name), timeline: MediaTimeline(clockRate: Int(track.codec.clockRate)))
         }
     }
 
@@ -62,7 +66,7 @@ final class StreamRecording {
             for frame in frames { try handle(frame, ssrc: ssrc, archiveStart: archiveStart, directory: directory) }
         }
         if file == nil, !waitingFrames.isEmpty, now &- addedAt > Self.videoWaitNanoseconds {
-            try open(videoSize: stream.declaredVideoSize.map { ($0.width, $0.height) } ?? (640, 480), directory: directory)
+            try open(videoSize: stream.declaredVideoSize.map { ($0.width, $0.height) } ?? (640, 480), parameterSets: [], directory: directory)
         }
     }
 
@@ -76,15 +80,16 @@ final class StreamRecording {
             waitingFrames.append((frame, kind, milliseconds))
             guard kind == .video || !hasVideoTrack else { return }
             let size = frame.pictureSize ?? stream.declaredVideoSize.map { ($0.width, $0.height) } ?? (640, 480)
-            try open(videoSize: hasVideoTrack ? size : nil, directory: directory)
+            try open(videoSize: size, parameterSets: frame.parameterSets, directory: directory)
             return
         }
         try write(frame, kind: kind, milliseconds: milliseconds)
     }
 
     /// Opens the file, its time 0 the earliest frame waiting, and writes what waited.
-    private func open(videoSize: (width: Int, height: Int)?, directory: String) throws(ArchiveWriteError) {
-        file = try MatroskaFile(path: "\(directory)/\(fileName)", videoSize: hasVideoTrack ? videoSize : nil, audioChannels: hasAudioTrack ? 2 : 0)
+    private func open(videoSize: (width: Int, height: Int), parameterSets: [UInt8], directory: String) throws(ArchiveWriteError) {
+        let video = videoCodec.map { MatroskaFile.VideoTrack(codec: $0, width: videoSize.width, height: videoSize.height, parameterSets: parameterSets) }
+        file = try MatroskaFile(path: "\(directory)/\(fileName)", video: video, audioChannels: hasAudioTrack ? 2 : 0)
         firstMediaMs = waitingFrames.map(\.milliseconds).min()
         let waiting = waitingFrames
         waitingFrames.removeAll()

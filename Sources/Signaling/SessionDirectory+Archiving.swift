@@ -27,7 +27,8 @@ extension SessionDirectory {
         let start = try Self.validatedArchive(request, at: requester.parametersPath, sessionId: sessionId, createdAt: nowMilliseconds)
         let ring = try archiving.begin(start)
         sessions[sessionId]!.archive = SessionArchive(
-            id: start.id, name: start.name, hasAudio: start.hasAudio, hasVideo: start.hasVideo, streamIds: request.streamIds.map(Set.init))
+            id: start.id, name: start.name, hasAudio: start.hasAudio, hasVideo: start.hasVideo, isComposed: start.outputMode == .composed,
+            streamIds: request.streamIds.map(Set.init))
         let transportID: TransportID
         do throws(SignalingError) {
             transportID = try await createRecordingTransport(in: sessionId, ring: ring)
@@ -100,7 +101,7 @@ extension SessionDirectory {
         let ended =
             info
             ?? ArchiveInfo(
-                id: archive.id, sessionId: sessionId, name: archive.name, outputMode: .individual, hasAudio: archive.hasAudio,
+                id: archive.id, sessionId: sessionId, name: archive.name, outputMode: archive.isComposed ? .composed : .individual, hasAudio: archive.hasAudio,
                 hasVideo: archive.hasVideo, status: .failed, reason: .writeFailed, failureDetail: "the archive's record was lost",
                 createdAt: nowMilliseconds)
         report(.archiveStopped(ended), in: sessionId)
@@ -114,10 +115,14 @@ extension SessionDirectory {
         guard let archive = sessions[sessionId]?.archive, let transportID = archive.transportID, archive.records(streamId),
             archive.consumers[streamId] == nil, let stream = sessions[sessionId]?.streams[streamId]
         else { return }
-        // Opus and VP8 are recorded; H.264 is not yet (docs/archiving.md), so it costs the ring nothing.
+        // Opus, VP8 and (in individual archives) H.264 are recorded; a track the archive would not
+        // record is not consumed, so it costs the ring nothing.
+        let videoCodecs: Set<CodecName> = archive.isComposed ? [.vp8] : [.vp8, .h264]
         var tracks: [(PublishedTrack, Bool)] = []
         if archive.hasAudio, let audio = stream.audio, CodecName(audio.description.codec) == .opus { tracks.append((audio, !stream.info.hasAudio)) }
-        if archive.hasVideo, let video = stream.video, CodecName(video.description.codec) == .vp8 { tracks.append((video, !stream.info.hasVideo)) }
+        if archive.hasVideo, let video = stream.video, videoCodecs.contains(CodecName(video.description.codec)) {
+            tracks.append((video, !stream.info.hasVideo))
+        }
         var consumers: [ConsumerParameters] = []
         for (track, paused) in tracks {
             do {

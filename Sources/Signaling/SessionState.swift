@@ -96,6 +96,7 @@ struct SessionArchive {
     var name: String
     var hasAudio: Bool
     var hasVideo: Bool
+    var isComposed: Bool
     /// Only these streams, when the request named some.
     var streamIds: Set<String>?
     /// Nil while the archive starts.

@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func putsReorderedPacketsBackIntoWholeFrames() {
-        var assembler = FrameAssembler(kind: .video)
+        var assembler = FrameAssembler(codec: .vp8)
         let key = [
             Self.vp8Packet(sequence: 10, timestamp: 3000, marker: false, start: true, key: true),
             Self.vp8Packet(sequence: 11, timestamp: 3000, marker: true, start: false),
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func aGapWaitsForItsPacketThenGivesUpAndWaitsForAKeyFrame() {
-        var assembler = FrameAssembler(kind: .video)
+        var assembler = FrameAssembler(codec: .vp8)
         let first = [
             Self.vp8Packet(sequence: 1, timestamp: 3000, marker: true, start: true, key: true),
             // Sequence 2, the first half of the next frame, is missing.
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func videoBeforeTheFirstKeyFrameIsDropped() {
-        var assembler = FrameAssembler(kind: .video)
+        var assembler = FrameAssembler(codec: .vp8)
         let out = frames(
             &assembler,
             [
@@ -76,11 +76,52 @@ import Testing
     }
 
     @Test func audioPacketsAreFramesAndLateDuplicatesAreIgnored() {
-        var assembler = FrameAssembler(kind: .audio)
+        var assembler = FrameAssembler(codec: .opus)
         var packet = Self.vp8Packet(sequence: 65535, timestamp: 960, marker: true, start: false)
         let wrapped = Self.vp8Packet(sequence: 0, timestamp: 1920, marker: true, start: false)
         #expect(frames(&assembler, [packet, wrapped], now: 0).map(\.rtpTimestamp) == [960, 1920], "across the sequence number's wrap")
         packet[1] = 111
         #expect(frames(&assembler, [packet], now: 0).isEmpty, "an old sequence number is not played twice")
+    }
+
+    static func h264Packet(sequence: UInt16, timestamp: UInt32, marker: Bool, payload: [UInt8]) -> [UInt8] {
+        [0x80, (marker ? 0x80 : 0) | 102, UInt8(sequence >> 8), UInt8(sequence & 0xff),
+         UInt8(timestamp >> 24), UInt8(timestamp >> 16 & 0xff), UInt8(timestamp >> 8 & 0xff), UInt8(timestamp & 0xff), 0, 0, 0, 2] + payload
+    }
+
+    @Test func h264AccessUnitsComeOutInAnnexBFromSingleAggregatedAndFragmentedNALUnits() {
+        var assembler = FrameAssembler(codec: .h264)
+        let sps: [UInt8] = [0x67, 0x42, 0xC0, 0x1E]
+        let pps: [UInt8] = [0x68, 0xCE, 0x3C, 0x80]
+        let stapA: [UInt8] = [0x78, 0, UInt8(sps.count)] + sps + [0, UInt8(pps.count)] + pps
+        // An IDR slice (type 5, NRI 3) in two FU-A fragments, then a single-NAL P slice.
+        let idrStart: [UInt8] = [0x7C, 0x85, 0xAA, 0xBB]
+        let idrEnd: [UInt8] = [0x7C, 0x45, 0xCC]
+        let slice: [UInt8] = [0x41, 0x9A, 0x01]
+        let out = frames(
+            &assembler,
+            [
+                Self.h264Packet(sequence: 1, timestamp: 3000, marker: false, payload: stapA),
+                Self.h264Packet(sequence: 2, timestamp: 3000, marker: false, payload: idrStart),
+                Self.h264Packet(sequence: 3, timestamp: 3000, marker: true, payload: idrEnd),
+                Self.h264Packet(sequence: 4, timestamp: 6000, marker: true, payload: slice),
+            ], now: 0)
+        let code: [UInt8] = [0, 0, 0, 1]
+        #expect(out.map(\.rtpTimestamp) == [3000, 6000])
+        #expect(out[0].isKeyFrame && !out[1].isKeyFrame)
+        #expect(out[0].parameterSets == code + sps + code + pps)
+        #expect(out[0].bytes == code + sps + code + pps + code + [0x65, 0xAA, 0xBB, 0xCC], "the IDR's NAL header rebuilt from the FU-A's")
+        #expect(out[1].bytes == code + slice)
+    }
+
+    @Test func anH264AccessUnitThatLostItsStartIsNotWritten() {
+        var assembler = FrameAssembler(codec: .h264)
+        let key = Self.h264Packet(sequence: 1, timestamp: 3000, marker: true, payload: [0x65, 0x88])
+        // Sequence 2, the first slice of the next picture, is lost; its second slice arrives.
+        let rest = Self.h264Packet(sequence: 3, timestamp: 6000, marker: true, payload: [0x41, 0x9A])
+        let next = Self.h264Packet(sequence: 4, timestamp: 9000, marker: true, payload: [0x65, 0x88])
+        #expect(frames(&assembler, [key, rest], now: 0).count == 1)
+        #expect(frames(&assembler, [next], now: FrameAssembler.holdNanoseconds + 1).map(\.rtpTimestamp) == [9000])
+        #expect(assembler.lostPackets == 1)
     }
 }

@@ -141,7 +141,8 @@ public final class TestPeer {
     /// repaired-stream-id extension when `repaired`), with an RFC 6464 level when `audioLevel` is.
     public func sendRTP(
         payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, payload: [UInt8], tamper: Bool = false,
-        streamID: (extensionID: UInt8, rid: String, repaired: Bool)? = nil, audioLevel: (extensionID: UInt8, level: UInt8)? = nil
+        streamID: (extensionID: UInt8, rid: String, repaired: Bool)? = nil, audioLevel: (extensionID: UInt8, level: UInt8)? = nil,
+        marker: Bool = false
     ) throws {
         var storage = [UInt8](repeating: 0, count: payload.count + 64)
         let length = try storage.withUnsafeMutableBytes { buffer in
@@ -150,6 +151,7 @@ public final class TestPeer {
                     writingInto: buffer, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp,
                     ssrc: ssrc, payload: payloadBytes)
             }
+            packet.marker = marker
             if let streamID {
                 if streamID.repaired {
                     try packet.setRepairedRTPStreamID(streamID.rid, id: streamID.extensionID)

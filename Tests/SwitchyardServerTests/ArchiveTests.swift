@@ -1,4 +1,5 @@
 import Foundation
+import MediaTestSupport
 import Signaling
 import SignalingProtocol
 import SwitchyardServer
@@ -288,6 +289,38 @@ import Testing
         await guest.disconnect()
         await host.disconnect()
         await loop.stop()
+        try await harness.stop()
+    }
+
+    /// H.264 as OBS and hardware encoders send it, recorded into Matroska without decoding.
+    @Test func anH264StreamIsRecordedIntoMatroskaThatFFmpegDecodes() async throws {
+        let harness = try await DaemonHarness.start()
+        let stream = try H264TestStream(seconds: 3, width: 320, height: 240)
+        let (client, _) = try await harness.connect(session: "archive-h264", role: .publisher)
+        let peer = try TestPeer()
+        let parameters = PublishParameters(
+            name: "obs", videoDimensions: VideoDimensions(width: 320, height: 240),
+            video: TrackDescription(codec: .h264, payloadType: H264TestStream.payloadType, ssrc: TestPeer.videoSSRC), transport: peer.transportOffer)
+        guard case .publish(let published) = try await client.call(.publish(parameters)) else {
+            Issue.record("publish refused")
+            return
+        }
+        try peer.accept(try #require(published.transport))
+        let token = try await harness.restToken()
+        let started = try decode(ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-h264/archives", token: token))
+        try await stream.send(from: peer, ssrc: TestPeer.videoSSRC)
+        try await Task.sleep(for: .milliseconds(500))
+        let stopped = try decode(ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-h264/archives/\(started.id)/stop", token: token))
+        let file = try #require(stopped.files.first)
+        #expect(file.name == "\(published.stream.streamId).mkv" && file.hasVideo && !file.hasAudio)
+        let path = harness.configuration.archives!.directory + "/\(started.id)/\(file.name)"
+        let probe = try ArchiveProbe(path: path)
+        #expect(probe.codecs == ["h264"] && probe.width == 320 && probe.height == 240, "\(probe.codecs)")
+        #expect(probe.firstVideoPacketIsKey)
+        #expect(probe.videoPackets >= stream.accessUnits.count - 2, "\(probe.videoPackets) of \(stream.accessUnits.count) pictures")
+        #expect(abs(probe.duration - 3) < 0.5, "\(probe.duration) s")
+        #expect(try ArchiveProbe.decodingErrors(path: path).isEmpty)
+        await client.close()
         try await harness.stop()
     }
 
