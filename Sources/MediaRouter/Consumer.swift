@@ -90,10 +90,11 @@ final class Consumer {
         }
         if producer.isLayered {
             // Start low: the lowest layer costs least to get going, and the budget moves it up. A
-            // relay leg's consumer carries its one layer from the start.
+            // relay leg's consumer carries its one layer from the start. A recording has no downlink
+            // to spare: it starts on the top layer, so its file starts at the picture it keeps.
             layerSelector =
                 preference.pinnedLayer.map { SimulcastLayerSelector(pinnedLayer: min(max($0, 0), producer.encodings.count - 1)) }
-                ?? SimulcastLayerSelector(initialLayer: 0)
+                ?? SimulcastLayerSelector(initialLayer: transport.recording == nil ? 0 : producer.encodings.count - 1)
         }
         // A consumer can forward nothing before its transport can send (a WebRTC transport's DTLS keys,
         // a plain transport's client address learned from its first packet); it asks when it can

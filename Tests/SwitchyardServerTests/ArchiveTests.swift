@@ -292,6 +292,30 @@ import Testing
         try await harness.stop()
     }
 
+    @Test func aSimulcastStreamIsRecordedAtItsTopLayer() async throws {
+        let harness = try await DaemonHarness.start()
+        let loop = try MediaLoop()
+        let alice = try await session(harness, "archive-simulcast", .publisher, loop: loop)
+        let layered = try EncodedMedia(
+            settings: MediaSettings(
+                videoBitrate: 600_000, audioBitrate: 24_000, width: 512, height: 288, frameRate: 30, loopSeconds: 2,
+                lowerLayers: [VideoLayerSettings(width: 256, height: 144, bitrate: 150_000)]))
+        _ = try await alice.publish(PublisherSettings(name: "camera", media: layered))
+        let token = try await harness.restToken()
+        let started = try decode(ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-simulcast/archives", token: token))
+        try await Task.sleep(for: .seconds(3))
+        let stopped = try decode(
+            ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-simulcast/archives/\(started.id)/stop", token: token))
+        let file = try #require(stopped.files.first)
+        let path = harness.configuration.archives!.directory + "/\(started.id)/\(file.name)"
+        let probe = try ArchiveProbe(path: path)
+        #expect(probe.width == 512 && probe.height == 288, "the top layer: \(String(describing: probe.width))x\(String(describing: probe.height))")
+        #expect(try ArchiveProbe.decodingErrors(path: path).isEmpty)
+        await alice.disconnect()
+        await loop.stop()
+        try await harness.stop()
+    }
+
     /// H.264 as OBS and hardware encoders send it, recorded into Matroska without decoding.
     @Test func anH264StreamIsRecordedIntoMatroskaThatFFmpegDecodes() async throws {
         let harness = try await DaemonHarness.start()
