@@ -22,6 +22,7 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
         /// The cluster's catalog and this node's id there; the queue of descriptions for it.
         var catalog: (catalog: any ArchiveCatalog, nodeId: String)?
         var catalogQueue: AsyncStream<ArchiveInfo>.Continuation?
+        var catalogWriter: Task<Void, Never>?
     }
 
     /// In a cluster: keeps every archive's description in `catalog` as well, starting with those
@@ -35,7 +36,7 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
         }
         for info in known { continuation.yield(info) }
         let logger = logger
-        Task {
+        let writer = Task {
             for await info in stream {
                 do throws(SignalingError) {
                     try await catalog.save(info, nodeId: nodeId)
@@ -45,6 +46,18 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
                 }
             }
         }
+        state.withLock { $0.catalogWriter = writer }
+    }
+
+    /// At shutdown, once every archive ended: waits until the catalog has every description queued,
+    /// so the cluster lists them as they ended.
+    public func flushCatalog() async {
+        let writer = state.withLock { state in
+            state.catalogQueue?.finish()
+            state.catalogQueue = nil
+            return state.catalogWriter
+        }
+        await writer?.value
     }
 
     /// Told the id of an archive that stopped by itself (a size or disk limit, a failed write), so

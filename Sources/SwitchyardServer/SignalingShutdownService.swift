@@ -1,3 +1,4 @@
+import Archiving
 import Cluster
 import Foundation
 import MediaRouter
@@ -15,6 +16,8 @@ struct SignalingShutdownService: Service {
     let cluster: ClusterNode?
     /// Told that the node drains, in a cluster.
     let webhooks: (any SessionActivitySink)?
+    /// Its archives' last descriptions reach the cluster's catalog before the node leaves.
+    let archives: ArchiveStore?
 
     func run() async throws {
         try? await gracefulShutdown()
@@ -27,6 +30,7 @@ struct SignalingShutdownService: Service {
                     time: Int64(Date().timeIntervalSince1970 * 1000)))
         }
         await signaling.shutdown(drainTime: drainTime, reason: cluster == nil ? .serverShutdown : .nodeDraining)
+        await archives?.flushCatalog()
         media.shutdown()
     }
 }

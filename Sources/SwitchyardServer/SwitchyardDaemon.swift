@@ -160,7 +160,8 @@ public final class SwitchyardDaemon: Sendable {
             logger: logger)
         // Clients get most of the drain time to close; the HTTP server stops in what is left.
         let shutdown = SignalingShutdownService(
-            signaling: signaling, media: media, drainTime: configuration.drainTime * 0.8, cluster: cluster, webhooks: webhooks)
+            signaling: signaling, media: media, drainTime: configuration.drainTime * 0.8, cluster: cluster, webhooks: webhooks,
+            archives: archives)
         // Services shut down in reverse order: the cluster membership outlives the clients' drain
         // (which needs the database) and leaves before the HTTP server stops; the subscribers this
         // node serves for other nodes' sessions are handed back before its own clients drain; the
