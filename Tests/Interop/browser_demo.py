@@ -36,6 +36,11 @@ say it cannot decrypt. The report gets "e2ee" {downSwitchWidth, framesDecodedB, 
 (and AfterC), tileB, publisherAudioCodec, subscriberIdC, tileC, videoC, audioC (C's inbound stats 4 s
 after its tile said so), decryptionFailuresC, routerC (the router's statistics of C's subscriber: its audio and video sent)}.
 
+With --rest-token and --archive, instead of the fault injection above, the app's backend records the
+session (POST /v1/sessions/S/archives) for 4 s: both pages must show `#recording` with the archive's
+id, then hide it once it is stopped. The report gets "archive" {indicatorMs, archive (the stopped
+ArchiveInfo, whose file of A's stream the test checks)}.
+
 With --rest-token and --force-mute, instead of the fault injection above, the app's backend mutes A's
 stream (POST /v1/sessions/S/streams/ID/mute): A's page must show `#mute-notice` and disable its
 microphone track, B's page must log `streamPropertyChanged` with reason `forceMuted`, and B's
@@ -322,13 +327,16 @@ def run(args, drivers: dict, out: dict):
     if args.rest_token and args.force_mute:
         force_mute(args, a, b, stream_id, subscriber_id, out)
 
+    if args.rest_token and args.archive:
+        archive(args, a, b, out)
+
     if args.rest_token and args.speakers:
         speakers(args, a, b, stream_id, subscriber_id, out)
 
     if args.link_control:
         kernel_link(args, b, subscriber_id, out)
 
-    if args.rest_token and not args.force_mute and not args.speakers:
+    if args.rest_token and not args.force_mute and not args.speakers and not args.archive:
         out["fault"] = fault = {}
         mark = len(log_since(b, 0))
         put_at = time.time() * 1000
@@ -632,6 +640,24 @@ def kernel_link(args, b, subscriber_id: str, out: dict):
                         for e in log_since(b, mark) if e["event"].startswith("video")]
 
 
+def archive(args, a, b, out: dict):
+    """The app's backend records the session: both pages show the recording indicator while it
+    records, and hide it when it stops."""
+    out["archive"] = report = {}
+    started = time.time() * 1000
+    info = send_json(args, "POST", f"/v1/sessions/{args.session}/archives", {"name": "browser"})
+
+    def indicator(driver):
+        return driver.execute_script("const r = document.getElementById('recording'); return r && !r.hidden ? r.dataset.archiveId : null;")
+    for name, driver in (("A", a), ("B", b)):
+        wait_for(f"page {name} to show the recording indicator", 10, lambda: indicator(driver) == info["id"])
+    report["indicatorMs"] = int(time.time() * 1000 - started)
+    time.sleep(4)
+    report["archive"] = send_json(args, "POST", f"/v1/sessions/{args.session}/archives/{info['id']}/stop", None)
+    for name, driver in (("A", a), ("B", b)):
+        wait_for(f"page {name} to hide the recording indicator", 10, lambda: indicator(driver) is None)
+
+
 def force_mute(args, a, b, stream_id: str, subscriber_id: str, out: dict):
     """The app's backend mutes A's stream: A's page says so and stops its microphone, B receives no
     audio; A's mic button turns it back on and B receives audio again."""
@@ -907,6 +933,8 @@ def main() -> int:
     parser.add_argument("--fault-seconds", type=float, default=2.0, help="keep the drop on this long after videoDisabled")
     parser.add_argument("--force-mute", action="store_true",
                         help="with --rest-token: mute A's stream through REST instead of injecting faults, and check both pages")
+    parser.add_argument("--archive", action="store_true",
+                        help="with --rest-token: record the session through REST instead of injecting faults, and check both pages' recording indicator")
     parser.add_argument("--speakers", action="store_true",
                         help="with --rest-token: A captures speech from a WAV, B silence; check the router's levels, B's active-speaker highlight and that A's Mic off frees the floor")
     parser.add_argument("--drop-websocket", action="store_true", help="with --rest-token: drop page A's WebSocket and check it reconnects")

@@ -19,7 +19,8 @@
 // empty until a candidate pair is selected); the publisher's tile has data-publisher; the event log is `#log li[data-event][data-reason]` (data-local for the page's own
 // entries: connected, published, subscribed, error). `#status[data-state]` is the session's
 // connectionStatus (connected, reconnecting, ...). `#mute-notice` shows (not `hidden`) from a
-// moderator's mute of our stream (`muteForced`) until the mic is turned on again.
+// moderator's mute of our stream (`muteForced`) until the mic is turned on again. `#recording`
+// shows (not `hidden`, data-archive-id set) while an archive records the session.
 // Speakers (the page connects with subscribeToSpeakerEvents): the active speaker's tile has the class
 // `active-speaker`, data-active-speaker="1" and data-active-speaker-since (Date.now() ms, when it was
 // highlighted); `#active-speaker[data-stream-id]` names it ("" while there is none). Every tile's
@@ -34,7 +35,7 @@ const PROTOCOL_EVENTS = ["connectionCreated", "connectionDestroyed", "streamCrea
   "streamPropertyChanged", "videoDisabled", "videoEnabled", "videoDisableWarning", "videoDisableWarningLifted", "videoLayerChanged",
   "publisherVideoDisableWarning", "publisherVideoDisableWarningLifted", "publisherVideoDisabled",
   "publisherVideoEnabled", "signal", "subscriberDestroyed", "sessionReconnecting", "sessionReconnected", "sessionMoved", "sessionDisconnected",
-  "muteForced", "forceMuteChanged", "activeSpeakerChanged", "error"];
+  "muteForced", "forceMuteChanged", "activeSpeakerChanged", "archiveStarted", "archiveStopped", "error"];
 const FALLBACK_EVENTS = new Set(["videoDisableWarning", "videoDisableWarningLifted", "videoDisabled", "videoEnabled"]);
 
 /** What tests read. `timing` values are Date.now() milliseconds. */
@@ -128,6 +129,15 @@ function speakerLabel(streamId) {
 }
 
 /** Highlights the active speaker's tile (the session's activeSpeakerStreamId) and names it. */
+/** The recording indicator: shown while an archive records the session. */
+function renderRecording() {
+  const indicator = $("recording");
+  const archive = demo.session?.archive ?? null;
+  indicator.hidden = archive === null;
+  indicator.dataset.archiveId = archive?.id ?? "";
+  indicator.textContent = archive ? `● Recording${archive.name ? `: ${archive.name}` : ""}` : "";
+}
+
 function renderActiveSpeaker() {
   const active = demo.session?.activeSpeakerStreamId ?? null;
   for (const tile of document.querySelectorAll(".tile[data-stream-id]")) {
@@ -325,6 +335,8 @@ function onEvent(name, detail) {
   } else if (name === "streamDestroyed") {
     removeStream(detail.stream.streamId);
     if (demo.publisher?.streamId === detail.stream.streamId) clearPublisher();
+  } else if (name === "archiveStarted" || name === "archiveStopped") {
+    renderRecording();
   } else if (name === "activeSpeakerChanged") {
     renderActiveSpeaker();
   } else if (name === "muteForced") {
@@ -412,6 +424,7 @@ async function join() {
     // Up to four a second: shown on the meters, not logged.
     session.addEventListener("audioLevels", (e) => renderLevels(e.detail.levels));
     renderActiveSpeaker();
+    renderRecording();
     logEvent("connected", { connection: session.connection }, true);
     setStatus(`Connected to ${sessionId} as ${session.connection.connectionId} (${session.role})${session.e2ee ? ", end-to-end encrypted" : ""}.`);
     $("leave").disabled = false;
@@ -473,6 +486,7 @@ function teardown(message, isError = false) {
   clearPublisher();
   demo.session = null;
   renderActiveSpeaker();
+  renderRecording();
   $("join").disabled = false;
   $("leave").disabled = true;
   setStatus(message, isError);

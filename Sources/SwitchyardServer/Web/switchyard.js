@@ -205,6 +205,10 @@ export async function mediaPath(pc) {
  * `connectionCreated` / `connectionDestroyed` for the others; `connections` holds ours and the
  * publishers', and `connectionCountChanged` (detail: {connectionCount}, at most once a second) keeps
  * `connectionCount` current.
+ * Archives (docs/archiving.md): `archiveStarted` (detail: {id, name}) and `archiveStopped` (detail:
+ * {id, name, status, reason}) when the session starts and stops being recorded; `archive` holds the
+ * archive recording now (also from the connect reply when the session already was), null when none:
+ * what a recording indicator shows. Moderators: `startArchive(options)`, `stopArchive(archiveId)`.
  */
 export class Session extends EventTarget {
   /**
@@ -314,6 +318,8 @@ export class Session extends EventTarget {
     /** @type {{active: boolean, excludedStreamIds?: string[]}} whether streams published now start
      *  muted (a moderator's `forceMuteAll`, until `disableForceMute`) */
     this.forceMute = { active: false };
+    /** The archive recording the session now ({id, name}), null when none records. */
+    this.archive = null;
     /** @type {string|null} the stream the router hears as the session's dominant speaker (kept
      *  current only with `subscribeToSpeakerEvents`; seeded from the connect reply either way) */
     this.activeSpeakerStreamId = null;
@@ -359,6 +365,7 @@ export class Session extends EventTarget {
     this.#nodeId = result.nodeId ?? null;
     this.iceServers = result.iceServers ?? [];
     this.forceMute = result.session.forceMute ?? { active: false };
+    this.archive = result.session.archive ?? null;
     this.activeSpeakerStreamId = result.session.activeSpeakerStreamId ?? null;
     this.connectionCount = result.session.connectionCount ?? 0;
     // Once encrypted, always: a node the session moved to keeps its media sealed.
@@ -434,6 +441,8 @@ export class Session extends EventTarget {
       case "streamCreated": case "streamPropertyChanged": this.streams.set(data.stream.streamId, data.stream); break;
       case "streamDestroyed": this.streams.delete(data.stream.streamId); break;
       case "forceMuteChanged": this.forceMute = data; break;
+      case "archiveStarted": this.archive = { id: data.id, name: data.name }; break;
+      case "archiveStopped": if (this.archive?.id === data.id) this.archive = null; break;
       case "activeSpeakerChanged": this.activeSpeakerStreamId = data.streamId ?? null; break;
       case "sessionDisconnected":
         this.#sawDisconnected = true;
@@ -792,6 +801,25 @@ export class Session extends EventTarget {
   /** Moderators only: streams published from now on keep their audio; nobody is unmuted. @returns {Promise<void>} */
   async disableForceMute() {
     await this.request("disableForceMute");
+  }
+
+  /**
+   * Moderators only: starts recording the session; everyone gets `archiveStarted`.
+   * @param {{name?: string, outputMode?: "individual"|"composed", hasAudio?: boolean, hasVideo?: boolean,
+   *   streamIds?: string[], layout?: "grid", resolution?: "640x480"|"1280x720", frameRate?: number}} [options]
+   * @returns {Promise<object>} the archive (ArchiveInfo, docs/rest.md)
+   */
+  async startArchive(options = {}) {
+    return await this.request("startArchive", options);
+  }
+
+  /**
+   * Moderators only: stops the session's archive; resolves once its files are closed.
+   * @param {string} archiveId
+   * @returns {Promise<object>} the archive as it ended
+   */
+  async stopArchive(archiveId) {
+    return await this.request("stopArchive", { archiveId });
   }
 
   /**
