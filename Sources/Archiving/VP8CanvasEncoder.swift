@@ -5,8 +5,11 @@ import CVPX
 final class VP8CanvasEncoder {
     private var context = vpx_codec_ctx_t()
     private var frameNumber: Int64 = 0
+    /// Room for the largest frame: an uncompressed picture.
+    private var output: [UInt8]
 
     init(width: Int, height: Int, frameRate: Int, bitrate: Int) throws(ArchiveWriteError) {
+        output = [UInt8](repeating: 0, count: width * height * 3 / 2 + 4096)
         var config = vpx_codec_enc_cfg_t()
         guard vpx_codec_enc_config_default(vpx_codec_vp8_cx(), &config, 0) == VPX_CODEC_OK else { throw .codec("VP8 encoder: no default configuration") }
         config.g_w = UInt32(width)
@@ -32,15 +35,9 @@ final class VP8CanvasEncoder {
         let result = vpx_codec_encode(&context, image, frameNumber, 1, 0, UInt(VPX_DL_REALTIME))
         guard result == VPX_CODEC_OK else { throw .codec("VP8 encode: \(String(cString: vpx_codec_err_to_string(result)))") }
         frameNumber += 1
-        var bytes: [UInt8] = []
-        var isKeyFrame = false
-        var iterator: vpx_codec_iter_t?
-        while let packet = vpx_codec_get_cx_data(&context, &iterator) {
-            guard packet.pointee.kind == VPX_CODEC_CX_FRAME_PKT else { continue }
-            let frame = packet.pointee.data.frame
-            bytes += UnsafeRawBufferPointer(start: frame.buf, count: frame.sz)
-            isKeyFrame = isKeyFrame || frame.flags & vpx_codec_frame_flags_t(VPX_FRAME_IS_KEY) != 0
-        }
-        return bytes.isEmpty ? nil : (bytes, isKeyFrame)
+        var isKey: Int32 = 0
+        let written = switchyard_vpx_take_frames(&context, &output, output.count, &isKey)
+        guard written >= 0 else { throw .codec("VP8 encode: a frame larger than \(output.count) bytes") }
+        return written == 0 ? nil : (Array(output[0..<written]), isKey != 0)
     }
 }

@@ -22,10 +22,9 @@ public final class RecordingRing: @unchecked Sendable {
     public static let payloadCapacity = 1504
     static let slotBytes = headerBytes + payloadCapacity
 
+    private let slots: RingSlots
     /// Slots, a power of two.
-    public let capacity: Int
-    private let mask: Int
-    private let storage: UnsafeMutableRawPointer
+    public var capacity: Int { slots.capacity }
     private let head = Atomic<Int>(0)
     private let tail = Atomic<Int>(0)
     private let refused = Atomic<UInt64>(0)
@@ -34,15 +33,11 @@ public final class RecordingRing: @unchecked Sendable {
 
     /// - Parameter capacity: Slots; rounded up to a power of two.
     public init(capacity: Int) {
-        var rounded = 1
-        while rounded < max(2, capacity) { rounded <<= 1 }
-        self.capacity = rounded
-        mask = rounded - 1
-        storage = .allocate(byteCount: rounded * Self.slotBytes, alignment: 64)
+        slots = RingSlots(capacity: capacity, slotBytes: Self.slotBytes)
     }
 
     deinit {
-        storage.deallocate()
+        slots.deallocate()
     }
 
     /// Packets refused because the ring was full or the packet too large.
@@ -69,7 +64,7 @@ public final class RecordingRing: @unchecked Sendable {
             refused.add(1, ordering: .relaxed)
             return false
         }
-        let slot = storage + (writeIndex & mask) * Self.slotBytes
+        let slot = slots.slot(writeIndex)
         slot.storeBytes(of: forwardedAt, as: UInt64.self)
         slot.storeBytes(of: UInt32(bytes.count), toByteOffset: 8, as: UInt32.self)
         if let base = bytes.baseAddress { (slot + Self.headerBytes).copyMemory(from: base, byteCount: bytes.count) }
@@ -86,7 +81,7 @@ public final class RecordingRing: @unchecked Sendable {
         let available = tail.load(ordering: .acquiring) - readIndex
         guard available > 0 else { return 0 }
         for index in readIndex..<(readIndex + available) {
-            let slot = storage + (index & mask) * Self.slotBytes
+            let slot = slots.slot(index)
             let length = Int(slot.load(fromByteOffset: 8, as: UInt32.self))
             handle(Packet(forwardedAt: slot.load(as: UInt64.self), bytes: UnsafeRawBufferPointer(start: slot + Self.headerBytes, count: length)))
             head.store(index + 1, ordering: .releasing)

@@ -1,3 +1,4 @@
+import MediaControl
 import Synchronization
 
 /// A bounded single-producer / single-consumer queue of relay messages from one worker to another:
@@ -26,9 +27,9 @@ final class RelayRing: @unchecked Sendable {
     static let payloadCapacity = 1504
     static let slotBytes = headerBytes + payloadCapacity
 
-    let capacity: Int
-    private let mask: Int
-    private let storage: UnsafeMutableRawPointer
+    private let slots: RingSlots
+    /// Slots, a power of two.
+    var capacity: Int { slots.capacity }
     /// The next slot the receiver reads, and the next the sender writes; both only grow.
     private let head = Atomic<Int>(0)
     private let tail = Atomic<Int>(0)
@@ -40,15 +41,11 @@ final class RelayRing: @unchecked Sendable {
 
     /// - Parameter capacity: Slots; rounded up to a power of two.
     init(capacity: Int) {
-        var rounded = 1
-        while rounded < max(2, capacity) { rounded <<= 1 }
-        self.capacity = rounded
-        mask = rounded - 1
-        storage = .allocate(byteCount: rounded * Self.slotBytes, alignment: 64)
+        slots = RingSlots(capacity: capacity, slotBytes: Self.slotBytes)
     }
 
     deinit {
-        storage.deallocate()
+        slots.deallocate()
     }
 
     /// Messages written and not yet read; exact on either side's thread, a snapshot elsewhere.
@@ -63,7 +60,7 @@ final class RelayRing: @unchecked Sendable {
             drops &+= 1
             return false
         }
-        let slot = storage + (writeIndex & mask) * Self.slotBytes
+        let slot = slots.slot(writeIndex)
         slot.storeBytes(of: kind.rawValue, as: UInt8.self)
         slot.storeBytes(of: encoding, toByteOffset: 1, as: UInt8.self)
         slot.storeBytes(of: UInt16(payload.count), toByteOffset: 2, as: UInt16.self)
@@ -82,7 +79,7 @@ final class RelayRing: @unchecked Sendable {
         let available = tail.load(ordering: .acquiring) - readIndex
         guard available > 0 else { return 0 }
         for index in readIndex..<(readIndex + available) {
-            let slot = storage + (index & mask) * Self.slotBytes
+            let slot = slots.slot(index)
             let kind = RelayMessageKind(rawValue: slot.load(as: UInt8.self)) ?? .media
             let length = Int(slot.load(fromByteOffset: 2, as: UInt16.self))
             handle(

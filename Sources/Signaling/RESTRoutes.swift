@@ -270,10 +270,14 @@ struct RESTRoutes: Sendable {
         guard let node = try await placement.address(ofNode: nodeId) else {
             throw SignalingError(.unavailable, "node \(nodeId), which \(reason), is not live; try again once it is back")
         }
-        let forwarded = ForwardedRequest(
+        return try await placement.forward(Self.forwarded(request, contentType: request.headers[.contentType], body: Data()), to: node)
+    }
+
+    /// `request` as another node receives it, with `body`.
+    private static func forwarded(_ request: Request, contentType: String?, body: Data) -> ForwardedRequest {
+        ForwardedRequest(
             method: request.method.rawValue, path: request.uri.description, authorization: request.headers[.authorization],
-            contentType: request.headers[.contentType], body: Data())
-        return try await placement.forward(forwarded, to: node)
+            contentType: contentType, body: body)
     }
 
     /// In a cluster, the answer of the node that serves `sessionId` when that is another node
@@ -283,10 +287,8 @@ struct RESTRoutes: Sendable {
         guard let placement, request.headers[Self.forwardedByField] == nil, await !directory.hosts(sessionId) else { return nil }
         let location = placing ? try await placement.place(sessionId: sessionId) : try await placement.locate(sessionId: sessionId)
         guard case .node(let node) = location else { return nil }
-        let forwarded = ForwardedRequest(
-            method: request.method.rawValue, path: request.uri.description, authorization: request.headers[.authorization],
-            contentType: placing ? "application/json" : request.headers[.contentType], body: body)
-        return try await placement.forward(forwarded, to: node)
+        return try await placement.forward(
+            Self.forwarded(request, contentType: placing ? "application/json" : request.headers[.contentType], body: body), to: node)
     }
 
     static let forwardedByField = HTTPField.Name(forwardedByHeader)!

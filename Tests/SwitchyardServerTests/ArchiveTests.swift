@@ -12,12 +12,6 @@ import Testing
     static let media: EncodedMedia = try! EncodedMedia(
         settings: MediaSettings(videoBitrate: 300_000, audioBitrate: 24_000, width: 256, height: 144, frameRate: 30, loopSeconds: 2))
 
-    private func session(_ harness: DaemonHarness, _ id: String, _ role: Role, loop: MediaLoop, data: String = "") async throws -> Session {
-        let token = try await harness.token(session: id, role: role, data: data)
-        return try await Session.connect(
-            url: "ws://127.0.0.1:\(harness.port)/v1/ws", sessionId: id, token: token, options: SessionOptions(mediaLoop: loop))
-    }
-
     private func decode<Value: Decodable>(_ type: Value.Type, _ response: (status: Int, body: Data)) throws -> Value {
         try JSONDecoder().decode(type, from: response.body)
     }
@@ -25,8 +19,8 @@ import Testing
     @Test func recordsEachStreamAsAWebMThatFFmpegDecodesWhole() async throws {
         let harness = try await DaemonHarness.start()
         let loop = try MediaLoop()
-        let alice = try await session(harness, "archive-individual", .publisher, loop: loop, data: "name=alice")
-        let bob = try await session(harness, "archive-individual", .publisher, loop: loop, data: "name=bob")
+        let alice = try await harness.client("archive-individual", .publisher, loop: loop, data: "name=alice")
+        let bob = try await harness.client("archive-individual", .publisher, loop: loop, data: "name=bob")
         let first = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))
         let token = try await harness.restToken()
 
@@ -38,7 +32,7 @@ import Testing
         // A stream published while the archive records gets a file of its own, from its offset.
         try await Task.sleep(for: .seconds(1))
         let second = try await bob.publish(PublisherSettings(name: "camera", media: Self.media))
-        let late = try await session(harness, "archive-individual", .subscriber, loop: loop)
+        let late = try await harness.client("archive-individual", .subscriber, loop: loop)
         #expect(late.archive?.id == started.id, "a client joining a recorded session is told in its connect reply")
         try await Task.sleep(for: .seconds(4))
 
@@ -84,7 +78,7 @@ import Testing
     @Test func aStreamWithLossAndAPauseStillDecodesAndStartsOnAKeyFrame() async throws {
         let harness = try await DaemonHarness.start { configuration in configuration.media.faultInjection = true }
         let loop = try MediaLoop()
-        let alice = try await session(harness, "archive-impaired", .publisher, loop: loop)
+        let alice = try await harness.client("archive-impaired", .publisher, loop: loop)
         let publisher = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))
         let token = try await harness.restToken()
         #expect(
@@ -143,7 +137,7 @@ import Testing
     @Test func anArchivePastItsSizeCapFailsWithTheReasonAndItsFilesStillPlay() async throws {
         let harness = try await DaemonHarness.start { configuration in configuration.archives?.maximumBytesPerArchive = 60_000 }
         let loop = try MediaLoop()
-        let alice = try await session(harness, "archive-cap", .publisher, loop: loop)
+        let alice = try await harness.client("archive-cap", .publisher, loop: loop)
         _ = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))
         let token = try await harness.restToken()
         let started = try decode(ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-cap/archives", token: token))
@@ -206,7 +200,7 @@ import Testing
     @Test func audioAndVideoOfAStreamStayInSyncWithin40Milliseconds() async throws {
         let harness = try await DaemonHarness.start()
         let loop = try MediaLoop()
-        let alice = try await session(harness, "archive-sync", .publisher, loop: loop)
+        let alice = try await harness.client("archive-sync", .publisher, loop: loop)
         let marked = try EncodedMedia(
             settings: MediaSettings(videoBitrate: 300_000, audioBitrate: 32_000, width: 256, height: 144, frameRate: 30, loopSeconds: 2, syncMarks: true))
         _ = try await alice.publish(PublisherSettings(name: "camera", media: marked))
@@ -227,8 +221,8 @@ import Testing
     @Test func aComposedArchiveTilesTheVideosAsStreamsComeAndMixesTheAudio() async throws {
         let harness = try await DaemonHarness.start()
         let loop = try MediaLoop()
-        let alice = try await session(harness, "archive-composed", .publisher, loop: loop)
-        let bob = try await session(harness, "archive-composed", .publisher, loop: loop)
+        let alice = try await harness.client("archive-composed", .publisher, loop: loop)
+        let bob = try await harness.client("archive-composed", .publisher, loop: loop)
         _ = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))
         let token = try await harness.restToken()
         let started = try decode(
@@ -272,17 +266,17 @@ import Testing
     @Test func aModeratorStartsAndStopsAnArchiveFromTheWebSocketAndOthersMayNot() async throws {
         let harness = try await DaemonHarness.start()
         let loop = try MediaLoop()
-        let host = try await session(harness, "archive-moderated", .moderator, loop: loop)
-        let guest = try await session(harness, "archive-moderated", .publisher, loop: loop)
+        let host = try await harness.client("archive-moderated", .moderator, loop: loop)
+        let guest = try await harness.client("archive-moderated", .publisher, loop: loop)
         _ = try await guest.publish(PublisherSettings(name: "camera", media: Self.media))
-        let refused = await failure { try await guest.startArchive() }
+        let refused = await sessionFailure { try await guest.startArchive() }
         #expect(refused?.refusalCode == .forbidden)
-        let invalid = await failure { try await host.startArchive(RESTBody.StartArchive(resolution: "640x480")) }
+        let invalid = await sessionFailure { try await host.startArchive(RESTBody.StartArchive(resolution: "640x480")) }
         #expect(invalid?.refusalCode == .invalidParams && "\(invalid!)".contains("params.resolution"), "\(String(describing: invalid))")
         let started = try await host.startArchive(RESTBody.StartArchive(name: "from the room"))
         #expect(await next(guest.events) { $0 == .archiveStarted(ArchiveEvent(id: started.id, name: "from the room")) } != nil)
         try await Task.sleep(for: .seconds(1))
-        #expect(await failure { try await guest.stopArchive(archiveId: started.id) }?.refusalCode == .forbidden)
+        #expect(await sessionFailure { try await guest.stopArchive(archiveId: started.id) }?.refusalCode == .forbidden)
         let stopped = try await host.stopArchive(archiveId: started.id)
         #expect(stopped.status == .available && stopped.files.count == 1)
         #expect(await next(guest.events) { if case .archiveStopped(let event) = $0 { event.id == started.id && event.status == .available } else { false } } != nil)
@@ -295,7 +289,7 @@ import Testing
     @Test func aSimulcastStreamIsRecordedAtItsTopLayer() async throws {
         let harness = try await DaemonHarness.start()
         let loop = try MediaLoop()
-        let alice = try await session(harness, "archive-simulcast", .publisher, loop: loop)
+        let alice = try await harness.client("archive-simulcast", .publisher, loop: loop)
         let layered = try EncodedMedia(
             settings: MediaSettings(
                 videoBitrate: 600_000, audioBitrate: 24_000, width: 512, height: 288, frameRate: 30, loopSeconds: 2,
@@ -346,15 +340,5 @@ import Testing
         #expect(try ArchiveProbe.decodingErrors(path: path) == "")
         await client.close()
         try await harness.stop()
-    }
-
-    /// The error `body` fails with, nil when it succeeds.
-    private func failure<Value>(_ body: () async throws -> Value) async -> SessionError? {
-        do {
-            _ = try await body()
-            return nil
-        } catch {
-            return error as? SessionError
-        }
     }
 }

@@ -4,40 +4,16 @@ import SignalingProtocol
 import SwitchyardClient
 import Testing
 
-extension SessionError {
-    var refusalCode: SignalingErrorCode? {
-        if case .refused(let code, _) = self { return code }
-        return nil
-    }
-}
-
 /// SwitchyardClient against a real daemon: real WebSockets, real UDP and SRTP, libopus and libvpx.
 @Suite(.serialized) struct ClientEndToEndTests {
     static let media: EncodedMedia = try! EncodedMedia(
         settings: MediaSettings(videoBitrate: 300_000, audioBitrate: 24_000, width: 256, height: 144, frameRate: 30, loopSeconds: 2))
 
-    private func session(_ harness: DaemonHarness, _ id: String, _ role: Role, loop: MediaLoop, data: String = "") async throws -> Session {
-        let token = try await harness.token(session: id, role: role, data: data)
-        return try await Session.connect(
-            url: "ws://127.0.0.1:\(harness.port)/v1/ws", sessionId: id, token: token,
-            options: SessionOptions(mediaLoop: loop, reconnectTimeout: .seconds(5)))
-    }
-
-    /// The error `body` fails with, nil when it succeeds.
-    private func failure<Value>(_ body: () async throws -> Value) async -> SessionError? {
-        do {
-            _ = try await body()
-            return nil
-        } catch {
-            return error as? SessionError
-        }
-    }
-
     @Test func publishesAndSubscribesDecodableOpusAndVP8() async throws {
         let harness = try await DaemonHarness.start()
         let loop = try MediaLoop()
-        let alice = try await session(harness, "client-media", .publisher, loop: loop, data: "name=alice")
-        let bob = try await session(harness, "client-media", .subscriber, loop: loop, data: "name=bob")
+        let alice = try await harness.client("client-media", .publisher, loop: loop, data: "name=alice", reconnectTimeout: .seconds(5))
+        let bob = try await harness.client("client-media", .subscriber, loop: loop, data: "name=bob", reconnectTimeout: .seconds(5))
         #expect(await next(alice.events) { $0 == .connectionCreated(bob.connection!) } != nil)
 
         let publisher = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))
@@ -80,8 +56,8 @@ extension SessionError {
     @Test func aSubscriberThatSendsTransportWideFeedbackGetsTheRoutersSendSideEstimate() async throws {
         let harness = try await DaemonHarness.start()
         let loop = try MediaLoop()
-        let alice = try await session(harness, "client-twcc", .publisher, loop: loop)
-        let bob = try await session(harness, "client-twcc", .subscriber, loop: loop)
+        let alice = try await harness.client("client-twcc", .publisher, loop: loop, reconnectTimeout: .seconds(5))
+        let bob = try await harness.client("client-twcc", .subscriber, loop: loop, reconnectTimeout: .seconds(5))
         let publisher = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))
         let withFeedback = try await bob.subscribe(to: publisher.streamId, settings: SubscriberSettings(feedback: .transportWide))
         let withREMB = try await bob.subscribe(to: publisher.streamId)
@@ -107,8 +83,8 @@ extension SessionError {
     @Test func everySessionSubscriberAndPublisherEventArrives() async throws {
         let harness = try await DaemonHarness.start()
         let loop = try MediaLoop()
-        let host = try await session(harness, "client-events", .moderator, loop: loop)
-        let guest = try await session(harness, "client-events", .publisher, loop: loop)
+        let host = try await harness.client("client-events", .moderator, loop: loop, reconnectTimeout: .seconds(5))
+        let guest = try await harness.client("client-events", .publisher, loop: loop, reconnectTimeout: .seconds(5))
         #expect(await next(host.events) { if case .connectionCreated = $0 { true } else { false } } != nil)
         #expect(guest.connectReplyTime.map { $0 > .zero } == true, "the connect's round trip is timed")
 
@@ -161,7 +137,7 @@ extension SessionError {
         let proxy = try SwitchableTCPProxy(to: harness.port)
         defer { proxy.stop() }
         let loop = try MediaLoop()
-        let host = try await session(harness, "client-silent", .moderator, loop: loop)
+        let host = try await harness.client("client-silent", .moderator, loop: loop, reconnectTimeout: .seconds(5))
         let guest = try await session(through: proxy, harness, "client-silent", loop: loop, reconnectTimeout: .seconds(10), pingInterval: .milliseconds(500))
         let guestId = try #require(guest.connection?.connectionId)
         #expect(await next(host.events) { if case .connectionCreated = $0 { true } else { false } } != nil)
@@ -190,7 +166,7 @@ extension SessionError {
         let proxy = try SwitchableTCPProxy(to: harness.port)
         defer { proxy.stop() }
         let loop = try MediaLoop()
-        let host = try await session(harness, "client-blip", .moderator, loop: loop)
+        let host = try await harness.client("client-blip", .moderator, loop: loop, reconnectTimeout: .seconds(5))
         let guest = try await session(through: proxy, harness, "client-blip", loop: loop, reconnectTimeout: .seconds(10))
         let guestId = try #require(guest.connection?.connectionId)
         let hostId = try #require(host.connection?.connectionId)
@@ -201,7 +177,7 @@ extension SessionError {
         proxy.cut()
         #expect(await next(guest.events) { $0 == .sessionDidBeginReconnecting } != nil)
         #expect(guest.connectionStatus == .reconnecting)
-        #expect(await failure { try await guest.signal(type: "now", data: "", to: hostId) } == .reconnecting)
+        #expect(await sessionFailure { try await guest.signal(type: "now", data: "", to: hostId) } == .reconnecting)
         let queued = Task { try await guest.signal(type: "queued", data: "once", to: hostId, retryAfterReconnect: true) }
         try await host.signal(type: "missed", data: "while away", to: guestId)
         let receivedWhileAway = await subscriber.statistics().video.packetsReceived
@@ -241,7 +217,7 @@ extension SessionError {
         let proxy = try SwitchableTCPProxy(to: harness.port)
         defer { proxy.stop() }
         let loop = try MediaLoop()
-        let host = try await session(harness, "client-gone", .moderator, loop: loop)
+        let host = try await harness.client("client-gone", .moderator, loop: loop, reconnectTimeout: .seconds(5))
         let guest = try await session(through: proxy, harness, "client-gone", loop: loop, reconnectTimeout: .seconds(2))
         #expect(await next(host.events) { if case .connectionCreated = $0 { true } else { false } } != nil)
         proxy.cut()
@@ -261,8 +237,8 @@ extension SessionError {
     @Test func aMediaPathThatBreaksAloneIsReportedAndMendsWhileTheSessionStays() async throws {
         let harness = try await DaemonHarness.start()
         let loop = try MediaLoop()
-        let host = try await session(harness, "client-path", .moderator, loop: loop)
-        let guest = try await session(harness, "client-path", .publisher, loop: loop)
+        let host = try await harness.client("client-path", .moderator, loop: loop, reconnectTimeout: .seconds(5))
+        let guest = try await harness.client("client-path", .publisher, loop: loop, reconnectTimeout: .seconds(5))
         let publisher = try await guest.publish(PublisherSettings(media: Self.media))
         let subscriber = try await host.subscribe(to: publisher.streamId)
         try await Task.sleep(for: .seconds(1))
@@ -295,13 +271,13 @@ extension SessionError {
         let loop = try MediaLoop()
         let url = "ws://127.0.0.1:\(harness.port)/v1/ws"
         let options = SessionOptions(mediaLoop: loop)
-        let host = try await session(harness, "client-count", .publisher, loop: loop)
+        let host = try await harness.client("client-count", .publisher, loop: loop, reconnectTimeout: .seconds(5))
         let viewer = try await Session.connect(
             url: url, sessionId: "client-count", token: try await harness.token(session: "client-count", role: .subscriber),
             options: options, suppressConnectionEvents: true)
         #expect(viewer.suppressesConnectionEvents && viewer.connectionCount == 2)
         #expect(viewer.connections.map(\.connectionId) == [viewer.connection!.connectionId])
-        let third = try await session(harness, "client-count", .subscriber, loop: loop)
+        let third = try await harness.client("client-count", .subscriber, loop: loop, reconnectTimeout: .seconds(5))
         #expect(await next(viewer.events) { $0 == .connectionCountChanged(3) } != nil)
         #expect(viewer.connectionCount == 3)
         #expect(await next(host.events) { $0 == .connectionCreated(third.connection!) } != nil)
@@ -328,7 +304,7 @@ extension SessionError {
         let options = SessionOptions(mediaLoop: loop, reconnects: false)
         var outcomes: [String: Int] = [:]
         for _ in 0..<40 {
-            let refusal = await failure {
+            let refusal = await sessionFailure {
                 try await Session.connect(url: "ws://127.0.0.1:\(harness.port)/v1/ws", sessionId: "client-drained", token: token, options: options)
             }
             outcomes[refusal.map(\.description) ?? "connected", default: 0] += 1
@@ -343,16 +319,16 @@ extension SessionError {
         let loop = try MediaLoop()
         let url = "ws://127.0.0.1:\(harness.port)/v1/ws"
         let options = SessionOptions(mediaLoop: loop)
-        let garbageToken = await failure { try await Session.connect(url: url, sessionId: "client-bad", token: "not-a-token", options: options) }
+        let garbageToken = await sessionFailure { try await Session.connect(url: url, sessionId: "client-bad", token: "not-a-token", options: options) }
         #expect(garbageToken?.refusalCode == .invalidToken)
-        let closedPort = await failure { try await Session.connect(url: "ws://127.0.0.1:1/v1/ws", sessionId: "x", token: "t", options: options) }
+        let closedPort = await sessionFailure { try await Session.connect(url: "ws://127.0.0.1:1/v1/ws", sessionId: "x", token: "t", options: options) }
         #expect(closedPort?.description.hasPrefix("cannot open ws://127.0.0.1:1/v1/ws") == true)
-        let viewer = try await session(harness, "client-bad", .subscriber, loop: loop)
-        #expect(await failure { try await viewer.subscribe(to: "s_missing") }?.refusalCode == .notFound)
-        #expect(await failure { try await viewer.publish(PublisherSettings(media: Self.media)) }?.refusalCode == .forbidden)
+        let viewer = try await harness.client("client-bad", .subscriber, loop: loop, reconnectTimeout: .seconds(5))
+        #expect(await sessionFailure { try await viewer.subscribe(to: "s_missing") }?.refusalCode == .notFound)
+        #expect(await sessionFailure { try await viewer.publish(PublisherSettings(media: Self.media)) }?.refusalCode == .forbidden)
 
         // Garbage sent to a subscriber's media port is refused and counted; media keeps flowing.
-        let owner = try await session(harness, "client-bad", .publisher, loop: loop)
+        let owner = try await harness.client("client-bad", .publisher, loop: loop, reconnectTimeout: .seconds(5))
         let publisher = try await owner.publish(PublisherSettings(media: Self.media))
         let subscriber = try await viewer.subscribe(to: publisher.streamId)
         let junk = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)

@@ -12,12 +12,6 @@ import Testing
         settings: MediaSettings(
             videoBitrate: 900_000, audioBitrate: 24_000, width: 768, height: 432, frameRate: 30, loopSeconds: 2, lowerLayers: layers))
 
-    private func session(_ harness: DaemonHarness, _ id: String, _ role: Role, loop: MediaLoop) async throws -> Session {
-        let token = try await harness.token(session: id, role: role)
-        return try await Session.connect(
-            url: "ws://127.0.0.1:\(harness.port)/v1/ws", sessionId: id, token: token, options: SessionOptions(mediaLoop: loop))
-    }
-
     /// Waits until `subscriber` decodes pictures `width` wide, up to `timeout`; returns its statistics.
     private func decoded(_ subscriber: Subscriber, width: Int, timeout: Duration = .seconds(6)) async throws -> SubscriberMediaStatistics {
         let deadline = ContinuousClock.now + timeout
@@ -40,8 +34,8 @@ import Testing
     @Test func eachSubscriberDecodesTheLayerItsPreferenceAllowsAndSwitchesWithoutAGlitch() async throws {
         let harness = try await DaemonHarness.start()
         let loop = try MediaLoop()
-        let alice = try await session(harness, "simulcast", .publisher, loop: loop)
-        let bob = try await session(harness, "simulcast", .subscriber, loop: loop)
+        let alice = try await harness.client("simulcast", .publisher, loop: loop)
+        let bob = try await harness.client("simulcast", .subscriber, loop: loop)
         let publisher = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))
         #expect(
             publisher.stream.videoLayers
@@ -106,7 +100,7 @@ import Testing
     @Test func badLayersAndPreferencesAreRefusedWithTheFieldNamed() async throws {
         let harness = try await DaemonHarness.start()
         let loop = try MediaLoop()
-        let alice = try await session(harness, "simulcast-bad", .publisher, loop: loop)
+        let alice = try await harness.client("simulcast-bad", .publisher, loop: loop)
         let upsideDown = try EncodedMedia(
             settings: MediaSettings(
                 videoBitrate: 150_000, audioBitrate: 0, width: 256, height: 144, frameRate: 15, loopSeconds: 1,

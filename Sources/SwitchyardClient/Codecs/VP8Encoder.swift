@@ -8,6 +8,8 @@ public final class VP8Encoder {
     private var context = vpx_codec_ctx_t()
     private var image = vpx_image_t()
     private var frameNumber: Int64 = 0
+    /// Room for the largest frame: an uncompressed picture.
+    private var output: [UInt8]
     /// The rate controller's optimal buffer of libwebrtc's VP8 sender, which its key-frame cap derives from.
     private static let optimalBufferMilliseconds = 600.0
 
@@ -19,6 +21,7 @@ public final class VP8Encoder {
         guard frameRate > 0, bitrate >= 10_000 else { throw .invalidSetting("video frame rate must be positive and bitrate at least 10 kbps") }
         self.width = width
         self.height = height
+        output = [UInt8](repeating: 0, count: width * height * 3 / 2 + 4096)
         var config = vpx_codec_enc_cfg_t()
         try Self.check(vpx_codec_enc_config_default(vpx_codec_vp8_cx(), &config, 0), "default configuration", nil)
         config.g_w = UInt32(width)
@@ -57,16 +60,10 @@ public final class VP8Encoder {
         let flags: vpx_enc_frame_flags_t = keyFrame ? vpx_enc_frame_flags_t(VPX_EFLAG_FORCE_KF) : 0
         try Self.check(vpx_codec_encode(&context, &image, frameNumber, 1, flags, UInt(VPX_DL_REALTIME)), "encode", &context)
         frameNumber += 1
-        var bytes: [UInt8] = []
-        var isKeyFrame = false
-        var iterator: vpx_codec_iter_t?
-        while let packet = vpx_codec_get_cx_data(&context, &iterator) {
-            guard packet.pointee.kind == VPX_CODEC_CX_FRAME_PKT else { continue }
-            let frame = packet.pointee.data.frame
-            bytes += UnsafeRawBufferPointer(start: frame.buf, count: frame.sz)
-            isKeyFrame = isKeyFrame || frame.flags & vpx_codec_frame_flags_t(VPX_FRAME_IS_KEY) != 0
-        }
-        return (bytes, isKeyFrame)
+        var isKey: Int32 = 0
+        let written = switchyard_vpx_take_frames(&context, &output, output.count, &isKey)
+        guard written >= 0 else { throw .vpx(operation: "encode", message: "a frame larger than \(output.count) bytes") }
+        return (Array(output[0..<written]), isKey != 0)
     }
 
     static func check(_ result: vpx_codec_err_t, _ operation: String, _ context: UnsafeMutablePointer<vpx_codec_ctx_t>?) throws(CodecError) {
