@@ -1,3 +1,4 @@
+import Archiving
 import Foundation
 import MediaRouter
 import Signaling
@@ -114,6 +115,34 @@ import Webhooks
         #expect(refusal(#"{"media":{"overload":{"stepShare":0}}}"#)?.keyPath == "media.overload.stepShare")
         #expect(refusal(#"{"media":{"overload":{"forwardingBudget":-1}}}"#)?.keyPath == "media.overload.forwardingBudget")
         #expect(refusal(#"{"media":{"overload":{"budget":1}}}"#)?.keyPath == "media.overload.budget")
+    }
+
+    @Test func archivesAreOnByDefaultAndTheirSettingsAreChecked() throws {
+        #expect(SwitchyardConfiguration.builtIn.archives == ArchivingConfiguration(directory: "archives"))
+        let parsed = try SwitchyardConfiguration.parse(
+            Data(#"{"archives":{"directory":"/srv/recordings","maximumBytesPerArchive":1048576,"minimumFreeBytes":0,"ringPackets":256}}"#.utf8))
+        #expect(
+            parsed.archives
+                == ArchivingConfiguration(directory: "/srv/recordings", maximumBytesPerArchive: 1_048_576, minimumFreeBytes: 0, ringPackets: 256))
+        #expect(try SwitchyardConfiguration.parse(Data(#"{"archives":{"enabled":false}}"#.utf8)).archives == nil)
+        #expect(refusal(#"{"archives":{"directory":""}}"#) == ConfigurationError(keyPath: "archives.directory", problem: "must not be empty"))
+        #expect(refusal(#"{"archives":{"directory":7}}"#)?.keyPath == "archives.directory")
+        #expect(refusal(#"{"archives":{"maximumBytesPerArchive":1000}}"#)?.keyPath == "archives.maximumBytesPerArchive")
+        #expect(refusal(#"{"archives":{"ringPackets":100}}"#)?.keyPath == "archives.ringPackets")
+        #expect(refusal(#"{"archives":{"maximumConcurrent":0}}"#)?.keyPath == "archives.maximumConcurrent")
+        #expect(refusal(#"{"archives":{"folder":"x"}}"#)?.keyPath == "archives.folder")
+    }
+
+    @Test func aDaemonWhoseArchiveDirectoryIsAFileDoesNotStartAndSaysWhy() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-not-a-directory-\(UUID().uuidString)").path
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        do {
+            _ = try await DaemonHarness.start { $0.archives?.directory = file }
+            Issue.record("the daemon started")
+        } catch {
+            #expect("\(error)".contains("archives.directory \(file) cannot be used: it is a file, not a directory"), "\(error)")
+        }
     }
 
     @Test func workersWaitOnTheirDispatchQueueByDefaultAndSpreadBigAudiences() throws {
