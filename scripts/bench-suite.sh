@@ -40,6 +40,7 @@ run soak soak --clients 100 --duration 60
 run speakers speakers
 run webhooks webhooks
 run webhooks-silent webhooks --receiver silent --duration 30
+run archive archive
 "$(dirname "$0")/bench-cluster.sh" "$bin" "$results"
 # As root, with the cap fault (a subscriber's downlink capped at 100 kbps by the kernel, in the
 # script's own network namespace); unless CHAOS_CAP_KBPS says otherwise (empty: none).
