@@ -62,8 +62,10 @@ final class ArchiveRecorder: @unchecked Sendable {
     /// - Parameter makeOutput: makes what the thread writes to, given the archive's start on the
     ///   monotonic clock.
     init(
-        id: String, directory: String, limits: ArchivingConfiguration, makeOutput: (UInt64) throws(ArchiveWriteError) -> any ArchiveOutput,
-        onSelfStop: @escaping @Sendable (String) -> Void, onManifestChange: @escaping @Sendable (String, Progress) -> Void
+        id: String, directory: String, limits: ArchivingConfiguration,
+        makeOutput: (UInt64) throws(ArchiveWriteError) -> any ArchiveOutput,
+        onSelfStop: @escaping @Sendable (String) -> Void,
+        onManifestChange: @escaping @Sendable (String, Progress) -> Void
     ) throws(ArchiveWriteError) {
         self.id = id
         self.directory = directory
@@ -117,13 +119,19 @@ final class ArchiveRecorder: @unchecked Sendable {
             }
             let size = output.size
             if size > limits.maximumBytesPerArchive {
-                failure = (.sizeLimit, "its files reached \(size) bytes, over archives.maximumBytesPerArchive (\(limits.maximumBytesPerArchive))")
+                failure = (
+                    .sizeLimit,
+                    "its files reached \(size) bytes, over archives.maximumBytesPerArchive (\(limits.maximumBytesPerArchive))"
+                )
                 break
             }
             if now &- lastSpaceCheck > 1_000_000_000 {
                 lastSpaceCheck = now
                 if let free = Self.freeBytes(at: directory), free < limits.minimumFreeBytes {
-                    failure = (.diskFull, "\(free) bytes free where it writes, under archives.minimumFreeBytes (\(limits.minimumFreeBytes))")
+                    failure = (
+                        .diskFull,
+                        "\(free) bytes free where it writes, under archives.minimumFreeBytes (\(limits.minimumFreeBytes))"
+                    )
                     break
                 }
             }
@@ -138,7 +146,9 @@ final class ArchiveRecorder: @unchecked Sendable {
         }
         let final = progress(now: now)
         onManifestChange(id, final)
-        let outcome = Outcome(files: final.files, durationMs: final.durationMs, size: final.size, cpuSeconds: final.cpuSeconds, failure: failure)
+        let outcome = Outcome(
+            files: final.files, durationMs: final.durationMs, size: final.size, cpuSeconds: final.cpuSeconds,
+            failure: failure)
         if failure != nil { onSelfStop(id) }
         let waiters = finished.withLock { state in
             state.outcome = outcome
@@ -178,7 +188,9 @@ final class ArchiveRecorder: @unchecked Sendable {
         guard manifestChanged || passes % 10 == 0 else { return }
         let current = progress(now: now)
         progressState.withLock { $0 = current }
-        if manifestChanged || current.files.count != lastManifest.files || now &- lastManifest.at > Self.manifestInterval {
+        if manifestChanged || current.files.count != lastManifest.files
+            || now &- lastManifest.at > Self.manifestInterval
+        {
             lastManifest = (current.files.count, now)
             onManifestChange(id, current)
         }
@@ -186,13 +198,17 @@ final class ArchiveRecorder: @unchecked Sendable {
 
     private func progress(now: UInt64) -> Progress {
         let files = output.files
-        return Progress(files: files, size: files.reduce(0) { $0 + $1.sizeBytes }, durationMs: milliseconds(at: now), cpuSeconds: Self.threadCPUSeconds())
+        return Progress(
+            files: files, size: files.reduce(0) { $0 + $1.sizeBytes }, durationMs: milliseconds(at: now),
+            cpuSeconds: Self.threadCPUSeconds())
     }
 
     private func drainRing() {
         ring.drain { packet in
             guard packet.bytes.count >= 12 else { return }
-            let ssrc = UInt32(packet.bytes[8]) << 24 | UInt32(packet.bytes[9]) << 16 | UInt32(packet.bytes[10]) << 8 | UInt32(packet.bytes[11])
+            let ssrc =
+                UInt32(packet.bytes[8]) << 24 | UInt32(packet.bytes[9]) << 16 | UInt32(packet.bytes[10]) << 8
+                | UInt32(packet.bytes[11])
             output.insert(packet, ssrc: ssrc)
         }
     }

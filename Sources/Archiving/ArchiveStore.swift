@@ -42,7 +42,9 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
                     try await catalog.save(info, nodeId: nodeId)
                 } catch {
                     // The local manifest stays right; the catalog catches up at the next change.
-                    logger.warning("archive not saved in the cluster's catalog", metadata: ["archive": "\(info.id)", "error": "\(error.message)"])
+                    logger.warning(
+                        "archive not saved in the cluster's catalog",
+                        metadata: ["archive": "\(info.id)", "error": "\(error.message)"])
                 }
             }
         }
@@ -80,7 +82,9 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
         var found: [String: ArchiveInfo] = [:]
         for name in names {
             let path = "\(configuration.directory)/\(name)/manifest.json"
-            guard let data = manager.contents(atPath: path), var info = try? JSONDecoder().decode(ArchiveInfo.self, from: data) else { continue }
+            guard let data = manager.contents(atPath: path),
+                var info = try? JSONDecoder().decode(ArchiveInfo.self, from: data)
+            else { continue }
             if info.status == .started || info.status == .stopped {
                 info.status = .failed
                 info.reason = .interrupted
@@ -95,7 +99,9 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
                 let lastMedia = info.files.compactMap(\.stopOffsetMs).max() ?? 0
                 info.duration = max(info.duration, Double(lastMedia) / 1000)
                 Self.writeManifest(info, directory: configuration.directory, logger: logger)
-                logger.warning("archive interrupted by a restart", metadata: ["archive": "\(info.id)", "session": "\(info.sessionId)"])
+                logger.warning(
+                    "archive interrupted by a restart",
+                    metadata: ["archive": "\(info.id)", "session": "\(info.sessionId)"])
             }
             found[info.id] = info
         }
@@ -107,22 +113,29 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw SignalingError(.internalError, "cannot make the archive's directory \(directory): \(error.localizedDescription)")
+            throw SignalingError(
+                .internalError, "cannot make the archive's directory \(directory): \(error.localizedDescription)")
         }
         if let free = ArchiveRecorder.freeBytes(at: configuration.directory), free < configuration.minimumFreeBytes {
             try? FileManager.default.removeItem(atPath: directory)
             throw SignalingError(
-                .limitReached, "the archive directory has \(free) bytes free, under archives.minimumFreeBytes (\(configuration.minimumFreeBytes))")
+                .limitReached,
+                "the archive directory has \(free) bytes free, under archives.minimumFreeBytes (\(configuration.minimumFreeBytes))"
+            )
         }
         let info = ArchiveInfo(
-            id: start.id, sessionId: start.sessionId, name: start.name, outputMode: start.outputMode, hasAudio: start.hasAudio,
+            id: start.id, sessionId: start.sessionId, name: start.name, outputMode: start.outputMode,
+            hasAudio: start.hasAudio,
             hasVideo: start.hasVideo, status: .started, createdAt: start.createdAt)
         let output: (UInt64) throws(ArchiveWriteError) -> any ArchiveOutput = { startedAt throws(ArchiveWriteError) in
             guard let composition = start.composition else {
-                return IndividualArchive(directory: directory, includeAudio: start.hasAudio, includeVideo: start.hasVideo, startedAt: startedAt)
+                return IndividualArchive(
+                    directory: directory, includeAudio: start.hasAudio, includeVideo: start.hasVideo,
+                    startedAt: startedAt)
             }
             return try ComposedArchive(
-                directory: directory, width: composition.width, height: composition.height, frameRate: composition.frameRate,
+                directory: directory, width: composition.width, height: composition.height,
+                frameRate: composition.frameRate,
                 includeAudio: start.hasAudio, includeVideo: start.hasVideo, startedAt: startedAt)
         }
         let recorder: ArchiveRecorder
@@ -143,7 +156,9 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
         }
         guard accepted else {
             try? FileManager.default.removeItem(atPath: directory)
-            throw SignalingError(.limitReached, "this server already records \(configuration.maximumConcurrent) archives (archives.maximumConcurrent)")
+            throw SignalingError(
+                .limitReached,
+                "this server already records \(configuration.maximumConcurrent) archives (archives.maximumConcurrent)")
         }
         publish(info)
         recorder.start()
@@ -188,7 +203,10 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
             publish(info)
             logger.info(
                 "archive ended",
-                metadata: ["archive": "\(archiveId)", "status": "\(info.status.rawValue)", "bytes": "\(info.size)", "files": "\(info.files.count)"])
+                metadata: [
+                    "archive": "\(archiveId)", "status": "\(info.status.rawValue)", "bytes": "\(info.size)",
+                    "files": "\(info.files.count)",
+                ])
         }
         return info
     }
@@ -223,9 +241,13 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
     }
 
     public func delete(_ archiveId: String) async throws(SignalingError) -> ArchiveDeletion {
-        let (local, recording, catalog) = state.withLock { ($0.archives[archiveId], $0.recorders[archiveId] != nil, $0.catalog) }
+        let (local, recording, catalog) = state.withLock {
+            ($0.archives[archiveId], $0.recorders[archiveId] != nil, $0.catalog)
+        }
         guard let local else {
-            guard let catalog, let held = try await catalog.catalog.find(archiveId) else { throw SignalingError(.notFound, "no archive \(archiveId)") }
+            guard let catalog, let held = try await catalog.catalog.find(archiveId) else {
+                throw SignalingError(.notFound, "no archive \(archiveId)")
+            }
             guard held.nodeId != catalog.nodeId else {
                 // Catalogued as this node's, with no files here (deleted by hand): only the record is left.
                 try await catalog.catalog.remove(archiveId)
@@ -234,11 +256,14 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
             return .heldBy(nodeId: held.nodeId)
         }
         guard !recording else {
-            throw SignalingError(.conflict, "archive \(archiveId) is recording (status \(local.status.rawValue)); stop it first")
+            throw SignalingError(
+                .conflict, "archive \(archiveId) is recording (status \(local.status.rawValue)); stop it first")
         }
         // The shared record goes first: were the database away, the files stay and the request can be repeated.
         try await catalog?.catalog.remove(archiveId)
-        guard state.withLock({ $0.archives.removeValue(forKey: archiveId) }) != nil else { throw SignalingError(.notFound, "no archive \(archiveId)") }
+        guard state.withLock({ $0.archives.removeValue(forKey: archiveId) }) != nil else {
+            throw SignalingError(.notFound, "no archive \(archiveId)")
+        }
         do {
             try FileManager.default.removeItem(atPath: "\(configuration.directory)/\(archiveId)")
         } catch {
@@ -249,7 +274,9 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
 
     private func manifestChanged(_ archiveId: String, progress: ArchiveRecorder.Progress) {
         let info: ArchiveInfo? = state.withLock { state in
-            guard var info = state.archives[archiveId], info.status == .started || info.status == .stopped else { return nil }
+            guard var info = state.archives[archiveId], info.status == .started || info.status == .stopped else {
+                return nil
+            }
             Self.apply(progress, dropped: state.recorders[archiveId]?.ring.drops ?? info.droppedPackets, to: &info)
             state.archives[archiveId] = info
             return info
@@ -279,7 +306,9 @@ public final class ArchiveStore: SessionArchiving, @unchecked Sendable {
         do {
             try encoder.encode(info).write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            logger.error("archive manifest not written", metadata: ["archive": "\(info.id)", "path": "\(path)", "error": "\(error)"])
+            logger.error(
+                "archive manifest not written",
+                metadata: ["archive": "\(info.id)", "path": "\(path)", "error": "\(error)"])
         }
     }
 

@@ -13,7 +13,8 @@ public struct ArchivingConfiguration: Equatable, Sendable {
     public var ringPackets: Int
 
     public init(
-        directory: String, maximumBytesPerArchive: Int64 = 2 << 30, minimumFreeBytes: Int64 = 1 << 30, maximumConcurrent: Int = 64,
+        directory: String, maximumBytesPerArchive: Int64 = 2 << 30, minimumFreeBytes: Int64 = 1 << 30,
+        maximumConcurrent: Int = 64,
         ringPackets: Int = 4096
     ) {
         self.directory = directory

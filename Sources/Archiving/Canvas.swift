@@ -21,9 +21,11 @@ final class Canvas {
 
     /// Paints it black.
     func clear() {
-        let planes = [(image.pointee.planes.0!, Int(image.pointee.stride.0), height, UInt8(16)),
-                      (image.pointee.planes.1!, Int(image.pointee.stride.1), (height + 1) / 2, UInt8(128)),
-                      (image.pointee.planes.2!, Int(image.pointee.stride.2), (height + 1) / 2, UInt8(128))]
+        let planes = [
+            (image.pointee.planes.0!, Int(image.pointee.stride.0), height, UInt8(16)),
+            (image.pointee.planes.1!, Int(image.pointee.stride.1), (height + 1) / 2, UInt8(128)),
+            (image.pointee.planes.2!, Int(image.pointee.stride.2), (height + 1) / 2, UInt8(128)),
+        ]
         for (plane, stride, rows, value) in planes { plane.update(repeating: value, count: stride * rows) }
     }
 }

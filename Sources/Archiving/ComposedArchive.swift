@@ -32,11 +32,15 @@ final class ComposedArchive: ArchiveOutput {
         var pcm: [Int32] = []
         var pcmStart: Int64 = 0
 
-        init(_ stream: ArchivedStream, addedMs: Int64, includeAudio: Bool, includeVideo: Bool) throws(ArchiveWriteError) {
+        init(_ stream: ArchivedStream, addedMs: Int64, includeAudio: Bool, includeVideo: Bool) throws(ArchiveWriteError)
+        {
             self.stream = stream
             self.addedMs = addedMs
             for track in stream.tracks {
-                let entry = (track.ssrc, FrameAssembler(codec: track.codec.name), MediaTimeline(clockRate: Int(track.codec.clockRate)))
+                let entry = (
+                    track.ssrc, FrameAssembler(codec: track.codec.name),
+                    MediaTimeline(clockRate: Int(track.codec.clockRate))
+                )
                 if track.kind == .video, includeVideo, track.codec.name == .vp8 { video = entry }
                 if track.kind == .audio, includeAudio, track.codec.name == .opus { audio = entry }
             }
@@ -67,7 +71,8 @@ final class ComposedArchive: ArchiveOutput {
     private var lastWrittenMs: Int64?
 
     init(
-        directory: String, width: Int, height: Int, frameRate: Int, includeAudio: Bool, includeVideo: Bool, startedAt: UInt64
+        directory: String, width: Int, height: Int, frameRate: Int, includeAudio: Bool, includeVideo: Bool,
+        startedAt: UInt64
     ) throws(ArchiveWriteError) {
         self.startedAt = startedAt
         self.includeAudio = includeAudio
@@ -76,7 +81,10 @@ final class ComposedArchive: ArchiveOutput {
         frameIntervalMs = 1000 / Double(frameRate)
         canvas = try Canvas(width: width, height: height)
         canvas.clear()
-        videoEncoder = includeVideo ? try VP8CanvasEncoder(width: width, height: height, frameRate: frameRate, bitrate: width * height * 3) : nil
+        videoEncoder =
+            includeVideo
+            ? try VP8CanvasEncoder(width: width, height: height, frameRate: frameRate, bitrate: width * height * 3)
+            : nil
         audioEncoder = includeAudio ? try OpusMixEncoder(bitrate: 64_000) : nil
         file = try MatroskaFile(
             path: path, video: includeVideo ? MatroskaFile.VideoTrack(codec: .vp8, width: width, height: height) : nil,
@@ -87,7 +95,8 @@ final class ComposedArchive: ArchiveOutput {
 
     func add(_ stream: ArchivedStream, now: UInt64) {
         guard !streams.contains(where: { $0.stream.streamId == stream.streamId && $0.endedMs == nil }),
-            let composed = try? Stream(stream, addedMs: milliseconds(at: now), includeAudio: includeAudio, includeVideo: includeVideo)
+            let composed = try? Stream(
+                stream, addedMs: milliseconds(at: now), includeAudio: includeAudio, includeVideo: includeVideo)
         else { return }
         streams.append(composed)
         for ssrc in [composed.video?.ssrc, composed.audio?.ssrc].compactMap({ $0 }) { streamsBySSRC[ssrc] = composed }
@@ -106,7 +115,9 @@ final class ComposedArchive: ArchiveOutput {
         guard let stream = streams.first(where: { $0.stream.streamId == streamId && $0.endedMs == nil }) else { return }
         take(from: stream, now: now &+ FrameAssembler.holdNanoseconds &+ 1)
         stream.endedMs = milliseconds(at: now)
-        for ssrc in [stream.video?.ssrc, stream.audio?.ssrc].compactMap({ $0 }) where streamsBySSRC[ssrc] === stream { streamsBySSRC[ssrc] = nil }
+        for ssrc in [stream.video?.ssrc, stream.audio?.ssrc].compactMap({ $0 }) where streamsBySSRC[ssrc] === stream {
+            streamsBySSRC[ssrc] = nil
+        }
     }
 
     func write(now: UInt64) throws(ArchiveWriteError) {
@@ -119,7 +130,9 @@ final class ComposedArchive: ArchiveOutput {
 
     func finish(now: UInt64) throws(ArchiveWriteError) {
         guard let file else { return }
-        for stream in streams where stream.endedMs == nil { take(from: stream, now: now &+ FrameAssembler.holdNanoseconds &+ 1) }
+        for stream in streams where stream.endedMs == nil {
+            take(from: stream, now: now &+ FrameAssembler.holdNanoseconds &+ 1)
+        }
         try produce(until: milliseconds(at: now))
         closedSize = file.size
         self.file = nil
@@ -130,14 +143,17 @@ final class ComposedArchive: ArchiveOutput {
         guard let lastWrittenMs else { return [] }
         return [
             ArchiveFile(
-                name: Self.fileName, streamId: nil, connectionId: nil, connectionData: nil, startOffsetMs: 0, stopOffsetMs: lastWrittenMs,
+                name: Self.fileName, streamId: nil, connectionId: nil, connectionData: nil, startOffsetMs: 0,
+                stopOffsetMs: lastWrittenMs,
                 hasAudio: includeAudio, hasVideo: includeVideo, sizeBytes: size)
         ]
     }
 
     var size: Int64 { file?.size ?? closedSize }
 
-    func needsKeyFrame(now: UInt64) -> Bool { streams.contains { $0.endedMs == nil && ($0.video?.assembler.needsKeyFrame(now: now) ?? false) } }
+    func needsKeyFrame(now: UInt64) -> Bool {
+        streams.contains { $0.endedMs == nil && ($0.video?.assembler.needsKeyFrame(now: now) ?? false) }
+    }
 
     /// Moves the stream's whole frames out of its assemblers: video to wait for its output time,
     /// audio decoded into the stream's samples at its place on the timeline.
@@ -147,14 +163,19 @@ final class ComposedArchive: ArchiveOutput {
             stream.video!.assembler.takeFrames(now: now) { frames.append($0) }
             for frame in frames {
                 let forwardedMs = milliseconds(at: frame.forwardedAt)
-                stream.pendingVideo.append((stream.video!.timeline.milliseconds(rtpTimestamp: frame.rtpTimestamp, forwardedMs: forwardedMs), frame))
+                stream.pendingVideo.append(
+                    (
+                        stream.video!.timeline.milliseconds(rtpTimestamp: frame.rtpTimestamp, forwardedMs: forwardedMs),
+                        frame
+                    ))
             }
         }
         if stream.audio != nil, let decoder = stream.audioDecoder {
             var frames: [AssembledFrame] = []
             stream.audio!.assembler.takeFrames(now: now) { frames.append($0) }
             for frame in frames {
-                let at = stream.audio!.timeline.milliseconds(rtpTimestamp: frame.rtpTimestamp, forwardedMs: milliseconds(at: frame.forwardedAt))
+                let at = stream.audio!.timeline.milliseconds(
+                    rtpTimestamp: frame.rtpTimestamp, forwardedMs: milliseconds(at: frame.forwardedAt))
                 let samples = decoder.decode(frame.bytes)
                 place(samples, at: at * Int64(Self.samplesPerMillisecond), in: stream)
             }
@@ -167,7 +188,9 @@ final class ComposedArchive: ArchiveOutput {
         let offset = Int(sample - stream.pcmStart)
         // Audio older than what was mixed already is too late to be heard.
         guard offset >= 0 else { return }
-        if stream.pcm.count < offset + samples.count { stream.pcm.append(contentsOf: repeatElement(0, count: offset + samples.count - stream.pcm.count)) }
+        if stream.pcm.count < offset + samples.count {
+            stream.pcm.append(contentsOf: repeatElement(0, count: offset + samples.count - stream.pcm.count))
+        }
         for (index, value) in samples.enumerated() { stream.pcm[offset + index] = Int32(value) }
     }
 
@@ -176,7 +199,8 @@ final class ComposedArchive: ArchiveOutput {
         guard let file else { return }
         while let audioEncoder, (nextAudioSlot + 1) * 20 <= horizon {
             let mixed = mix(slot: nextAudioSlot)
-            try file.write(try audioEncoder.encode(mixed), video: false, milliseconds: nextAudioSlot * 20, isKeyFrame: true)
+            try file.write(
+                try audioEncoder.encode(mixed), video: false, milliseconds: nextAudioSlot * 20, isKeyFrame: true)
             lastWrittenMs = nextAudioSlot * 20 + 20
             nextAudioSlot += 1
         }
@@ -198,7 +222,9 @@ final class ComposedArchive: ArchiveOutput {
         var sum = [Int32](repeating: 0, count: count)
         for stream in streams where !stream.pcm.isEmpty {
             let offset = Int(first - stream.pcmStart)
-            for index in 0..<count where offset + index >= 0 && offset + index < stream.pcm.count { sum[index] += stream.pcm[offset + index] }
+            for index in 0..<count where offset + index >= 0 && offset + index < stream.pcm.count {
+                sum[index] += stream.pcm[offset + index]
+            }
             // What is mixed is dropped.
             let consumed = min(stream.pcm.count, max(0, offset + count))
             if consumed > 0 {

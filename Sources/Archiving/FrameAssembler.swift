@@ -108,7 +108,10 @@ struct FrameAssembler {
             let payload = UnsafeRawBufferPointer(rtp.payload)
             if kind == .audio {
                 guard !payload.isEmpty else { return }
-                emit(AssembledFrame(rtpTimestamp: rtp.timestamp, forwardedAt: packet.forwardedAt, isKeyFrame: true, bytes: Array(payload)))
+                emit(
+                    AssembledFrame(
+                        rtpTimestamp: rtp.timestamp, forwardedAt: packet.forwardedAt, isKeyFrame: true,
+                        bytes: Array(payload)))
                 return
             }
             if codec == .h264 {
@@ -119,14 +122,20 @@ struct FrameAssembler {
         }
     }
 
-    private mutating func consumeVP8(_ rtp: RTPPacket, payload: UnsafeRawBufferPointer, forwardedAt: UInt64, _ emit: (AssembledFrame) -> Void) {
-        guard let descriptor = try? VP8PayloadDescriptor(parsing: payload), descriptor.length <= payload.count else { return }
+    private mutating func consumeVP8(
+        _ rtp: RTPPacket, payload: UnsafeRawBufferPointer, forwardedAt: UInt64, _ emit: (AssembledFrame) -> Void
+    ) {
+        guard let descriptor = try? VP8PayloadDescriptor(parsing: payload), descriptor.length <= payload.count else {
+            return
+        }
         let body = UnsafeRawBufferPointer(rebasing: payload[descriptor.length...])
         if descriptor.isStartOfFrame {
             if partial != nil { loseFrame() }
             let isKeyFrame = descriptor.isKeyFrame
             let size = isKeyFrame ? VP8KeyFrameHeader(payload: body).map { ($0.width, $0.height) } : nil
-            partial = AssembledFrame(rtpTimestamp: rtp.timestamp, forwardedAt: forwardedAt, isKeyFrame: isKeyFrame, pictureSize: size, bytes: [])
+            partial = AssembledFrame(
+                rtpTimestamp: rtp.timestamp, forwardedAt: forwardedAt, isKeyFrame: isKeyFrame, pictureSize: size,
+                bytes: [])
         }
         guard var frame = partial, frame.rtpTimestamp == rtp.timestamp else {
             // The middle of a frame whose start was lost (or the start of the next frame's timestamp
@@ -145,7 +154,9 @@ struct FrameAssembler {
 
     private static let startCode: [UInt8] = [0, 0, 0, 1]
 
-    private mutating func consumeH264(_ rtp: RTPPacket, payload: UnsafeRawBufferPointer, forwardedAt: UInt64, _ emit: (AssembledFrame) -> Void) {
+    private mutating func consumeH264(
+        _ rtp: RTPPacket, payload: UnsafeRawBufferPointer, forwardedAt: UInt64, _ emit: (AssembledFrame) -> Void
+    ) {
         guard let first = payload.first else { return }
         if afterGap {
             afterGap = false
@@ -154,7 +165,9 @@ struct FrameAssembler {
         guard rtp.timestamp != brokenTimestamp else { return }
         // H.264 marks no frame's start: a new timestamp is a new access unit.
         if let open = partial, open.rtpTimestamp != rtp.timestamp { loseFrame() }
-        var frame = partial ?? AssembledFrame(rtpTimestamp: rtp.timestamp, forwardedAt: forwardedAt, isKeyFrame: false, bytes: [])
+        var frame =
+            partial
+            ?? AssembledFrame(rtpTimestamp: rtp.timestamp, forwardedAt: forwardedAt, isKeyFrame: false, bytes: [])
         partial = nil
         switch first & 0x1F {
         case 1...23:

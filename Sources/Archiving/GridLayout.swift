@@ -41,7 +41,8 @@ enum GridLayout {
         fittedWidth = max(2, fittedWidth & ~1)
         fittedHeight = max(2, fittedHeight & ~1)
         return Rect(
-            x: cell.x + ((cell.width - fittedWidth) / 2 & ~1), y: cell.y + ((cell.height - fittedHeight) / 2 & ~1), width: fittedWidth,
+            x: cell.x + ((cell.width - fittedWidth) / 2 & ~1), y: cell.y + ((cell.height - fittedHeight) / 2 & ~1),
+            width: fittedWidth,
             height: fittedHeight)
     }
 }

@@ -21,7 +21,8 @@ final class IndividualArchive: ArchiveOutput {
 
     func add(_ stream: ArchivedStream, now: UInt64) {
         guard streams[stream.streamId] == nil else { return }
-        let recording = StreamRecording(stream: stream, includeAudio: includeAudio, includeVideo: includeVideo, addedAt: now)
+        let recording = StreamRecording(
+            stream: stream, includeAudio: includeAudio, includeVideo: includeVideo, addedAt: now)
         streams[stream.streamId] = recording
         for ssrc in recording.tracks.keys { streamsBySSRC[ssrc] = recording }
     }
@@ -32,7 +33,8 @@ final class IndividualArchive: ArchiveOutput {
 
     func end(_ streamId: String, now: UInt64) throws(ArchiveWriteError) {
         guard let recording = streams[streamId] else { return }
-        try recording.write(now: now &+ FrameAssembler.holdNanoseconds &+ 1, archiveStart: startedAt, directory: directory)
+        try recording.write(
+            now: now &+ FrameAssembler.holdNanoseconds &+ 1, archiveStart: startedAt, directory: directory)
         try recording.end(atMs: Int64(bitPattern: now &- startedAt) / 1_000_000)
         for ssrc in recording.tracks.keys where streamsBySSRC[ssrc] === recording { streamsBySSRC[ssrc] = nil }
     }
@@ -48,7 +50,10 @@ final class IndividualArchive: ArchiveOutput {
         for recording in streams.values {
             do throws(ArchiveWriteError) {
                 // What still waits on a gap is written as it is: nothing more comes.
-                if !recording.isEnded { try recording.write(now: now &+ FrameAssembler.holdNanoseconds &+ 1, archiveStart: startedAt, directory: directory) }
+                if !recording.isEnded {
+                    try recording.write(
+                        now: now &+ FrameAssembler.holdNanoseconds &+ 1, archiveStart: startedAt, directory: directory)
+                }
                 try recording.end(atMs: Int64(bitPattern: now &- startedAt) / 1_000_000)
             } catch {
                 failure = failure ?? error
@@ -58,7 +63,9 @@ final class IndividualArchive: ArchiveOutput {
     }
 
     var files: [ArchiveFile] {
-        streams.values.compactMap(\.manifestEntry).sorted { ($0.startOffsetMs, $0.streamId ?? "") < ($1.startOffsetMs, $1.streamId ?? "") }
+        streams.values.compactMap(\.manifestEntry).sorted {
+            ($0.startOffsetMs, $0.streamId ?? "") < ($1.startOffsetMs, $1.streamId ?? "")
+        }
     }
 
     var size: Int64 { streams.values.reduce(0) { $0 + $1.size } }

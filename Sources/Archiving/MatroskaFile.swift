@@ -31,7 +31,9 @@ final class MatroskaFile {
         self.path = path
         var made: UnsafeMutablePointer<AVFormatContext>?
         var result = avformat_alloc_output_context2(&made, nil, video?.codec == .h264 ? "matroska" : "webm", path)
-        guard result >= 0, let context = made else { throw .muxer(path: path, call: "avformat_alloc_output_context2", code: result) }
+        guard result >= 0, let context = made else {
+            throw .muxer(path: path, call: "avformat_alloc_output_context2", code: result)
+        }
         self.context = context
         var next: Int32 = 0
         if let video, let stream = avformat_new_stream(context, nil) {
@@ -96,7 +98,9 @@ final class MatroskaFile {
         defer { av_packet_free(&owned) }
         var result = av_new_packet(packet, Int32(frame.count))
         guard result >= 0 else { throw .muxer(path: path, call: "av_new_packet", code: result) }
-        frame.withUnsafeBytes { packet.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: frame.count) }
+        frame.withUnsafeBytes {
+            packet.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: frame.count)
+        }
         let timeBase = context.pointee.streams[Int(index)]!.pointee.time_base
         let timestamp = av_rescale_q(milliseconds, AVRational(num: 1, den: 1000), timeBase)
         packet.pointee.pts = timestamp

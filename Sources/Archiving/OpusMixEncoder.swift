@@ -23,7 +23,9 @@ final class OpusMixEncoder {
     func encode(_ frame: [Int16]) throws(ArchiveWriteError) -> [UInt8] {
         let capacity = Int32(output.count)
         let length = frame.withUnsafeBufferPointer { input in
-            output.withUnsafeMutableBufferPointer { opus_encode(encoder, input.baseAddress!, Int32(Self.frameSamples), $0.baseAddress!, capacity) }
+            output.withUnsafeMutableBufferPointer {
+                opus_encode(encoder, input.baseAddress!, Int32(Self.frameSamples), $0.baseAddress!, capacity)
+            }
         }
         guard length > 0 else { throw .codec("Opus encode: error \(length)") }
         return Array(output[0..<Int(length)])

@@ -8,7 +8,9 @@ final class OpusStreamDecoder {
 
     init() throws(ArchiveWriteError) {
         var error: Int32 = 0
-        guard let decoder = opus_decoder_create(48_000, 1, &error), error == OPUS_OK else { throw .codec("Opus decoder: error \(error)") }
+        guard let decoder = opus_decoder_create(48_000, 1, &error), error == OPUS_OK else {
+            throw .codec("Opus decoder: error \(error)")
+        }
         self.decoder = decoder
     }
 
@@ -20,7 +22,9 @@ final class OpusStreamDecoder {
     func decode(_ packet: [UInt8]) -> ArraySlice<Int16> {
         let capacity = Int32(samples.count)
         let count = packet.withUnsafeBufferPointer { input in
-            samples.withUnsafeMutableBufferPointer { opus_decode(decoder, input.baseAddress, Int32(input.count), $0.baseAddress!, capacity, 0) }
+            samples.withUnsafeMutableBufferPointer {
+                opus_decode(decoder, input.baseAddress, Int32(input.count), $0.baseAddress!, capacity, 0)
+            }
         }
         return count > 0 ? samples[0..<Int(count)] : []
     }

@@ -14,7 +14,8 @@ final class PictureScaler {
         let source = picture.pointee
         guard source.fmt == VPX_IMG_FMT_I420 else { return }
         context = sws_getCachedContext(
-            context, Int32(source.d_w), Int32(source.d_h), AV_PIX_FMT_YUV420P, Int32(rect.width), Int32(rect.height), AV_PIX_FMT_YUV420P,
+            context, Int32(source.d_w), Int32(source.d_h), AV_PIX_FMT_YUV420P, Int32(rect.width), Int32(rect.height),
+            AV_PIX_FMT_YUV420P,
             SWS_BILINEAR, nil, nil, nil)
         guard let context else { return }
         let target = canvas.image.pointee

@@ -37,13 +37,15 @@ final class StreamRecording {
         self.stream = stream
         self.addedAt = addedAt
         let recorded = stream.tracks.filter { track in
-            track.kind == .audio ? includeAudio && track.codec.name == .opus : includeVideo && [.vp8, .h264].contains(track.codec.name)
+            track.kind == .audio
+                ? includeAudio && track.codec.name == .opus : includeVideo && [.vp8, .h264].contains(track.codec.name)
         }
         videoCodec = recorded.first { $0.kind == .video }?.codec.name
         fileName = "\(stream.streamId).\(videoCodec == .h264 ? "mkv" : "webm")"
         for track in recorded {
             tracks[track.ssrc] = Track(
-                kind: track.kind, assembler: FrameAssembler(codec: track.codec.name), timeline: MediaTimeline(clockRate: Int(track.codec.clockRate)))
+                kind: track.kind, assembler: FrameAssembler(codec: track.codec.name),
+                timeline: MediaTimeline(clockRate: Int(track.codec.clockRate)))
         }
     }
 
@@ -66,16 +68,21 @@ final class StreamRecording {
             for frame in frames { try handle(frame, ssrc: ssrc, archiveStart: archiveStart, directory: directory) }
         }
         if file == nil, !waitingFrames.isEmpty, now &- addedAt > Self.videoWaitNanoseconds {
-            try open(videoSize: stream.declaredVideoSize.map { ($0.width, $0.height) } ?? (640, 480), parameterSets: [], directory: directory)
+            try open(
+                videoSize: stream.declaredVideoSize.map { ($0.width, $0.height) } ?? (640, 480), parameterSets: [],
+                directory: directory)
         }
     }
 
     /// Places the frame on the archive's timeline, then writes it, or keeps it when it is audio
     /// that arrived before the file could open.
-    private func handle(_ frame: AssembledFrame, ssrc: UInt32, archiveStart: UInt64, directory: String) throws(ArchiveWriteError) {
+    private func handle(
+        _ frame: AssembledFrame, ssrc: UInt32, archiveStart: UInt64, directory: String
+    ) throws(ArchiveWriteError) {
         guard let kind = tracks[ssrc]?.kind else { return }
         let forwardedMs = Int64(bitPattern: frame.forwardedAt &- archiveStart) / 1_000_000
-        let milliseconds = tracks[ssrc]!.timeline.milliseconds(rtpTimestamp: frame.rtpTimestamp, forwardedMs: forwardedMs)
+        let milliseconds = tracks[ssrc]!.timeline.milliseconds(
+            rtpTimestamp: frame.rtpTimestamp, forwardedMs: forwardedMs)
         if file == nil {
             waitingFrames.append((frame, kind, milliseconds))
             guard kind == .video || !hasVideoTrack else { return }
@@ -87,8 +94,13 @@ final class StreamRecording {
     }
 
     /// Opens the file, its time 0 the earliest frame waiting, and writes what waited.
-    private func open(videoSize: (width: Int, height: Int), parameterSets: [UInt8], directory: String) throws(ArchiveWriteError) {
-        let video = videoCodec.map { MatroskaFile.VideoTrack(codec: $0, width: videoSize.width, height: videoSize.height, parameterSets: parameterSets) }
+    private func open(
+        videoSize: (width: Int, height: Int), parameterSets: [UInt8], directory: String
+    ) throws(ArchiveWriteError) {
+        let video = videoCodec.map {
+            MatroskaFile.VideoTrack(
+                codec: $0, width: videoSize.width, height: videoSize.height, parameterSets: parameterSets)
+        }
         file = try MatroskaFile(path: "\(directory)/\(fileName)", video: video, audioChannels: hasAudioTrack ? 2 : 0)
         firstMediaMs = waitingFrames.map(\.milliseconds).min()
         let waiting = waitingFrames
@@ -98,7 +110,9 @@ final class StreamRecording {
 
     private func write(_ frame: AssembledFrame, kind: MediaKind, milliseconds: Int64) throws(ArchiveWriteError) {
         guard let file, let firstMediaMs else { return }
-        try file.write(frame.bytes, video: kind == .video, milliseconds: max(0, milliseconds - firstMediaMs), isKeyFrame: frame.isKeyFrame)
+        try file.write(
+            frame.bytes, video: kind == .video, milliseconds: max(0, milliseconds - firstMediaMs),
+            isKeyFrame: frame.isKeyFrame)
         lastMediaMs = max(lastMediaMs ?? milliseconds, milliseconds)
     }
 
@@ -117,7 +131,8 @@ final class StreamRecording {
     var manifestEntry: ArchiveFile? {
         guard let firstMediaMs else { return nil }
         return ArchiveFile(
-            name: fileName, streamId: stream.streamId, connectionId: stream.connectionId, connectionData: stream.connectionData,
+            name: fileName, streamId: stream.streamId, connectionId: stream.connectionId,
+            connectionData: stream.connectionData,
             startOffsetMs: firstMediaMs, stopOffsetMs: endedMs.map { max($0, lastMediaMs ?? $0) } ?? lastMediaMs,
             hasAudio: hasAudioTrack, hasVideo: hasVideoTrack, sizeBytes: size)
     }

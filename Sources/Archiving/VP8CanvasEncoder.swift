@@ -11,7 +11,9 @@ final class VP8CanvasEncoder {
     init(width: Int, height: Int, frameRate: Int, bitrate: Int) throws(ArchiveWriteError) {
         output = [UInt8](repeating: 0, count: width * height * 3 / 2 + 4096)
         var config = vpx_codec_enc_cfg_t()
-        guard vpx_codec_enc_config_default(vpx_codec_vp8_cx(), &config, 0) == VPX_CODEC_OK else { throw .codec("VP8 encoder: no default configuration") }
+        guard vpx_codec_enc_config_default(vpx_codec_vp8_cx(), &config, 0) == VPX_CODEC_OK else {
+            throw .codec("VP8 encoder: no default configuration")
+        }
         config.g_w = UInt32(width)
         config.g_h = UInt32(height)
         config.g_timebase = vpx_rational(num: 1, den: Int32(frameRate))
@@ -22,7 +24,9 @@ final class VP8CanvasEncoder {
         config.kf_max_dist = UInt32(2 * frameRate)
         config.g_threads = 1
         let result = switchyard_vpx_encoder_init(&context, &config)
-        guard result == VPX_CODEC_OK else { throw .codec("VP8 encoder: \(String(cString: vpx_codec_err_to_string(result)))") }
+        guard result == VPX_CODEC_OK else {
+            throw .codec("VP8 encoder: \(String(cString: vpx_codec_err_to_string(result)))")
+        }
         _ = switchyard_vpx_set_cpu_used(&context, 8)
     }
 
@@ -31,9 +35,13 @@ final class VP8CanvasEncoder {
     }
 
     /// Encodes the canvas; the frames out (usually one) and whether the first is a key frame.
-    func encode(_ image: UnsafeMutablePointer<vpx_image_t>) throws(ArchiveWriteError) -> (bytes: [UInt8], isKeyFrame: Bool)? {
+    func encode(
+        _ image: UnsafeMutablePointer<vpx_image_t>
+    ) throws(ArchiveWriteError) -> (bytes: [UInt8], isKeyFrame: Bool)? {
         let result = vpx_codec_encode(&context, image, frameNumber, 1, 0, UInt(VPX_DL_REALTIME))
-        guard result == VPX_CODEC_OK else { throw .codec("VP8 encode: \(String(cString: vpx_codec_err_to_string(result)))") }
+        guard result == VPX_CODEC_OK else {
+            throw .codec("VP8 encode: \(String(cString: vpx_codec_err_to_string(result)))")
+        }
         frameNumber += 1
         var isKey: Int32 = 0
         let written = switchyard_vpx_take_frames(&context, &output, output.count, &isKey)

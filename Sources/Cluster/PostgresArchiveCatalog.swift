@@ -60,7 +60,8 @@ public final class PostgresArchiveCatalog: ArchiveCatalog {
             }
             if rows.isEmpty, offset > 0 {
                 let counted = try await client.query(
-                    "SELECT count(*) FROM switchyard_archives WHERE \(sessionId == nil) OR session_id = \(sessionId ?? "")", logger: logger
+                    "SELECT count(*) FROM switchyard_archives WHERE \(sessionId == nil) OR session_id = \(sessionId ?? "")",
+                    logger: logger
                 ).decode(Int.self)
                 for try await all in counted { total = all }
             }
@@ -78,11 +79,15 @@ public final class PostgresArchiveCatalog: ArchiveCatalog {
         }
     }
 
-    private func run<Result: Sendable>(_ what: String, _ body: @escaping @Sendable () async throws -> Result) async throws(SignalingError) -> Result {
+    private func run<Result: Sendable>(
+        _ what: String, _ body: @escaping @Sendable () async throws -> Result
+    ) async throws(SignalingError) -> Result {
         do {
             return try await ClusterNode.bounded(node.configuration.databaseTimeout, body)
         } catch {
-            throw SignalingError(.unavailable, "the cluster's database did not answer \(what): \(ClusterNode.describe(error)); try again shortly")
+            throw SignalingError(
+                .unavailable,
+                "the cluster's database did not answer \(what): \(ClusterNode.describe(error)); try again shortly")
         }
     }
 

@@ -83,7 +83,10 @@ public final class RecordingRing: @unchecked Sendable {
         for index in readIndex..<(readIndex + available) {
             let slot = slots.slot(index)
             let length = Int(slot.load(fromByteOffset: 8, as: UInt32.self))
-            handle(Packet(forwardedAt: slot.load(as: UInt64.self), bytes: UnsafeRawBufferPointer(start: slot + Self.headerBytes, count: length)))
+            handle(
+                Packet(
+                    forwardedAt: slot.load(as: UInt64.self),
+                    bytes: UnsafeRawBufferPointer(start: slot + Self.headerBytes, count: length)))
             head.store(index + 1, ordering: .releasing)
         }
         return available

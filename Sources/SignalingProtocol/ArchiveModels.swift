@@ -55,7 +55,8 @@ public struct ArchiveFile: Codable, Equatable, Sendable {
     public var sizeBytes: Int64
 
     public init(
-        name: String, streamId: String?, connectionId: String?, connectionData: String?, startOffsetMs: Int64, stopOffsetMs: Int64?,
+        name: String, streamId: String?, connectionId: String?, connectionData: String?, startOffsetMs: Int64,
+        stopOffsetMs: Int64?,
         hasAudio: Bool, hasVideo: Bool, sizeBytes: Int64
     ) {
         self.name = name
@@ -95,8 +96,10 @@ public struct ArchiveInfo: Codable, Equatable, Sendable {
     public var writerCPUSeconds: Double?
 
     public init(
-        id: String, sessionId: String, name: String, outputMode: ArchiveOutputMode, hasAudio: Bool, hasVideo: Bool, status: ArchiveStatus,
-        reason: ArchiveFailureReason? = nil, failureDetail: String? = nil, createdAt: Int64, duration: Double = 0, size: Int64 = 0,
+        id: String, sessionId: String, name: String, outputMode: ArchiveOutputMode, hasAudio: Bool, hasVideo: Bool,
+        status: ArchiveStatus,
+        reason: ArchiveFailureReason? = nil, failureDetail: String? = nil, createdAt: Int64, duration: Double = 0,
+        size: Int64 = 0,
         files: [ArchiveFile] = [], droppedPackets: UInt64 = 0
     ) {
         self.id = id

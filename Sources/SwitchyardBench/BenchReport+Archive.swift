@@ -38,7 +38,9 @@ extension BenchReport {
             public var cpuPercent: Double?
             public var writerDrops: UInt64
 
-            public init(tiles: Int, resolution: String, frameRate: Int, seconds: Double, outputFrames: Int, writerDrops: UInt64) {
+            public init(
+                tiles: Int, resolution: String, frameRate: Int, seconds: Double, outputFrames: Int, writerDrops: UInt64
+            ) {
                 self.tiles = tiles
                 self.resolution = resolution
                 self.frameRate = frameRate

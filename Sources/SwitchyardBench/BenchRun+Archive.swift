@@ -24,7 +24,8 @@ extension BenchRun {
         try await measureManyStreams(into: &archive)
         for tiles in [4, 9] { try await measureComposer(tiles: tiles, into: &archive) }
         if let metrics {
-            archive.recordingFullDrops = await metrics.scrape()["switchyard_media_drops_total{reason=\"recordingFull\"}"]
+            archive.recordingFullDrops = await metrics.scrape()[
+                "switchyard_media_drops_total{reason=\"recordingFull\"}"]
         }
         report.archive = archive
     }
@@ -65,7 +66,9 @@ extension BenchRun {
         archive.cpuPerForwardedPacketWithMicroseconds = perPacket(with)
         archive.forwardedPerSecondWithout = without.reduce(0) { $0 + $1.packets } / (2 * window)
         archive.forwardedPerSecondWith = with.reduce(0) { $0 + $1.packets } / (2 * window)
-        if let base = archive.cpuPerForwardedPacketWithoutMicroseconds, let recorded = archive.cpuPerForwardedPacketWithMicroseconds {
+        if let base = archive.cpuPerForwardedPacketWithoutMicroseconds,
+            let recorded = archive.cpuPerForwardedPacketWithMicroseconds
+        {
             archive.cpuRatio = recorded / base
         }
         await leave([publisherSession] + subscribers)
@@ -73,12 +76,19 @@ extension BenchRun {
 
     /// The daemon's CPU seconds and the packets it sent over `seconds`.
     private func forwardingWindow(seconds: Double) async throws -> (cpu: Double, packets: Double) {
-        guard let pid = serverPID, let metrics else { throw BenchError.invalidOptions("the archive scenario reads the daemon's CPU: run it locally or give --server-pid") }
+        guard let pid = serverPID, let metrics else {
+            throw BenchError.invalidOptions(
+                "the archive scenario reads the daemon's CPU: run it locally or give --server-pid")
+        }
         let sentKey = "switchyard_media_packets_sent_total"
         let packetsBefore = await metrics.scrape()[sentKey] ?? 0
-        guard let before = ProcessUsageSample.read(pid: pid, at: MonotonicClock.now()) else { throw BenchError.setupFailed("daemon \(pid) is gone") }
+        guard let before = ProcessUsageSample.read(pid: pid, at: MonotonicClock.now()) else {
+            throw BenchError.setupFailed("daemon \(pid) is gone")
+        }
         try await Task.sleep(for: .seconds(seconds))
-        guard let after = ProcessUsageSample.read(pid: pid, at: MonotonicClock.now()) else { throw BenchError.setupFailed("daemon \(pid) is gone") }
+        guard let after = ProcessUsageSample.read(pid: pid, at: MonotonicClock.now()) else {
+            throw BenchError.setupFailed("daemon \(pid) is gone")
+        }
         let packetsAfter = await metrics.scrape()[sentKey] ?? 0
         return (after.cpuSeconds - before.cpuSeconds, packetsAfter - packetsBefore)
     }
@@ -97,7 +107,11 @@ extension BenchRun {
         archive.recordedMegabytes = Double(stopped.size) / 1e6
         archive.writerDrops = stopped.droppedPackets
         archive.writerCPUPercent = stopped.writerCPUSeconds.map { 100 * $0 / max(stopped.duration, 0.001) }
-        if stopped.status != .available { report.errors.append("archive of \(publishers.count) streams ended \(stopped.status.rawValue): \(stopped.failureDetail ?? "")") }
+        if stopped.status != .available {
+            report.errors.append(
+                "archive of \(publishers.count) streams ended \(stopped.status.rawValue): \(stopped.failureDetail ?? "")"
+            )
+        }
         try? await deleteArchive(stopped.id)
         await leave(publishers)
     }
@@ -105,11 +119,16 @@ extension BenchRun {
     private func measureComposer(tiles: Int, into archive: inout BenchReport.Archive) async throws {
         let sessionId = "\(sessionPrefix)-archive-composed-\(tiles)"
         let (resolution, frameRate) = ("640x480", 15)
-        say("a composed archive of \(tiles) publishers (\(resolution) at \(frameRate) fps) for \(options.durationSeconds) s")
+        say(
+            "a composed archive of \(tiles) publishers (\(resolution) at \(frameRate) fps) for \(options.durationSeconds) s"
+        )
         let publishers = try await publish(tiles, in: sessionId)
         try await Task.sleep(for: .seconds(options.warmupSeconds))
         let started = try await startArchive(
-            sessionId, body: #"{"name": "bench-composed", "outputMode": "composed", "resolution": "\#(resolution)", "frameRate": \#(frameRate)}"#)
+            sessionId,
+            body:
+                #"{"name": "bench-composed", "outputMode": "composed", "resolution": "\#(resolution)", "frameRate": \#(frameRate)}"#
+        )
         try await Task.sleep(for: .seconds(Double(options.durationSeconds)))
         let stopped = try await stopArchive(sessionId, started.id)
         let frames = Int(stopped.duration * Double(frameRate))
@@ -120,7 +139,10 @@ extension BenchRun {
             composed.cpuMillisecondsPerFrame = 1000 * cpu / Double(frames)
             composed.cpuPercent = 100 * cpu / max(stopped.duration, 0.001)
         }
-        if stopped.status != .available { report.errors.append("composed archive of \(tiles) ended \(stopped.status.rawValue): \(stopped.failureDetail ?? "")") }
+        if stopped.status != .available {
+            report.errors.append(
+                "composed archive of \(tiles) ended \(stopped.status.rawValue): \(stopped.failureDetail ?? "")")
+        }
         archive.composed.append(composed)
         try? await deleteArchive(stopped.id)
         await leave(publishers)
@@ -134,7 +156,9 @@ extension BenchRun {
             _ = try await session.publish(PublisherSettings(name: "bench-\(index)", media: media))
             return session
         }
-        guard sessions.count == count else { throw BenchError.setupFailed("\(count - sessions.count) of \(count) publishers in \(sessionId) failed") }
+        guard sessions.count == count else {
+            throw BenchError.setupFailed("\(count - sessions.count) of \(count) publishers in \(sessionId) failed")
+        }
         return sessions
     }
 
@@ -147,13 +171,19 @@ extension BenchRun {
 
     private func startArchive(_ sessionId: String, body: String) async throws -> ArchiveInfo {
         let (status, answer) = try await rest("POST", "/v1/sessions/\(sessionId)/archives", body: body)
-        guard status == 201 else { throw BenchError.setupFailed("starting an archive of \(sessionId) answered \(status): \(String(decoding: answer, as: UTF8.self))") }
+        guard status == 201 else {
+            throw BenchError.setupFailed(
+                "starting an archive of \(sessionId) answered \(status): \(String(decoding: answer, as: UTF8.self))")
+        }
         return try JSONDecoder().decode(ArchiveInfo.self, from: answer)
     }
 
     private func stopArchive(_ sessionId: String, _ archiveId: String) async throws -> ArchiveInfo {
         let (status, answer) = try await rest("POST", "/v1/sessions/\(sessionId)/archives/\(archiveId)/stop")
-        guard status == 200 else { throw BenchError.setupFailed("stopping archive \(archiveId) answered \(status): \(String(decoding: answer, as: UTF8.self))") }
+        guard status == 200 else {
+            throw BenchError.setupFailed(
+                "stopping archive \(archiveId) answered \(status): \(String(decoding: answer, as: UTF8.self))")
+        }
         return try JSONDecoder().decode(ArchiveInfo.self, from: answer)
     }
 

@@ -6,9 +6,14 @@ import Testing
 @Suite struct FrameAssemblerTests {
     /// An RTP packet of a VP8 stream: a one-byte payload descriptor (S set on a frame's first
     /// packet), and for a frame's first packet a payload header whose P bit says key or not.
-    static func vp8Packet(sequence: UInt16, timestamp: UInt32, marker: Bool, start: Bool, key: Bool = false, body: [UInt8] = [0xAA]) -> [UInt8] {
+    static func vp8Packet(
+        sequence: UInt16, timestamp: UInt32, marker: Bool, start: Bool, key: Bool = false, body: [UInt8] = [0xAA]
+    ) -> [UInt8] {
         var bytes: [UInt8] = [0x80, (marker ? 0x80 : 0) | 96, UInt8(sequence >> 8), UInt8(sequence & 0xff)]
-        bytes += [UInt8(timestamp >> 24), UInt8(timestamp >> 16 & 0xff), UInt8(timestamp >> 8 & 0xff), UInt8(timestamp & 0xff)]
+        bytes += [
+            UInt8(timestamp >> 24), UInt8(timestamp >> 16 & 0xff), UInt8(timestamp >> 8 & 0xff),
+            UInt8(timestamp & 0xff),
+        ]
         bytes += [0, 0, 0, 1]
         bytes.append(start ? 0x10 : 0x00)
         if start {
@@ -79,14 +84,19 @@ import Testing
         var assembler = FrameAssembler(codec: .opus)
         var packet = Self.vp8Packet(sequence: 65535, timestamp: 960, marker: true, start: false)
         let wrapped = Self.vp8Packet(sequence: 0, timestamp: 1920, marker: true, start: false)
-        #expect(frames(&assembler, [packet, wrapped], now: 0).map(\.rtpTimestamp) == [960, 1920], "across the sequence number's wrap")
+        #expect(
+            frames(&assembler, [packet, wrapped], now: 0).map(\.rtpTimestamp) == [960, 1920],
+            "across the sequence number's wrap")
         packet[1] = 111
         #expect(frames(&assembler, [packet], now: 0).isEmpty, "an old sequence number is not played twice")
     }
 
     static func h264Packet(sequence: UInt16, timestamp: UInt32, marker: Bool, payload: [UInt8]) -> [UInt8] {
-        [0x80, (marker ? 0x80 : 0) | 102, UInt8(sequence >> 8), UInt8(sequence & 0xff),
-         UInt8(timestamp >> 24), UInt8(timestamp >> 16 & 0xff), UInt8(timestamp >> 8 & 0xff), UInt8(timestamp & 0xff), 0, 0, 0, 2] + payload
+        [
+            0x80, (marker ? 0x80 : 0) | 102, UInt8(sequence >> 8), UInt8(sequence & 0xff),
+            UInt8(timestamp >> 24), UInt8(timestamp >> 16 & 0xff), UInt8(timestamp >> 8 & 0xff),
+            UInt8(timestamp & 0xff), 0, 0, 0, 2,
+        ] + payload
     }
 
     @Test func h264AccessUnitsComeOutInAnnexBFromSingleAggregatedAndFragmentedNALUnits() {
@@ -110,7 +120,9 @@ import Testing
         #expect(out.map(\.rtpTimestamp) == [3000, 6000])
         #expect(out[0].isKeyFrame && !out[1].isKeyFrame)
         #expect(out[0].parameterSets == code + sps + code + pps)
-        #expect(out[0].bytes == code + sps + code + pps + code + [0x65, 0xAA, 0xBB, 0xCC], "the IDR's NAL header rebuilt from the FU-A's")
+        #expect(
+            out[0].bytes == code + sps + code + pps + code + [0x65, 0xAA, 0xBB, 0xCC],
+            "the IDR's NAL header rebuilt from the FU-A's")
         #expect(out[1].bytes == code + slice)
     }
 

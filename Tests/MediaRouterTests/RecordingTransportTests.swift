@@ -13,11 +13,14 @@ import Testing
         defer { session.plane.shutdown() }
         let ring = RecordingRing(capacity: 16)
         let recording = try await session.plane.createRecordingTransport(router: session.router, ring: ring)
-        let consumer = try await session.plane.consume(transport: recording, producer: session.producer, pauseReasons: [])
+        let consumer = try await session.plane.consume(
+            transport: recording, producer: session.producer, pauseReasons: [])
 
         // Nobody drains the ring: it takes 16 packets, and the rest are dropped and counted.
         try session.publish(from: 0, count: 40, keyFrameAt: [0])
-        #expect(try await onOwnThread { session.subscribers[0].receiveRTP(count: 40) }.count == 40, "the subscriber missed nothing")
+        #expect(
+            try await onOwnThread { session.subscribers[0].receiveRTP(count: 40) }.count == 40,
+            "the subscriber missed nothing")
         try await waitUntil("the ring is full") { ring.packets == 16 }
         let drops = try await session.plane.statistics(router: session.router).drops
         #expect(drops["recordingFull"] == 24 && ring.drops == 24)
@@ -35,7 +38,8 @@ import Testing
             }
         }
         #expect(sequenceNumbers.count == 16)
-        #expect(zip(sequenceNumbers, sequenceNumbers.dropFirst()).allSatisfy { $1 == $0 &+ 1 }, "in order, none missing")
+        #expect(
+            zip(sequenceNumbers, sequenceNumbers.dropFirst()).allSatisfy { $1 == $0 &+ 1 }, "in order, none missing")
         #expect(firstPayload == VP8TestPayload.make(index: 0, keyFrame: true))
 
         // Drained, it takes packets again.

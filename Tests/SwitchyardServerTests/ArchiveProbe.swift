@@ -33,7 +33,8 @@ struct ArchiveProbe {
         height = probe.streams.compactMap(\.height).first
         duration = Double(probe.format.duration ?? "") ?? 0
         let flags = try ChildProcess.run(
-            "/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=flags", "-of", "csv=p=0", path]
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-select_streams", "v", "-show_entries", "packet=flags", "-of", "csv=p=0", path]
         ).split(separator: "\n").filter { !$0.isEmpty }
         videoPackets = flags.count
         firstVideoPacketIsKey = flags.first?.hasPrefix("K") ?? false
@@ -53,15 +54,22 @@ extension ArchiveProbe {
     static func audioLagBehindVideo(path: String) throws -> Double? {
         let video = try ChildProcess.run(
             "/usr/bin/ffprobe",
-            ["-v", "error", "-f", "lavfi", "-i", "movie=\(path),signalstats", "-show_entries", "frame=pts_time:frame_tags=lavfi.signalstats.YAVG",
-             "-of", "csv=p=0"])
+            [
+                "-v", "error", "-f", "lavfi", "-i", "movie=\(path),signalstats", "-show_entries",
+                "frame=pts_time:frame_tags=lavfi.signalstats.YAVG",
+                "-of", "csv=p=0",
+            ])
         let audio = try ChildProcess.run(
             "/usr/bin/ffprobe",
-            ["-v", "error", "-f", "lavfi", "-i", "amovie=\(path),asetnsamples=240,astats=metadata=1:reset=1", "-show_entries",
-             "frame=pts_time:frame_tags=lavfi.astats.Overall.RMS_level", "-of", "csv=p=0"])
+            [
+                "-v", "error", "-f", "lavfi", "-i", "amovie=\(path),asetnsamples=240,astats=metadata=1:reset=1",
+                "-show_entries",
+                "frame=pts_time:frame_tags=lavfi.astats.Overall.RMS_level", "-of", "csv=p=0",
+            ])
         let flashes = onsets(video, above: 180)
         let beeps = onsets(audio, above: -30)
-        let lags = beeps.compactMap { beep in flashes.min { abs($0 - beep) < abs($1 - beep) }.map { beep - $0 } }.sorted()
+        let lags = beeps.compactMap { beep in flashes.min { abs($0 - beep) < abs($1 - beep) }.map { beep - $0 } }
+            .sorted()
         return lags.isEmpty ? nil : lags[lags.count / 2]
     }
 
@@ -83,13 +91,20 @@ extension ArchiveProbe {
 extension ArchiveProbe {
     /// The luma plane of the frame shown at `seconds`, as ffmpeg decodes it.
     static func luma(path: String, at seconds: Double, width: Int, height: Int) throws -> [UInt8] {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-frame-\(UUID().uuidString).gray").path
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "switchyard-frame-\(UUID().uuidString).gray"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: output) }
         try ChildProcess.run(
             "/usr/bin/ffmpeg",
-            ["-nostdin", "-v", "error", "-ss", String(seconds), "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray", "-y", output])
+            [
+                "-nostdin", "-v", "error", "-ss", String(seconds), "-i", path, "-frames:v", "1", "-f", "rawvideo",
+                "-pix_fmt", "gray", "-y", output,
+            ])
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
-        guard bytes.count == width * height else { throw ChildProcess.Failed(command: "ffmpeg frame", status: 0, output: "\(bytes.count) bytes") }
+        guard bytes.count == width * height else {
+            throw ChildProcess.Failed(command: "ffmpeg frame", status: 0, output: "\(bytes.count) bytes")
+        }
         return bytes
     }
 
@@ -102,7 +117,8 @@ extension ArchiveProbe {
 
     /// The mean volume of the file's audio in dB, as ffmpeg's volumedetect measures it.
     static func meanVolume(path: String) throws -> Double? {
-        let output = try ChildProcess.run("/usr/bin/ffmpeg", ["-nostdin", "-v", "info", "-i", path, "-af", "volumedetect", "-f", "null", "-"])
+        let output = try ChildProcess.run(
+            "/usr/bin/ffmpeg", ["-nostdin", "-v", "info", "-i", path, "-af", "volumedetect", "-f", "null", "-"])
         guard let line = output.split(separator: "\n").first(where: { $0.contains("mean_volume:") }),
             let value = line.split(separator: " ").dropLast().last
         else { return nil }

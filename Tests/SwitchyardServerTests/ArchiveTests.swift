@@ -2,15 +2,16 @@ import Foundation
 import MediaTestSupport
 import Signaling
 import SignalingProtocol
-import SwitchyardServer
 import SwitchyardClient
+import SwitchyardServer
 import Testing
 
 /// Individual archives of real libvpx / libopus streams, recorded by a real daemon and checked with
 /// FFmpeg's own tools: ffprobe for the streams and durations, ffmpeg decoding every frame.
 @Suite(.serialized) struct ArchiveTests {
     static let media: EncodedMedia = try! EncodedMedia(
-        settings: MediaSettings(videoBitrate: 300_000, audioBitrate: 24_000, width: 256, height: 144, frameRate: 30, loopSeconds: 2))
+        settings: MediaSettings(
+            videoBitrate: 300_000, audioBitrate: 24_000, width: 256, height: 144, frameRate: 30, loopSeconds: 2))
 
     private func decode<Value: Decodable>(_ type: Value.Type, _ response: (status: Int, body: Data)) throws -> Value {
         try JSONDecoder().decode(type, from: response.body)
@@ -25,7 +26,9 @@ import Testing
         let token = try await harness.restToken()
 
         let started = try decode(
-            ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-individual/archives", token: token, body: #"{"name": "standup"}"#))
+            ArchiveInfo.self,
+            try await harness.http(
+                "POST", "/v1/sessions/archive-individual/archives", token: token, body: #"{"name": "standup"}"#))
         #expect(started.status == .started && started.name == "standup" && started.outputMode == .individual)
         #expect(await next(bob.events) { $0 == .archiveStarted(ArchiveEvent(id: started.id, name: "standup")) } != nil)
         #expect(bob.archive?.id == started.id, "the recording indicator")
@@ -37,9 +40,13 @@ import Testing
         try await Task.sleep(for: .seconds(4))
 
         let stopped = try decode(
-            ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-individual/archives/\(started.id)/stop", token: token))
+            ArchiveInfo.self,
+            try await harness.http("POST", "/v1/sessions/archive-individual/archives/\(started.id)/stop", token: token))
         #expect(stopped.status == .available, "\(stopped)")
-        #expect(await next(alice.events) { if case .archiveStopped(let event) = $0 { event.id == started.id } else { false } } != nil)
+        #expect(
+            await next(alice.events) {
+                if case .archiveStopped(let event) = $0 { event.id == started.id } else { false }
+            } != nil)
         #expect(alice.archive == nil)
         #expect(stopped.droppedPackets == 0)
         #expect(abs(stopped.duration - 5) < 0.6, "\(stopped.duration)")
@@ -51,7 +58,8 @@ import Testing
         #expect((900...1600).contains(secondFile.startOffsetMs), "published a second in: \(secondFile)")
 
         let directory = harness.configuration.archives!.directory + "/" + started.id
-        let manifest = try JSONDecoder().decode(ArchiveInfo.self, from: Data(contentsOf: URL(fileURLWithPath: directory + "/manifest.json")))
+        let manifest = try JSONDecoder().decode(
+            ArchiveInfo.self, from: Data(contentsOf: URL(fileURLWithPath: directory + "/manifest.json")))
         #expect(manifest == stopped)
         for file in [firstFile, secondFile] {
             let probe = try ArchiveProbe(path: directory + "/" + file.name)
@@ -60,9 +68,13 @@ import Testing
             let recorded = Double((file.stopOffsetMs ?? 0) - file.startOffsetMs) / 1000
             #expect(abs(probe.duration - recorded) < 0.5, "ffprobe \(probe.duration) s, recorded \(recorded) s")
             #expect(try ArchiveProbe.decodingErrors(path: directory + "/" + file.name) == "")
-            #expect(file.sizeBytes == (try FileManager.default.attributesOfItem(atPath: directory + "/" + file.name)[.size] as? NSNumber)?.int64Value)
+            #expect(
+                file.sizeBytes
+                    == (try FileManager.default.attributesOfItem(atPath: directory + "/" + file.name)[.size]
+                    as? NSNumber)?.int64Value)
         }
-        let listed = try decode(ArchiveList.self, try await harness.http("GET", "/v1/archives?sessionId=archive-individual", token: token))
+        let listed = try decode(
+            ArchiveList.self, try await harness.http("GET", "/v1/archives?sessionId=archive-individual", token: token))
         #expect(listed.count == 1 && listed.items.first?.id == started.id)
         #expect(try await harness.http("DELETE", "/v1/archives/\(started.id)", token: token).status == 204)
         #expect(!FileManager.default.fileExists(atPath: directory))
@@ -83,16 +95,19 @@ import Testing
         let token = try await harness.restToken()
         #expect(
             try await harness.http(
-                "PUT", "/v1/sessions/archive-impaired/streams/\(publisher.streamId)/fault", token: token, body: #"{"dropShare": 0.1}"#
+                "PUT", "/v1/sessions/archive-impaired/streams/\(publisher.streamId)/fault", token: token,
+                body: #"{"dropShare": 0.1}"#
             ).status == 204)
-        let started = try decode(ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-impaired/archives", token: token))
+        let started = try decode(
+            ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-impaired/archives", token: token))
         try await Task.sleep(for: .seconds(2))
         try await publisher.setPublishVideo(false)
         try await Task.sleep(for: .seconds(1.5))
         try await publisher.setPublishVideo(true)
         try await Task.sleep(for: .seconds(2))
         let stopped = try decode(
-            ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-impaired/archives/\(started.id)/stop", token: token))
+            ArchiveInfo.self,
+            try await harness.http("POST", "/v1/sessions/archive-impaired/archives/\(started.id)/stop", token: token))
         let file = try #require(stopped.files.first)
         let path = harness.configuration.archives!.directory + "/\(started.id)/\(file.name)"
         let probe = try ArchiveProbe(path: path)
@@ -113,20 +128,31 @@ import Testing
         #expect(try await harness.http("POST", "/v1/sessions/nowhere/archives", token: token).status == 404)
         for body in [
             #"{"outputMode": "composed", "layout": "spiral"}"#, #"{"outputMode": "composed", "resolution": "99x99"}"#,
-            #"{"layout": "grid"}"#, #"{"hasAudio": false, "hasVideo": false}"#, #"{"streamIds": []}"#, #"{"outputMode": "mosaic"}"#,
+            #"{"layout": "grid"}"#, #"{"hasAudio": false, "hasVideo": false}"#, #"{"streamIds": []}"#,
+            #"{"outputMode": "mosaic"}"#,
             #"{"name": 7}"#,
         ] {
-            let response = try await harness.http("POST", "/v1/sessions/archive-errors/archives", token: token, body: body)
+            let response = try await harness.http(
+                "POST", "/v1/sessions/archive-errors/archives", token: token, body: body)
             #expect(response.status == 400, "\(body)")
             #expect(String(decoding: response.body, as: UTF8.self).contains("invalidParams"), "\(body)")
         }
-        let started = try decode(ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-errors/archives", token: token))
+        let started = try decode(
+            ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-errors/archives", token: token))
         let twice = try await harness.http("POST", "/v1/sessions/archive-errors/archives", token: token)
         #expect(twice.status == 409 && String(decoding: twice.body, as: UTF8.self).contains(started.id))
-        #expect(try await harness.http("DELETE", "/v1/archives/\(started.id)", token: token).status == 409, "still recording")
-        #expect(try await harness.http("POST", "/v1/sessions/archive-errors/archives/\(started.id)/stop", token: token).status == 200)
-        #expect(try await harness.http("POST", "/v1/sessions/archive-errors/archives/\(started.id)/stop", token: token).status == 409)
-        #expect(try await harness.http("POST", "/v1/sessions/archive-errors/archives/ar_none/stop", token: token).status == 404)
+        #expect(
+            try await harness.http("DELETE", "/v1/archives/\(started.id)", token: token).status == 409,
+            "still recording")
+        #expect(
+            try await harness.http("POST", "/v1/sessions/archive-errors/archives/\(started.id)/stop", token: token)
+                .status == 200)
+        #expect(
+            try await harness.http("POST", "/v1/sessions/archive-errors/archives/\(started.id)/stop", token: token)
+                .status == 409)
+        #expect(
+            try await harness.http("POST", "/v1/sessions/archive-errors/archives/ar_none/stop", token: token).status
+                == 404)
         #expect(try await harness.http("GET", "/v1/archives/ar_none", token: token).status == 404)
         #expect(try await harness.http("GET", "/v1/archives?offset=-1", token: token).status == 400)
         #expect(try await harness.http("GET", "/v1/archives", token: nil).status == 401)
@@ -135,21 +161,33 @@ import Testing
     }
 
     @Test func anArchivePastItsSizeCapFailsWithTheReasonAndItsFilesStillPlay() async throws {
-        let harness = try await DaemonHarness.start { configuration in configuration.archives?.maximumBytesPerArchive = 60_000 }
+        let harness = try await DaemonHarness.start { configuration in
+            configuration.archives?.maximumBytesPerArchive = 60_000
+        }
         let loop = try MediaLoop()
         let alice = try await harness.client("archive-cap", .publisher, loop: loop)
         _ = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))
         let token = try await harness.restToken()
-        let started = try decode(ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-cap/archives", token: token))
-        guard case .archiveStopped(let event) = await next(alice.events, where: { if case .archiveStopped = $0 { true } else { false } }) else {
+        let started = try decode(
+            ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-cap/archives", token: token))
+        guard
+            case .archiveStopped(let event) = await next(
+                alice.events, where: { if case .archiveStopped = $0 { true } else { false } })
+        else {
             Issue.record("no archiveStopped")
             return
         }
         #expect(event.id == started.id && event.status == .failed && event.reason == .sizeLimit)
-        let info = try decode(ArchiveInfo.self, try await harness.http("GET", "/v1/archives/\(started.id)", token: token))
-        #expect(info.status == .failed && info.reason == .sizeLimit && info.failureDetail?.contains("maximumBytesPerArchive") == true)
+        let info = try decode(
+            ArchiveInfo.self, try await harness.http("GET", "/v1/archives/\(started.id)", token: token))
+        #expect(
+            info.status == .failed && info.reason == .sizeLimit
+                && info.failureDetail?.contains("maximumBytesPerArchive") == true)
         let file = try #require(info.files.first)
-        #expect(try ArchiveProbe.decodingErrors(path: harness.configuration.archives!.directory + "/\(started.id)/\(file.name)").isEmpty)
+        #expect(
+            try ArchiveProbe.decodingErrors(
+                path: harness.configuration.archives!.directory + "/\(started.id)/\(file.name)"
+            ).isEmpty)
         await alice.disconnect()
         await loop.stop()
         try await harness.stop()
@@ -163,12 +201,14 @@ import Testing
             archives: #"{"directory": "\#(directory)", "minimumFreeBytes": 0}"#)
         defer { node.stop() }
         let tokens = await TokenAuthority(
-            apiKey: SwitchyardConfiguration.developmentAPIKey, apiSecret: SwitchyardConfiguration.developmentAPISecret, restTokenMaximumLifetime: 600)
+            apiKey: SwitchyardConfiguration.developmentAPIKey, apiSecret: SwitchyardConfiguration.developmentAPISecret,
+            restTokenMaximumLifetime: 600)
         let rest = try await tokens.mintRESTToken(lifetime: 60, now: Date())
         let loop = try MediaLoop()
         let alice = try await Session.connect(
             url: node.webSocketURL, sessionId: "archive-crash",
-            token: try await tokens.mintClientToken(sessionId: "archive-crash", role: .publisher, connectionData: "", lifetime: 600, now: Date()),
+            token: try await tokens.mintClientToken(
+                sessionId: "archive-crash", role: .publisher, connectionData: "", lifetime: 600, now: Date()),
             options: SessionOptions(mediaLoop: loop))
         _ = try await alice.publish(PublisherSettings(name: "camera", media: Self.media))
         let response = try await DaemonHarness.http(
@@ -177,7 +217,9 @@ import Testing
         try await Task.sleep(for: .seconds(4))
         node.kill()
 
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory + "/" + started.id).filter { $0.hasSuffix(".webm") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory + "/" + started.id).filter {
+            $0.hasSuffix(".webm")
+        }
         #expect(files.count == 1)
         for file in files {
             let path = directory + "/\(started.id)/\(file)"
@@ -188,7 +230,9 @@ import Testing
         try await node.restart()
         let after = try JSONDecoder().decode(
             ArchiveInfo.self,
-            from: try await DaemonHarness.http("GET", url: node.baseURL + "/v1/archives/\(started.id)", token: rest, body: nil, contentType: nil).body)
+            from: try await DaemonHarness.http(
+                "GET", url: node.baseURL + "/v1/archives/\(started.id)", token: rest, body: nil, contentType: nil
+            ).body)
         #expect(after.status == .failed && after.reason == .interrupted)
         #expect(after.files.count == 1 && after.files.allSatisfy { $0.sizeBytes > 0 }, "\(after.files)")
         // The manifest is rewritten every two seconds while recording: four seconds in, it knew of two.
@@ -202,15 +246,21 @@ import Testing
         let loop = try MediaLoop()
         let alice = try await harness.client("archive-sync", .publisher, loop: loop)
         let marked = try EncodedMedia(
-            settings: MediaSettings(videoBitrate: 300_000, audioBitrate: 32_000, width: 256, height: 144, frameRate: 30, loopSeconds: 2, syncMarks: true))
+            settings: MediaSettings(
+                videoBitrate: 300_000, audioBitrate: 32_000, width: 256, height: 144, frameRate: 30, loopSeconds: 2,
+                syncMarks: true))
         _ = try await alice.publish(PublisherSettings(name: "camera", media: marked))
         let token = try await harness.restToken()
-        let started = try decode(ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-sync/archives", token: token))
+        let started = try decode(
+            ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-sync/archives", token: token))
         try await Task.sleep(for: .seconds(5))
         let stopped = try decode(
-            ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-sync/archives/\(started.id)/stop", token: token))
+            ArchiveInfo.self,
+            try await harness.http("POST", "/v1/sessions/archive-sync/archives/\(started.id)/stop", token: token))
         let file = try #require(stopped.files.first)
-        let lag = try #require(try ArchiveProbe.audioLagBehindVideo(path: harness.configuration.archives!.directory + "/\(started.id)/\(file.name)"))
+        let lag = try #require(
+            try ArchiveProbe.audioLagBehindVideo(
+                path: harness.configuration.archives!.directory + "/\(started.id)/\(file.name)"))
         print("archive A/V sync: audio \(Int((lag * 1000).rounded())) ms behind video")
         #expect(abs(lag) <= 0.040, "audio \(lag) s behind the video")
         await alice.disconnect()
@@ -235,7 +285,8 @@ import Testing
         _ = try await bob.publish(PublisherSettings(name: "camera", media: Self.media))
         try await Task.sleep(for: .seconds(3))
         let stopped = try decode(
-            ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-composed/archives/\(started.id)/stop", token: token))
+            ArchiveInfo.self,
+            try await harness.http("POST", "/v1/sessions/archive-composed/archives/\(started.id)/stop", token: token))
         #expect(stopped.status == .available, "\(stopped)")
         let file = try #require(stopped.files.first)
         #expect(stopped.files.count == 1 && file.name == "composed.webm" && file.streamId == nil)
@@ -248,12 +299,21 @@ import Testing
         // Alone, Alice's 16:9 picture fills the width: 640x360 at y 60. With Bob, two cells of
         // 320x480 side by side, each picture 320x180 at y 150; above them is black.
         let alone = try ArchiveProbe.luma(path: path, at: 2, width: 640, height: 480)
-        #expect(ArchiveProbe.meanLuma(alone, width: 640, rows: 0..<56, columns: 0..<640) < 24, "black above the one picture")
-        #expect(ArchiveProbe.meanLuma(alone, width: 640, rows: 70..<140, columns: 40..<600) > 60, "the picture, full width")
+        #expect(
+            ArchiveProbe.meanLuma(alone, width: 640, rows: 0..<56, columns: 0..<640) < 24, "black above the one picture"
+        )
+        #expect(
+            ArchiveProbe.meanLuma(alone, width: 640, rows: 70..<140, columns: 40..<600) > 60, "the picture, full width")
         let together = try ArchiveProbe.luma(path: path, at: stopped.duration - 1, width: 640, height: 480)
-        #expect(ArchiveProbe.meanLuma(together, width: 640, rows: 70..<140, columns: 0..<640) < 24, "black above the two pictures")
-        #expect(ArchiveProbe.meanLuma(together, width: 640, rows: 160..<320, columns: 10..<310) > 60, "Alice's picture, left")
-        #expect(ArchiveProbe.meanLuma(together, width: 640, rows: 160..<320, columns: 330..<630) > 60, "Bob's picture, right")
+        #expect(
+            ArchiveProbe.meanLuma(together, width: 640, rows: 70..<140, columns: 0..<640) < 24,
+            "black above the two pictures")
+        #expect(
+            ArchiveProbe.meanLuma(together, width: 640, rows: 160..<320, columns: 10..<310) > 60,
+            "Alice's picture, left")
+        #expect(
+            ArchiveProbe.meanLuma(together, width: 640, rows: 160..<320, columns: 330..<630) > 60,
+            "Bob's picture, right")
         let volume = try #require(try ArchiveProbe.meanVolume(path: path))
         #expect(volume > -40, "the mixed audio is there: \(volume) dB")
 
@@ -272,14 +332,25 @@ import Testing
         let refused = await sessionFailure { try await guest.startArchive() }
         #expect(refused?.refusalCode == .forbidden)
         let invalid = await sessionFailure { try await host.startArchive(RESTBody.StartArchive(resolution: "640x480")) }
-        #expect(invalid?.refusalCode == .invalidParams && "\(invalid!)".contains("params.resolution"), "\(String(describing: invalid))")
+        #expect(
+            invalid?.refusalCode == .invalidParams && "\(invalid!)".contains("params.resolution"),
+            "\(String(describing: invalid))")
         let started = try await host.startArchive(RESTBody.StartArchive(name: "from the room"))
-        #expect(await next(guest.events) { $0 == .archiveStarted(ArchiveEvent(id: started.id, name: "from the room")) } != nil)
+        #expect(
+            await next(guest.events) { $0 == .archiveStarted(ArchiveEvent(id: started.id, name: "from the room")) }
+                != nil)
         try await Task.sleep(for: .seconds(1))
         #expect(await sessionFailure { try await guest.stopArchive(archiveId: started.id) }?.refusalCode == .forbidden)
         let stopped = try await host.stopArchive(archiveId: started.id)
         #expect(stopped.status == .available && stopped.files.count == 1)
-        #expect(await next(guest.events) { if case .archiveStopped(let event) = $0 { event.id == started.id && event.status == .available } else { false } } != nil)
+        #expect(
+            await next(guest.events) {
+                if case .archiveStopped(let event) = $0 {
+                    event.id == started.id && event.status == .available
+                } else {
+                    false
+                }
+            } != nil)
         await guest.disconnect()
         await host.disconnect()
         await loop.stop()
@@ -296,14 +367,18 @@ import Testing
                 lowerLayers: [VideoLayerSettings(width: 256, height: 144, bitrate: 150_000)]))
         _ = try await alice.publish(PublisherSettings(name: "camera", media: layered))
         let token = try await harness.restToken()
-        let started = try decode(ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-simulcast/archives", token: token))
+        let started = try decode(
+            ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-simulcast/archives", token: token))
         try await Task.sleep(for: .seconds(3))
         let stopped = try decode(
-            ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-simulcast/archives/\(started.id)/stop", token: token))
+            ArchiveInfo.self,
+            try await harness.http("POST", "/v1/sessions/archive-simulcast/archives/\(started.id)/stop", token: token))
         let file = try #require(stopped.files.first)
         let path = harness.configuration.archives!.directory + "/\(started.id)/\(file.name)"
         let probe = try ArchiveProbe(path: path)
-        #expect(probe.width == 512 && probe.height == 288, "the top layer: \(String(describing: probe.width))x\(String(describing: probe.height))")
+        #expect(
+            probe.width == 512 && probe.height == 288,
+            "the top layer: \(String(describing: probe.width))x\(String(describing: probe.height))")
         #expect(try ArchiveProbe.decodingErrors(path: path) == "")
         await alice.disconnect()
         await loop.stop()
@@ -318,24 +393,30 @@ import Testing
         let peer = try TestPeer()
         let parameters = PublishParameters(
             name: "obs", videoDimensions: VideoDimensions(width: 320, height: 240),
-            video: TrackDescription(codec: .h264, payloadType: H264TestStream.payloadType, ssrc: TestPeer.videoSSRC), transport: peer.transportOffer)
+            video: TrackDescription(codec: .h264, payloadType: H264TestStream.payloadType, ssrc: TestPeer.videoSSRC),
+            transport: peer.transportOffer)
         guard case .publish(let published) = try await client.call(.publish(parameters)) else {
             Issue.record("publish refused")
             return
         }
         try peer.accept(try #require(published.transport))
         let token = try await harness.restToken()
-        let started = try decode(ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-h264/archives", token: token))
+        let started = try decode(
+            ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-h264/archives", token: token))
         try await stream.send(from: peer, ssrc: TestPeer.videoSSRC)
         try await Task.sleep(for: .milliseconds(500))
-        let stopped = try decode(ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-h264/archives/\(started.id)/stop", token: token))
+        let stopped = try decode(
+            ArchiveInfo.self,
+            try await harness.http("POST", "/v1/sessions/archive-h264/archives/\(started.id)/stop", token: token))
         let file = try #require(stopped.files.first)
         #expect(file.name == "\(published.stream.streamId).mkv" && file.hasVideo && !file.hasAudio)
         let path = harness.configuration.archives!.directory + "/\(started.id)/\(file.name)"
         let probe = try ArchiveProbe(path: path)
         #expect(probe.codecs == ["h264"] && probe.width == 320 && probe.height == 240, "\(probe.codecs)")
         #expect(probe.firstVideoPacketIsKey)
-        #expect(probe.videoPackets >= stream.accessUnits.count - 2, "\(probe.videoPackets) of \(stream.accessUnits.count) pictures")
+        #expect(
+            probe.videoPackets >= stream.accessUnits.count - 2,
+            "\(probe.videoPackets) of \(stream.accessUnits.count) pictures")
         #expect(abs(probe.duration - 3) < 0.5, "\(probe.duration) s")
         #expect(try ArchiveProbe.decodingErrors(path: path) == "")
         await client.close()

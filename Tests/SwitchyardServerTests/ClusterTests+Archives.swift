@@ -15,7 +15,8 @@ extension ClusterTests {
         _ = try await carol.publish(PublisherSettings(name: "camera", media: ClientEndToEndTests.media))
         #expect(try cluster.holder(of: "recorded") == "node-a")
         let rest = try await b.restToken()
-        let started = try await b.http("POST", "/v1/sessions/recorded/archives", token: rest, body: #"{"name": "across"}"#)
+        let started = try await b.http(
+            "POST", "/v1/sessions/recorded/archives", token: rest, body: #"{"name": "across"}"#)
         #expect(started.status == 201, "started through node b, recorded by node a")
         let archive = try JSONDecoder().decode(ArchiveInfo.self, from: started.body)
         try await Task.sleep(for: .seconds(2))
@@ -28,7 +29,8 @@ extension ClusterTests {
         // The catalog is written behind the archive's own manifest: node b sees it soon after.
         var listed: ArchiveList?
         let caughtUp = await eventually(.seconds(10)) {
-            listed = try? JSONDecoder().decode(ArchiveList.self, from: try await b.http("GET", "/v1/archives?sessionId=recorded", token: rest).body)
+            listed = try? JSONDecoder().decode(
+                ArchiveList.self, from: try await b.http("GET", "/v1/archives?sessionId=recorded", token: rest).body)
             return listed?.items.first?.status == .available
         }
         #expect(caughtUp)
@@ -40,7 +42,9 @@ extension ClusterTests {
         #expect(try await b.http("DELETE", "/v1/archives/\(archive.id)", token: rest).status == 204)
         #expect(!FileManager.default.fileExists(atPath: files), "node a deleted the files")
         #expect(try await b.http("GET", "/v1/archives/\(archive.id)", token: rest).status == 404)
-        #expect(try JSONDecoder().decode(ArchiveList.self, from: try await a.http("GET", "/v1/archives", token: rest).body).count == 0)
+        #expect(
+            try JSONDecoder().decode(ArchiveList.self, from: try await a.http("GET", "/v1/archives", token: rest).body)
+                .count == 0)
         await carol.disconnect()
         await loop.stop()
         await cluster.stop()

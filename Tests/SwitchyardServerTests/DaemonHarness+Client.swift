@@ -10,7 +10,8 @@ extension DaemonHarness {
         var options = SessionOptions(mediaLoop: loop)
         if let reconnectTimeout { options.reconnectTimeout = reconnectTimeout }
         return try await Session.connect(
-            url: "ws://127.0.0.1:\(port)/v1/ws", sessionId: sessionId, token: try await token(session: sessionId, role: role, data: data),
+            url: "ws://127.0.0.1:\(port)/v1/ws", sessionId: sessionId,
+            token: try await token(session: sessionId, role: role, data: data),
             options: options)
     }
 }

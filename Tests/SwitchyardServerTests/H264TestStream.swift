@@ -12,12 +12,17 @@ struct H264TestStream {
 
     /// Encodes `seconds` of FFmpeg's test picture at `width` × `height`, 30 frames a second.
     init(seconds: Int, width: Int, height: Int) throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-\(UUID().uuidString).h264").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-\(UUID().uuidString).h264")
+            .path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try ChildProcess.run(
             "/usr/bin/ffmpeg",
-            ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc=size=\(width)x\(height):rate=30", "-t", String(seconds), "-c:v", "libx264",
-             "-profile:v", "baseline", "-pix_fmt", "yuv420p", "-g", "30", "-bf", "0", "-x264-params", "aud=1:repeat-headers=1", "-f", "h264", "-y", path])
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc=size=\(width)x\(height):rate=30", "-t",
+                String(seconds), "-c:v", "libx264",
+                "-profile:v", "baseline", "-pix_fmt", "yuv420p", "-g", "30", "-bf", "0", "-x264-params",
+                "aud=1:repeat-headers=1", "-f", "h264", "-y", path,
+            ])
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         var units: [[[UInt8]]] = []
         for nal in Self.nalUnits(bytes) {
@@ -55,7 +60,9 @@ struct H264TestStream {
             guard nal.count > Self.largestPayload else { return [nal] }
             let header = nal[0]
             let body = Array(nal.dropFirst())
-            let pieces = stride(from: 0, to: body.count, by: Self.largestPayload - 2).map { Array(body[$0..<min(body.count, $0 + Self.largestPayload - 2)]) }
+            let pieces = stride(from: 0, to: body.count, by: Self.largestPayload - 2).map {
+                Array(body[$0..<min(body.count, $0 + Self.largestPayload - 2)])
+            }
             return pieces.enumerated().map { position, piece in
                 let start: UInt8 = position == 0 ? 0x80 : 0
                 let end: UInt8 = position == pieces.count - 1 ? 0x40 : 0
@@ -72,7 +79,8 @@ struct H264TestStream {
             let payloads = payloads(of: index)
             for (position, payload) in payloads.enumerated() {
                 try peer.sendRTP(
-                    payloadType: Self.payloadType, sequenceNumber: sequence, timestamp: UInt32(index * 3000), ssrc: ssrc, payload: payload,
+                    payloadType: Self.payloadType, sequenceNumber: sequence, timestamp: UInt32(index * 3000),
+                    ssrc: ssrc, payload: payload,
                     marker: position == payloads.count - 1)
                 sequence &+= 1
             }
