@@ -160,6 +160,16 @@ import Testing
         try await harness.stop()
     }
 
+    @Test func noArchiveStartsOnADiskBelowItsFreeSpaceFloor() async throws {
+        let harness = try await DaemonHarness.start { configuration in configuration.archives?.minimumFreeBytes = 1 << 60 }
+        let (client, _) = try await harness.connect(session: "archive-full", role: .publisher)
+        let refused = try await harness.http("POST", "/v1/sessions/archive-full/archives", token: try await harness.restToken())
+        #expect(refused.status == 429)
+        #expect(String(decoding: refused.body, as: UTF8.self).contains("archives.minimumFreeBytes"), "\(String(decoding: refused.body, as: UTF8.self))")
+        await client.close()
+        try await harness.stop()
+    }
+
     @Test func anArchivePastItsSizeCapFailsWithTheReasonAndItsFilesStillPlay() async throws {
         let harness = try await DaemonHarness.start { configuration in
             configuration.archives?.maximumBytesPerArchive = 60_000
