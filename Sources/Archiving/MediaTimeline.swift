@@ -27,7 +27,8 @@ struct MediaTimeline {
         }
         lastRaw = rtpTimestamp
         lastUnwrapped = unwrapped
-        var time = anchor.map { $0.milliseconds + (unwrapped - $0.rtp) * 1000 / clockRate } ?? forwardedMs
+        // Rounded, not truncated: a steady 90 kHz clock lands on steady milliseconds.
+        var time = anchor.map { $0.milliseconds + ((unwrapped - $0.rtp) * 1000 + clockRate / 2) / clockRate } ?? forwardedMs
         if anchor == nil || abs(time - forwardedMs) > Self.reanchorAfterMs {
             anchor = (unwrapped, forwardedMs)
             time = forwardedMs

@@ -102,8 +102,12 @@ final class StreamRecording {
                 codec: $0, width: videoSize.width, height: videoSize.height, parameterSets: parameterSets)
         }
         file = try MatroskaFile(path: "\(directory)/\(fileName)", video: video, audioChannels: hasAudioTrack ? 2 : 0)
-        firstMediaMs = waitingFrames.map(\.milliseconds).min()
-        let waiting = waitingFrames
+        // Time 0 is the first key frame's, so the video's frames sit on whole frame intervals from
+        // the file's start (FFmpeg's own tools assume a frame grid from 0); audio that came before
+        // it is left out. Without video yet (none came in time), the earliest audio's.
+        let firstVideoMs = waitingFrames.first { $0.kind == .video }?.milliseconds
+        firstMediaMs = firstVideoMs ?? waitingFrames.map(\.milliseconds).min()
+        let waiting = waitingFrames.filter { $0.milliseconds >= firstMediaMs ?? .min }
         waitingFrames.removeAll()
         for (frame, kind, milliseconds) in waiting { try write(frame, kind: kind, milliseconds: milliseconds) }
     }

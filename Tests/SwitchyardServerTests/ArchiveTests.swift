@@ -376,6 +376,9 @@ import Testing
                 videoBitrate: 600_000, audioBitrate: 24_000, width: 512, height: 288, frameRate: 30, loopSeconds: 2,
                 lowerLayers: [VideoLayerSettings(width: 256, height: 144, bitrate: 150_000)]))
         _ = try await alice.publish(PublisherSettings(name: "camera", media: layered))
+        // Every layer flowing: a recording started in a simulcast stream's first moments begins on
+        // the layers that arrived and moves up with the next key frame.
+        try await Task.sleep(for: .seconds(1))
         let token = try await harness.restToken()
         let started = try decode(
             ArchiveInfo.self, try await harness.http("POST", "/v1/sessions/archive-simulcast/archives", token: token))
