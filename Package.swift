@@ -179,7 +179,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "ArchivingTests", dependencies: ["Archiving", "MediaControl", "SignalingProtocol", "RTPWire", "CVPX", "COpus"]),
+        .testTarget(name: "ArchivingTests", dependencies: ["Archiving", "MediaControl", "Signaling", "SignalingProtocol", "RTPWire"]),
         .testTarget(
             name: "SignalingTests",
             dependencies: ["Signaling", "SignalingProtocol", .product(name: "JWTKit", package: "jwt-kit")]

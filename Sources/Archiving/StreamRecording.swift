@@ -113,10 +113,10 @@ final class StreamRecording {
     }
 
     private func write(_ frame: AssembledFrame, kind: MediaKind, milliseconds: Int64) throws(ArchiveWriteError) {
-        guard let file, let firstMediaMs else { return }
-        try file.write(
-            frame.bytes, video: kind == .video, milliseconds: max(0, milliseconds - firstMediaMs),
-            isKeyFrame: frame.isKeyFrame)
+        // Audio a little older than the first key frame, taken after the file opened, falls before
+        // its start: left out like the audio that waited.
+        guard let file, let firstMediaMs, milliseconds >= firstMediaMs else { return }
+        try file.write(frame.bytes, video: kind == .video, milliseconds: milliseconds - firstMediaMs, isKeyFrame: frame.isKeyFrame)
         lastMediaMs = max(lastMediaMs ?? milliseconds, milliseconds)
     }
 

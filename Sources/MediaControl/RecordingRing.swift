@@ -15,6 +15,11 @@ public final class RecordingRing: @unchecked Sendable {
         /// When the worker forwarded it, in nanoseconds of the monotonic clock.
         public var forwardedAt: UInt64
         public var bytes: UnsafeRawBufferPointer
+
+        public init(forwardedAt: UInt64, bytes: UnsafeRawBufferPointer) {
+            self.forwardedAt = forwardedAt
+            self.bytes = bytes
+        }
     }
 
     static let headerBytes = 16

@@ -52,4 +52,15 @@ public struct ArchivedStream: Sendable {
     public var declaredVideoSize: VideoDimensions?
     /// The recording transport's consumers of the stream, as `consume` answered.
     public var tracks: [ConsumerParameters]
+
+    public init(
+        streamId: String, connectionId: String, connectionData: String?, declaredVideoSize: VideoDimensions?,
+        tracks: [ConsumerParameters]
+    ) {
+        self.streamId = streamId
+        self.connectionId = connectionId
+        self.connectionData = connectionData
+        self.declaredVideoSize = declaredVideoSize
+        self.tracks = tracks
+    }
 }
