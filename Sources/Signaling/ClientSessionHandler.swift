@@ -35,7 +35,7 @@ public struct ClientSessionHandler: Sendable {
     }
 
     /// Where this client is, once `connect` succeeded.
-    private struct Identity {
+    private struct Identity: Sendable {
         var sessionId: String
         var connectionId: String
     }
@@ -113,7 +113,10 @@ public struct ClientSessionHandler: Sendable {
                         // that is refused leaves the socket on the deadline it had.
                         let isFirstConnect = [.connect, .reconnect].contains(request.request.method) && identity == nil
                         if isFirstConnect { timeout.cancel() }
-                        let leaving = await handle(request, identity: &identity, refusedReconnects: &refusedReconnects, outbox: outbox, logger: logger)
+                        let (leaving, handledIdentity, refused) = await handleInItsOwnTask(
+                            request, identity: identity, refusedReconnects: refusedReconnects, outbox: outbox, logger: logger)
+                        identity = handledIdentity
+                        refusedReconnects = refused
                         if isFirstConnect, identity == nil {
                             timeout = Self.closeUnconnected(outbox, at: connectDeadline, after: connectTimeout)
                         }
@@ -178,6 +181,25 @@ public struct ClientSessionHandler: Sendable {
         case .clientDisconnected, .forceDisconnected: try? await outbound.close(.normalClosure, reason: nil)
         case .replaced: try? await outbound.close(.unknown(replacedCloseCode), reason: "replaced")
         case nil: break
+        }
+    }
+
+    /// Answers one request in a child task of its own. `handle`'s async frame is large (a case per
+    /// method), and Swift's task allocator keeps a task's slabs until the task ends: run in the
+    /// connection's long-lived task it held about 40 KiB for the connection's whole life, most of what
+    /// a signaling-only connection costs (docs/capacity.md); a child task gives it back at once.
+    /// Returns whether the client is leaving, and the identity and refusal count as the request left them.
+    private func handleInItsOwnTask(
+        _ message: ClientMessage, identity: Identity?, refusedReconnects: Int, outbox: ClientOutbox, logger: Logger
+    ) async -> (leaving: Bool, identity: Identity?, refusedReconnects: Int) {
+        await withTaskGroup(of: (Bool, Identity?, Int).self) { request in
+            request.addTask {
+                var identity = identity
+                var refusedReconnects = refusedReconnects
+                let leaving = await handle(message, identity: &identity, refusedReconnects: &refusedReconnects, outbox: outbox, logger: logger)
+                return (leaving, identity, refusedReconnects)
+            }
+            return await request.next() ?? (true, identity, refusedReconnects)
         }
     }
 
