@@ -210,7 +210,7 @@ final class Consumer {
             retransmissionSequenceNumber &+= 1
         }
         transport.stampTransportSequence(&copy, now: now)
-        if transport.sendRTP(slot: slot, length: copy.length) { retransmittedPackets &+= 1 }
+        if transport.sendRTP(slot: slot, length: copy.length, now: now) { retransmittedPackets &+= 1 }
     }
 
     @inline(__always)
@@ -265,7 +265,7 @@ final class Consumer {
             rewriter.recordPicture(sequenceNumber: sequenceNumber, pictureID: picture.pictureID, tl0PictureIndex: picture.tl0PictureIndex)
         }
         transport.stampTransportSequence(&copy, now: now)
-        guard transport.sendRTP(slot: slot, length: copy.length) else { return false }
+        guard transport.sendRTP(slot: slot, length: copy.length, now: now) else { return false }
         bytesSent &+= UInt64(copy.length)
         if sendsRedundancy { redundantPacketsSent &+= 1 }
         if addsRedundancy {
@@ -377,7 +377,7 @@ final class Consumer {
             transport.stampTransportSequence(&packet, now: now, probeCluster: probeCluster)
             length = packet.length
         }
-        guard transport.sendRTP(slot: slot, length: length) else { return false }
+        guard transport.sendRTP(slot: slot, length: length, now: now) else { return false }
         probePacketsSent &+= 1
         return true
     }

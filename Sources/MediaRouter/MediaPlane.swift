@@ -293,7 +293,6 @@ public final class MediaPlane: MediaControl {
         let (id, _, _) = try await addTransport(to: routerID, toConsume: []) { id, _, router, worker throws(MediaControlError) in
             let transport = Transport(id: id, socket: nil, worker: worker, router: router, remote: nil, inbound: nil, outbound: nil)
             transport.recording = ring
-            transport.isRelayLeg = true
             _ = transport.downlink.setEnabled(false)
             _ = transport.uplink.setEnabled(false)
             return transport

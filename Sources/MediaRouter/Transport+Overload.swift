@@ -2,10 +2,11 @@ import MediaControl
 
 /// What overload shedding does to one subscriber: its video off, its audio on.
 extension Transport {
-    /// Whether shedding may turn this transport's video off: a subscriber (no relay leg) receiving
-    /// video now, so turning it off frees the worker of something. A shed one receives none.
+    /// Whether shedding may turn this transport's video off: a subscriber (no relay leg, no
+    /// recording) receiving video now, so turning it off frees the worker of something. A shed one
+    /// receives none.
     var isSheddingCandidate: Bool {
-        !isRelayLeg && !isVideoShed && consumersBySSRC.values.contains { $0.kind == .video && $0.isForwarding && !$0.producer.isSuspended }
+        !isRelayLeg && recording == nil && !isVideoShed && consumersBySSRC.values.contains { $0.kind == .video && $0.isForwarding && !$0.producer.isSuspended }
     }
 
     /// Packets per second this subscriber's video costs the worker when on.

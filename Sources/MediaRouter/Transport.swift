@@ -261,12 +261,13 @@ final class Transport {
         producer.receive(packet, now: now, isLate: isLate)
     }
 
-    /// Protects the RTP packet in `slot` (written by the caller) and queues it. Returns false when
-    /// there is no remote address yet or protection failed.
+    /// Protects the RTP packet in `slot` (written by the caller) and queues it, or for a recording
+    /// transport copies it into the recording's ring stamped `now`. Returns false when there is no
+    /// remote address yet or protection failed.
     @inline(__always)
-    func sendRTP(slot: (index: Int, buffer: UnsafeMutableRawBufferPointer), length: Int) -> Bool {
+    func sendRTP(slot: (index: Int, buffer: UnsafeMutableRawBufferPointer), length: Int, now: UInt64) -> Bool {
         if let recording {
-            if !recording.push(UnsafeRawBufferPointer(rebasing: slot.buffer[0..<length]), forwardedAt: MediaClock.monotonicNow()) {
+            if !recording.push(UnsafeRawBufferPointer(rebasing: slot.buffer[0..<length]), forwardedAt: now) {
                 router?.drops.recordingFull += 1
             }
             worker.releaseLastSendSlot(slot.index)
