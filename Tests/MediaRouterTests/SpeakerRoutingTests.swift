@@ -198,7 +198,18 @@ import Testing
     @Test func forwardingOnlyTheLoudestHoldsTheQuieterBackAndSwitchesOnlyAtSilences() async throws {
         let room = try await Room(talkers: 2, portBase: 46_700)
         defer { room.close() }
+        // Both come through while every stream is forwarded; once only the loudest is, both are held
+        // at their next silent packet (no one has spoken yet). Whether a packet beats the router's
+        // first evaluation is the scheduler's choice, so the test waits on each step rather than on time.
+        try await waitUntil("the subscriber got both talkers") {
+            try await onOwnThread { try room.round([Self.silent, Self.silent]) }
+            return Set(room.delivered.withLock { $0.map(\.talker) }).count == 2
+        }
         try await room.plane.setForwardLoudest(router: room.router, count: 1)
+        try await waitUntil("both silent talkers are held back") {
+            try await onOwnThread { try room.round([Self.silent, Self.silent]) }
+            return try await room.plane.statistics(router: room.router).producers.allSatisfy(\.heldBackAsQuieter)
+        }
 
         // Talker 0 talks, talker 1 is silent: talker 1 is held back.
         _ = try await room.talk({ [Self.speaking($0), Self.silent] }, until: { _ in false }, limit: 100)
