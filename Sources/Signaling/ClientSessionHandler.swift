@@ -51,10 +51,9 @@ public struct ClientSessionHandler: Sendable {
                 channel.abort()
             },
             abort: { channel.abort() })
-        let releaseUnheard = Task {
-            try await Task.sleep(for: Self.firstWordWait)
-            outbox.release()
-        }
+        // Timers on the channel's event loop rather than tasks: a task holds a slab of memory from
+        // its start to its end, and these two would have stayed as long as the connection.
+        let releaseUnheard = channel.eventLoop.scheduleTask(in: TimeAmount(Self.firstWordWait)) { outbox.release() }
         defer { releaseUnheard.cancel() }
         guard let socketID = sockets.add(outbox) else {
             // Opened during a shutdown: the outbox holds the shutdown's word, and the close after it.
@@ -68,68 +67,30 @@ public struct ClientSessionHandler: Sendable {
             return
         }
         defer { sockets.remove(socketID) }
-        let connectTimeout = configuration.connectTimeout
-        let connectDeadline = ContinuousClock.now.advanced(by: connectTimeout)
-        var timeout = Self.closeUnconnected(outbox, at: connectDeadline, after: connectTimeout)
+        let connectDeadline = NIODeadline.now() + TimeAmount(configuration.connectTimeout)
+        var socket = SocketState(
+            limiter: MessageRateLimiter(
+                rate: configuration.messagesPerSecond, burst: configuration.messageBurst,
+                violationsBeforeDisconnect: configuration.rateViolationsBeforeDisconnect),
+            eventLoop: channel.eventLoop, connectDeadline: connectDeadline,
+            timeout: closeUnconnected(outbox, on: channel.eventLoop, at: connectDeadline))
         var inboundFailure: (any Error)?
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await Self.write(outbox, to: outbound) }
-            var identity: Identity?
-            var refusedReconnects = 0
-            var limiter = MessageRateLimiter(
-                rate: configuration.messagesPerSecond, burst: configuration.messageBurst,
-                violationsBeforeDisconnect: configuration.rateViolationsBeforeDisconnect)
             do {
-                reading: for try await message in inbound.messages(maxSize: configuration.maximumMessageBytes) {
+                for try await message in inbound.messages(maxSize: configuration.maximumMessageBytes) {
                     outbox.release()
-                    switch limiter.admit(now: monotonicClock()) {
-                    case .accept:
-                        break
-                    case .refuse:
-                        outbox.send(.error(id: nil, rateLimitedError))
-                        continue reading
-                    case .disconnect:
-                        // This message is refused like the ones before it, and answered like them.
-                        outbox.send(.error(id: nil, rateLimitedError))
-                        let reason = "kept sending over \(configuration.messagesPerSecond) messages per second"
-                        if let identity {
-                            await directory.disconnect(
-                                sessionId: identity.sessionId, connectionId: identity.connectionId, reason: .forceDisconnected,
-                                closing: (.rateLimitExceeded, reason))
-                        } else {
-                            outbox.close(.rateLimitExceeded, message: reason)
-                        }
-                        break reading
-                    }
-                    guard case .text(let text) = message else {
-                        outbox.send(.error(id: nil, SignalingError(.malformedMessage, "binary messages are not accepted; send JSON text")))
-                        continue reading
-                    }
-                    switch ClientMessage.decode(Data(text.utf8)) {
-                    case .failure(let rejection):
-                        outbox.send(.error(id: rejection.id, rejection.error))
-                    case .success(let request):
-                        // A connect that arrived in time is answered however long it takes; one
-                        // that is refused leaves the socket on the deadline it had.
-                        let isFirstConnect = [.connect, .reconnect].contains(request.request.method) && identity == nil
-                        if isFirstConnect { timeout.cancel() }
-                        let (leaving, handledIdentity, refused) = await handleInItsOwnTask(
-                            request, identity: identity, refusedReconnects: refusedReconnects, outbox: outbox, logger: logger)
-                        identity = handledIdentity
-                        refusedReconnects = refused
-                        if isFirstConnect, identity == nil {
-                            timeout = Self.closeUnconnected(outbox, at: connectDeadline, after: connectTimeout)
-                        }
-                        if leaving { break reading }
-                    }
+                    let (leaving, after) = await receiveInItsOwnTask(message, socket: socket, outbox: outbox, logger: logger)
+                    socket = after
+                    if leaving { break }
                 }
             } catch {
                 logger.debug("websocket ended", metadata: ["error": "\(error)"])
                 inboundFailure = error
             }
-            timeout.cancel()
+            socket.timeout.cancel()
             outbox.release()
-            if let identity {
+            if let identity = socket.identity {
                 await directory.connectionLost(sessionId: identity.sessionId, connectionId: identity.connectionId, socket: outbox)
             }
             outbox.finish()
@@ -138,10 +99,89 @@ public struct ClientSessionHandler: Sendable {
         if let inboundFailure { throw inboundFailure }
     }
 
+    /// What one socket's reading loop carries from message to message.
+    private struct SocketState: Sendable {
+        var limiter: MessageRateLimiter
+        var identity: Identity?
+        var refusedReconnects = 0
+        let eventLoop: any EventLoop
+        let connectDeadline: NIODeadline
+        var timeout: Scheduled<Void>
+
+        init(limiter: MessageRateLimiter, eventLoop: any EventLoop, connectDeadline: NIODeadline, timeout: Scheduled<Void>) {
+            self.limiter = limiter
+            self.eventLoop = eventLoop
+            self.connectDeadline = connectDeadline
+            self.timeout = timeout
+        }
+    }
+
+    /// Takes one message in a child task of its own. Swift's task allocator keeps the most a task's
+    /// async frames ever held until the task ends, and a request's frames are large (a decoded
+    /// request, a case per method): taken in the connection's long-lived task, they stayed for the
+    /// connection's whole life, most of what a signaling-only connection cost (docs/capacity.md). A
+    /// child task gives them back once the message is answered. Returns whether the socket stops
+    /// reading, and the socket's state as the message left it.
+    private func receiveInItsOwnTask(
+        _ message: WebSocketMessage, socket: SocketState, outbox: ClientOutbox, logger: Logger
+    ) async -> (leaving: Bool, socket: SocketState) {
+        await withTaskGroup(of: (Bool, SocketState).self) { request in
+            request.addTask {
+                var socket = socket
+                let leaving = await receive(message, socket: &socket, outbox: outbox, logger: logger)
+                return (leaving, socket)
+            }
+            return await request.next() ?? (true, socket)
+        }
+    }
+
+    /// Takes one message: rate-limits it, decodes it and answers it. Returns true when the socket
+    /// stops reading.
+    private func receive(_ message: WebSocketMessage, socket: inout SocketState, outbox: ClientOutbox, logger: Logger) async -> Bool {
+        switch socket.limiter.admit(now: monotonicClock()) {
+        case .accept:
+            break
+        case .refuse:
+            outbox.send(.error(id: nil, rateLimitedError))
+            return false
+        case .disconnect:
+            // This message is refused like the ones before it, and answered like them.
+            outbox.send(.error(id: nil, rateLimitedError))
+            let reason = "kept sending over \(configuration.messagesPerSecond) messages per second"
+            if let identity = socket.identity {
+                await directory.disconnect(
+                    sessionId: identity.sessionId, connectionId: identity.connectionId, reason: .forceDisconnected,
+                    closing: (.rateLimitExceeded, reason))
+            } else {
+                outbox.close(.rateLimitExceeded, message: reason)
+            }
+            return true
+        }
+        guard case .text(let text) = message else {
+            outbox.send(.error(id: nil, SignalingError(.malformedMessage, "binary messages are not accepted; send JSON text")))
+            return false
+        }
+        switch ClientMessage.decode(Data(text.utf8)) {
+        case .failure(let rejection):
+            outbox.send(.error(id: rejection.id, rejection.error))
+            return false
+        case .success(let request):
+            // A connect that arrived in time is answered however long it takes; one that is
+            // refused leaves the socket on the deadline it had.
+            let isFirstConnect = [.connect, .reconnect].contains(request.request.method) && socket.identity == nil
+            if isFirstConnect { socket.timeout.cancel() }
+            let leaving = await handle(request, identity: &socket.identity, refusedReconnects: &socket.refusedReconnects, outbox: outbox, logger: logger)
+            if isFirstConnect, socket.identity == nil {
+                socket.timeout = closeUnconnected(outbox, on: socket.eventLoop, at: socket.connectDeadline)
+            }
+            return leaving
+        }
+    }
+
     /// Closes a socket that has not connected by `deadline`.
-    private static func closeUnconnected(_ outbox: ClientOutbox, at deadline: ContinuousClock.Instant, after connectTimeout: Duration) -> Task<Void, any Error> {
-        Task {
-            try await Task.sleep(until: deadline, clock: .continuous)
+    private func closeUnconnected(_ outbox: ClientOutbox, on eventLoop: any EventLoop, at deadline: NIODeadline) -> Scheduled<Void> {
+        let connectTimeout = configuration.connectTimeout
+        return eventLoop.scheduleTask(deadline: deadline) {
             outbox.close(.connectTimeout, message: "no connect request within \(connectTimeout)")
         }
     }
@@ -181,25 +221,6 @@ public struct ClientSessionHandler: Sendable {
         case .clientDisconnected, .forceDisconnected: try? await outbound.close(.normalClosure, reason: nil)
         case .replaced: try? await outbound.close(.unknown(replacedCloseCode), reason: "replaced")
         case nil: break
-        }
-    }
-
-    /// Answers one request in a child task of its own. `handle`'s async frame is large (a case per
-    /// method), and Swift's task allocator keeps a task's slabs until the task ends: run in the
-    /// connection's long-lived task it held about 40 KiB for the connection's whole life, most of what
-    /// a signaling-only connection costs (docs/capacity.md); a child task gives it back at once.
-    /// Returns whether the client is leaving, and the identity and refusal count as the request left them.
-    private func handleInItsOwnTask(
-        _ message: ClientMessage, identity: Identity?, refusedReconnects: Int, outbox: ClientOutbox, logger: Logger
-    ) async -> (leaving: Bool, identity: Identity?, refusedReconnects: Int) {
-        await withTaskGroup(of: (Bool, Identity?, Int).self) { request in
-            request.addTask {
-                var identity = identity
-                var refusedReconnects = refusedReconnects
-                let leaving = await handle(message, identity: &identity, refusedReconnects: &refusedReconnects, outbox: outbox, logger: logger)
-                return (leaving, identity, refusedReconnects)
-            }
-            return await request.next() ?? (true, identity, refusedReconnects)
         }
     }
 

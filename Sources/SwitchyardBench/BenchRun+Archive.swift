@@ -163,7 +163,7 @@ extension BenchRun {
     }
 
     private func leave(_ sessions: [Session]) async {
-        for session in sessions { forget(session) }
+        forget(sessions)
         await withTaskGroup(of: Void.self) { group in
             for session in sessions { group.addTask { await session.disconnect() } }
         }

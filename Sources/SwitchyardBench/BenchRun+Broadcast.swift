@@ -95,7 +95,7 @@ extension BenchRun {
         await withTaskGroup(of: Void.self) { group in
             for viewer in viewers { group.addTask { await viewer.disconnect() } }
         }
-        for viewer in viewers { forget(viewer) }
+        forget(viewers)
         let leaveDeadline = ContinuousClock.now + .seconds(30)
         while heard.counts.destroyed < viewers.count, ContinuousClock.now < leaveDeadline {
             try await Task.sleep(for: .milliseconds(10))

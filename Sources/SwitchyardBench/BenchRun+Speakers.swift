@@ -131,7 +131,7 @@ extension BenchRun {
                 group.addTask { await participant.session.disconnect() }
             }
         }
-        for participant in room.participants { forget(participant.session) }
+        forget(room.participants.map(\.session))
     }
 
     /// `POST /v1/sessions` with `audio.forwardLoudest`.

@@ -376,7 +376,14 @@ public final class BenchRun: @unchecked Sendable {
 
     /// Forgets a client that left, so the teardown does not disconnect it again.
     func forget(_ session: Session) {
-        sessionList.withLock { $0.removeAll { $0 === session } }
+        forget([session])
+    }
+
+    /// Forgets clients that left, in one pass over the list: a crowd of 15,000 forgotten one by one
+    /// took the broadcast bench seconds of its own CPU inside the leave it times.
+    func forget(_ sessions: some Sequence<Session>) {
+        let left = Set(sessions.map(ObjectIdentifier.init))
+        sessionList.withLock { $0.removeAll { left.contains(ObjectIdentifier($0)) } }
     }
 
     private func runJoins() async throws {
