@@ -239,7 +239,7 @@ public struct ClientSessionHandler: Sendable {
                     do {
                         result = try await directory.connect(
                             grant: grant, outbox: outbox, speakerEvents: parameters.subscribeToSpeakerEvents == true,
-                            connectionEventsSuppressed: parameters.connectionEventsSuppressed == true)
+                            connectionEventsSuppressed: parameters.connectionEventsSuppressed == true || grant.connectionEventsSuppressed)
                     } catch {
                         // A drain closed the session after it was found here: in a cluster it goes on
                         // at the node placement names now, and the client is sent there.

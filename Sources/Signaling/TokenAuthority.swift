@@ -33,15 +33,17 @@ public struct TokenAuthority: Sendable {
     /// What `isValidSessionId` requires, to finish an error message: "must be 1 to 128 characters of ...".
     public static let sessionIdRule = SessionIdentifier.rule
 
-    /// A client token for one session.
+    /// A client token for one session; `connectionEventsSuppressed` keeps the connection from
+    /// hearing the others' joins and leaves, whatever its `connect` asks.
     public func mintClientToken(
-        sessionId: String, role: Role, connectionData: String = "", lifetime: Int64, now: Date
+        sessionId: String, role: Role, connectionData: String = "", connectionEventsSuppressed: Bool = false, lifetime: Int64, now: Date
     ) async throws -> String {
         let issuedAt = Int64(now.timeIntervalSince1970)
         let claims = TokenClaims(
             iss: apiKey, iat: issuedAt, exp: issuedAt + lifetime, jti: UUID().uuidString,
             scope: TokenClaims.connectScope, sessionId: sessionId, role: role.rawValue,
-            connectionData: connectionData.isEmpty ? nil : connectionData)
+            connectionData: connectionData.isEmpty ? nil : connectionData,
+            connectionEventsSuppressed: connectionEventsSuppressed ? true : nil)
         return try await keys.sign(claims)
     }
 
@@ -71,7 +73,9 @@ public struct TokenAuthority: Sendable {
             throw .invalidClaim(
                 name: "connection_data", reason: "has \(data.count) characters; the limit is \(Self.maximumConnectionDataCharacters)")
         }
-        return ClientGrant(sessionId: sessionId, role: role, connectionData: data, expiresAt: claims.exp)
+        return ClientGrant(
+            sessionId: sessionId, role: role, connectionData: data, expiresAt: claims.exp,
+            connectionEventsSuppressed: claims.connectionEventsSuppressed == true)
     }
 
     /// Checks the REST token of an `Authorization: Bearer <token>` header, as the REST API and the

@@ -122,6 +122,8 @@ struct Token: AsyncParsableCommand {
     @Option(help: "subscriber, publisher, publisheronly or moderator.") var role: String = "publisher"
     @Option(help: "Connection data other clients see (at most 1000 characters).") var data: String = ""
     @Option(help: "Lifetime in seconds.") var ttl: Int64 = 86_400
+    @Flag(help: "The connection hears no other connection's join or leave, only their count (connection_events_suppressed).")
+    var connectionEventsSuppressed = false
 
     func validate() throws {
         guard Role(rawValue: role) != nil else {
@@ -139,7 +141,10 @@ struct Token: AsyncParsableCommand {
     func run() async throws {
         let configuration = try options.load()
         let authority = await TokenAuthority(apiKey: configuration.apiKey, apiSecret: configuration.apiSecret)
-        print(try await authority.mintClientToken(sessionId: session, role: Role(rawValue: role)!, connectionData: data, lifetime: ttl, now: Date()))
+        print(
+            try await authority.mintClientToken(
+                sessionId: session, role: Role(rawValue: role)!, connectionData: data, connectionEventsSuppressed: connectionEventsSuppressed,
+                lifetime: ttl, now: Date()))
     }
 }
 

@@ -42,6 +42,33 @@ import Testing
         #expect(grant == ClientGrant(sessionId: "room-1", role: .moderator, connectionData: "name=Ann", expiresAt: 1_800_000_060))
     }
 
+    /// The app's backend may keep a connection out of the others' joins and leaves through its token;
+    /// a claim that is not a boolean is refused, and the refusal names it.
+    @Test func aTokenMaySuppressConnectionEvents() async throws {
+        let tokens = await authority()
+        let suppressed = try await tokens.mintClientToken(sessionId: "room-1", role: .moderator, connectionEventsSuppressed: true, lifetime: 60, now: now)
+        #expect(try await tokens.verifyClientToken(suppressed, now: now).connectionEventsSuppressed)
+        let plain = try await tokens.mintClientToken(sessionId: "room-1", role: .moderator, lifetime: 60, now: now)
+        #expect(try await tokens.verifyClientToken(plain, now: now).connectionEventsSuppressed == false)
+
+        struct StringlyClaims: JWTPayload {
+            var iss = "key"
+            var iat: Int64 = 1_800_000_000
+            var exp: Int64 = 1_800_000_060
+            var scope = TokenClaims.connectScope
+            var session_id = "room-1"
+            var role = "subscriber"
+            var connection_events_suppressed = "yes"
+            func verify(using algorithm: some JWTAlgorithm) async throws {}
+        }
+        let keys = JWTKeyCollection()
+        await keys.add(hmac: HMACKey(from: Self.secret), digestAlgorithm: .sha256)
+        let stringly = try await keys.sign(StringlyClaims())
+        let error = await refusal { () throws(TokenError) in _ = try await tokens.verifyClientToken(stringly, now: now) }
+        guard case .malformed(let reason) = error else { Issue.record("accepted: \(String(describing: error))"); return }
+        #expect(reason.contains("connection_events_suppressed"), "\(reason)")
+    }
+
     @Test func anExpiredTokenIsRefusedAfterTheSkew() async throws {
         let tokens = await authority()
         let token = try await tokens.mintClientToken(sessionId: "room-1", role: .publisher, lifetime: 60, now: now)

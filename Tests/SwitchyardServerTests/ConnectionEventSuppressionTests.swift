@@ -15,11 +15,12 @@ import Testing
     }
 
     private func connect(
-        _ daemon: DaemonHarness, session: String, role: Role, suppressing: Bool = false
+        _ daemon: DaemonHarness, session: String, role: Role, suppressing: Bool = false, suppressedByToken: Bool = false
     ) async throws -> (WebSocketTestClient, ConnectResult) {
         let client = try await WebSocketTestClient.open(port: daemon.port, host: daemon.configuration.host)
-        let parameters = ConnectParameters(
-            sessionId: session, token: try await daemon.token(session: session, role: role), connectionEventsSuppressed: suppressing ? true : nil)
+        let token = try await daemon.daemon.signaling.tokens.mintClientToken(
+            sessionId: session, role: role, connectionEventsSuppressed: suppressedByToken, lifetime: 600, now: Date())
+        let parameters = ConnectParameters(sessionId: session, token: token, connectionEventsSuppressed: suppressing ? true : nil)
         guard case .connect(let result) = try await client.call(.connect(parameters)) else { throw WebSocketTestClient.Failure.timedOut("connect") }
         return (client, result)
     }
@@ -100,6 +101,23 @@ import Testing
         #expect(try await count(3, at: quiet))
         let quietHeard = await hasConnectionEvents(quiet)
         #expect(!quietHeard)
+        for client in [member, quiet, third] { await client.close() }
+        try await daemon.stop()
+    }
+
+    /// The app's backend can suppress a connection through its token
+    /// (`connection_events_suppressed`), whatever the client asks at `connect`: even a moderator's.
+    @Test func theTokenSuppressesWhatTheClientDidNotAskToSuppress() async throws {
+        let daemon = try await DaemonHarness.start()
+        let (member, _) = try await connect(daemon, session: "told", role: .publisher)
+        let (quiet, quietJoined) = try await connect(daemon, session: "told", role: .moderator, suppressedByToken: true)
+        #expect(quietJoined.session.connections.map(\.connectionId) == [quietJoined.connection.connectionId])
+        _ = try await member.event(.connectionCreated)
+        let (third, _) = try await connect(daemon, session: "told", role: .subscriber)
+        _ = try await member.event(.connectionCreated)
+        #expect(try await count(3, at: quiet))
+        let quietHeard = await hasConnectionEvents(quiet)
+        #expect(!quietHeard, "the token's claim holds though connect did not ask")
         for client in [member, quiet, third] { await client.close() }
         try await daemon.stop()
     }
