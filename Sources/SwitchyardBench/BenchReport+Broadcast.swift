@@ -30,6 +30,14 @@ extension BenchReport {
         public var moderatorLeavesHeard = 0
         /// From every viewer starting to leave at once to the moderator hearing the last leave.
         public var leaveSeconds = 0.0
+        /// A second crowd whose sockets dropped at once: how many, the daemon's reconnection grace,
+        /// the leaves the moderator heard when the graces ended, from its first to its last, and the
+        /// slowest answer to a signal in another session meanwhile.
+        public var graceViewers = 0
+        public var graceSeconds = 0.0
+        public var graceLeavesHeard = 0
+        public var graceTeardownSeconds: Double?
+        public var otherSessionSlowestSignalMs: Double?
 
         public init(viewers: Int, joinsPerSecond: Double) {
             self.viewers = viewers
@@ -40,6 +48,7 @@ extension BenchReport {
         /// never came right.
         public var eventsLost: Int {
             max(joined - moderatorJoinsHeard, 0) + max(joined - moderatorLeavesHeard, 0) + (joined - viewersWithTheRightCount)
+                + max(graceViewers - graceLeavesHeard, 0)
         }
     }
 }

@@ -20,7 +20,7 @@ extension BenchRun {
             for await event in moderator.events {
                 switch event {
                 case .connectionCreated: heard.created()
-                case .connectionDestroyed: heard.destroyed()
+                case .connectionDestroyed(let left): heard.destroyed(atGraceEnd: left.reason == .networkDisconnected)
                 default: continue
                 }
             }
@@ -102,18 +102,81 @@ extension BenchRun {
         }
         broadcast.leaveSeconds = Double((ContinuousClock.now - leaveStart) / .milliseconds(1)) / 1000
         broadcast.moderatorLeavesHeard = heard.counts.destroyed
+        try await measureGraceEnd(in: sessionId, heard: heard, moderator: moderator, into: &broadcast)
         forget(publisher)
         await publisher.disconnect()
         report.clients.subscribers = viewers.count
         report.broadcast = broadcast
     }
+
+    /// A second crowd (at most 1,000) joins and loses its sockets at once, without a word, and does
+    /// not come back: the daemon keeps each connection for its reconnection grace, and all the graces
+    /// end together. Times the teardown (the moderator's first to last `networkDisconnected` leave)
+    /// while a client of another session sends a signal every 10 ms, whose slowest answer says
+    /// whether the teardown held up other sessions' signaling.
+    private func measureGraceEnd(
+        in sessionId: String, heard: ModeratorTally, moderator: Session, into broadcast: inout BenchReport.Broadcast
+    ) async throws {
+        let crowd = min(options.clients, 1000)
+        say("\(crowd) viewers losing their sockets at once, their graces ending together")
+        let spacing = 1 / options.churnRate
+        let start = ContinuousClock.now
+        let viewers = await withTaskGroup(of: Session?.self) { group in
+            for index in 0..<crowd {
+                group.addTask {
+                    try? await Task.sleep(until: start + .seconds(Double(index) * spacing), clock: .continuous)
+                    return try? await self.connect(session: sessionId, role: .subscriber, suppressConnectionEvents: true)
+                }
+            }
+            var joined: [Session] = []
+            for await viewer in group { if let viewer { joined.append(viewer) } }
+            return joined
+        }
+        let grace = viewers.first?.reconnectionGrace ?? .zero
+        let probe = try await connect(session: "\(sessionPrefix)-probe", role: .publisher)
+        let probing = Task {
+            var slowest = Duration.zero
+            while !Task.isCancelled {
+                let sent = ContinuousClock.now
+                try? await probe.signal(type: "probe", data: "")
+                slowest = max(slowest, ContinuousClock.now - sent)
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            return slowest
+        }
+        for viewer in viewers { viewer.simulateNetworkDrop() }
+        forget(viewers)
+        let deadline = ContinuousClock.now + grace + .seconds(30)
+        while heard.graceEnds.count < viewers.count, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        probing.cancel()
+        let slowest = await probing.value
+        forget(probe)
+        await probe.disconnect()
+        let ends = heard.graceEnds
+        broadcast.graceViewers = viewers.count
+        broadcast.graceSeconds = Double(grace / .milliseconds(1)) / 1000
+        broadcast.graceLeavesHeard = ends.count
+        if let first = ends.first, let last = ends.last {
+            broadcast.graceTeardownSeconds = Double((last - first) / .microseconds(1)) / 1_000_000
+        }
+        broadcast.otherSessionSlowestSignalMs = Double(slowest / .microseconds(1)) / 1000
+    }
 }
 
-/// The joins and leaves a moderator heard, counted as they come.
+/// The joins and leaves a moderator heard, counted as they come, and when it heard each leave at
+/// the end of a grace.
 private final class ModeratorTally: Sendable {
-    private let tally = Mutex((created: 0, destroyed: 0))
+    private let tally = Mutex((created: 0, destroyed: 0, graceEnds: [ContinuousClock.Instant]()))
 
     func created() { tally.withLock { $0.created += 1 } }
-    func destroyed() { tally.withLock { $0.destroyed += 1 } }
-    var counts: (created: Int, destroyed: Int) { tally.withLock { $0 } }
+    func destroyed(atGraceEnd: Bool) {
+        let now = ContinuousClock.now
+        tally.withLock { tally in
+            if atGraceEnd { tally.graceEnds.append(now) } else { tally.destroyed += 1 }
+        }
+    }
+    var counts: (created: Int, destroyed: Int) { tally.withLock { ($0.created, $0.destroyed) } }
+    var graceEnds: [ContinuousClock.Instant] { tally.withLock { $0.graceEnds } }
 }

@@ -66,6 +66,11 @@ final class LocalDaemon: Sendable {
             "shutdown": ["drainSeconds": 5],
             "archives": ["directory": archivesPath, "minimumFreeBytes": 0],
         ]
+        // The broadcast's dropped crowd waits out the reconnection grace: a short one keeps the run short.
+        if options.scenario == .broadcast, var signaling = configuration["signaling"] as? [String: Any] {
+            signaling["reconnectGraceSeconds"] = 3
+            configuration["signaling"] = signaling
+        }
         if let webhookEndpoint {
             var webhooks: [String: Any] = ["endpoints": [["name": "bench", "url": webhookEndpoint.url, "secret": webhookEndpoint.secret]]]
             if let maxQueuedEvents = webhookEndpoint.maxQueuedEvents { webhooks["maxQueuedEvents"] = maxQueuedEvents }

@@ -221,6 +221,11 @@ public enum ReportTable {
                 "moderator heard \(broadcast.moderatorJoinsHeard) joins and \(broadcast.moderatorLeavesHeard) leaves; "
                     + "\(broadcast.viewersWithTheRightCount) viewers with the right count, \(broadcast.viewersThatHeardJoins) told of other viewers")
             row("all leaving at once", number(broadcast.leaveSeconds, " s", digits: 2))
+            row(
+                "graces ending together",
+                "\(broadcast.graceLeavesHeard) of \(broadcast.graceViewers) leaves heard after a \(number(broadcast.graceSeconds, " s", digits: 0)) grace, first → last "
+                    + "\(broadcast.graceTeardownSeconds.map { number($0, " s", digits: 3) } ?? "–"); another session's slowest signal "
+                    + "\(broadcast.otherSessionSlowestSignalMs.map { number($0, " ms", digits: 1) } ?? "–")")
         }
         if let webhooks = report.webhooks {
             row(

@@ -319,6 +319,12 @@ import Testing
         #expect(value(outcome.report, "broadcast.viewersWithTheRightCount") as? Int == 60)
         #expect(value(outcome.report, "broadcast.viewersThatHeardJoins") as? Int == 0)
         #expect((value(outcome.report, "broadcast.memoryPerConnectionKiB") as? Double).map { $0 > 0 } == true)
+        // The second crowd's sockets dropped; the moderator heard each leave when the 3 s graces ended.
+        #expect(value(outcome.report, "broadcast.graceViewers") as? Int == 60)
+        #expect(value(outcome.report, "broadcast.graceLeavesHeard") as? Int == 60)
+        #expect(value(outcome.report, "broadcast.graceSeconds") as? Double == 3)
+        #expect((value(outcome.report, "broadcast.graceTeardownSeconds") as? Double).map { $0 >= 0 } == true)
+        #expect((value(outcome.report, "broadcast.otherSessionSlowestSignalMs") as? Double).map { $0 > 0 } == true)
     }
 
     @Test func webhooksDeliverEveryEventTheChurnCausedInOrderAndSigned() throws {
