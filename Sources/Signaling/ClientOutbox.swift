@@ -34,7 +34,11 @@ public struct ClientOutbox: Sendable {
             var overflowed = false
             /// Whether the writer may take messages yet (see `release()`).
             var released: Bool
-            var waiter: CheckedContinuation<Void, Never>?
+            /// Called once when something can be taken, or the outbox ended.
+            var waiter: (@Sendable () -> Void)?
+
+            /// Whether `take()` would return something now (messages, or the end).
+            var isTakeable: Bool { overflowed || released && (!pending.isEmpty || finished) }
         }
 
         let limits: Limits
@@ -66,12 +70,12 @@ public struct ClientOutbox: Sendable {
     /// swift-websocket one `SwitchyardClient` uses, lose frames that arrive in the same read as the
     /// `101` response, as a refusal sent at once during a shutdown would.
     public func release() {
-        let waiter = storage.state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let waiter = storage.state.withLock { state -> (@Sendable () -> Void)? in
             guard !state.released else { return nil }
             state.released = true
-            return state.waiter.take()
+            return state.isTakeable ? state.waiter.take() : nil
         }
-        waiter?.resume()
+        waiter?()
     }
 
     public func send(_ message: ServerMessage) {
@@ -107,9 +111,9 @@ public struct ClientOutbox: Sendable {
     public func finish() {
         let waiter = storage.state.withLock { state in
             state.finished = true
-            return state.waiter.take()
+            return state.isTakeable ? state.waiter.take() : nil
         }
-        waiter?.resume()
+        waiter?()
     }
 
     /// Whether the client fell too far behind and was cut off.
@@ -123,25 +127,30 @@ public struct ClientOutbox: Sendable {
     /// overflow. One consumer only.
     func next() async -> [Entry]? {
         while true {
-            let taken: [Entry]?? = storage.state.withLock { state in
-                if state.overflowed { return .some(nil) }
-                guard state.released else { return .none }
-                if !state.pending.isEmpty {
-                    defer { state.pending.removeAll(keepingCapacity: false) }
-                    return .some(state.pending)
-                }
-                return state.finished ? .some(nil) : .none
-            }
-            if let taken { return taken }
-            await withCheckedContinuation { continuation in
-                let resumeNow = storage.state.withLock { state in
-                    guard !state.overflowed, state.pending.isEmpty && !state.finished || !state.released else { return true }
-                    state.waiter = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
+            if let taken = take() { return taken }
+            await withCheckedContinuation { continuation in whenTakeable { continuation.resume() } }
         }
+    }
+
+    /// What `next()` would return now, without waiting: nil when there is nothing to take yet.
+    func take() -> [Entry]?? {
+        storage.state.withLock { state in
+            guard state.isTakeable else { return .none }
+            guard !state.overflowed, !state.pending.isEmpty else { return .some(nil) }
+            defer { state.pending.removeAll(keepingCapacity: false) }
+            return .some(state.pending)
+        }
+    }
+
+    /// Calls `wake` once, as soon as `take()` has something (now, if it has): how a writer that is
+    /// not running hears of the next message. One at a time.
+    func whenTakeable(_ wake: @escaping @Sendable () -> Void) {
+        let wakeNow = storage.state.withLock { state in
+            guard !state.isTakeable else { return true }
+            state.waiter = wake
+            return false
+        }
+        if wakeNow { wake() }
     }
 
     /// The writer handed one taken message to the socket.
@@ -156,7 +165,7 @@ public struct ClientOutbox: Sendable {
     private func enqueue(_ entry: Entry, thenFinish: Bool) {
         let size = entry.text.utf8.count
         let limits = storage.limits
-        let (waiter, overflowedNow): (CheckedContinuation<Void, Never>?, Bool) = storage.state.withLock { state in
+        let (waiter, overflowedNow): ((@Sendable () -> Void)?, Bool) = storage.state.withLock { state in
             guard !state.finished, !state.overflowed else { return (nil, false) }
             guard state.heldMessages < limits.messages, state.heldBytes + size <= limits.bytes else {
                 state.overflowed = true
@@ -169,9 +178,9 @@ public struct ClientOutbox: Sendable {
             state.heldMessages += 1
             state.heldBytes += size
             if thenFinish { state.finished = true }
-            return (state.waiter.take(), false)
+            return (state.isTakeable ? state.waiter.take() : nil, false)
         }
-        waiter?.resume()
+        waiter?()
         if overflowedNow { storage.onOverflow() }
     }
 }

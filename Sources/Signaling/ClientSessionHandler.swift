@@ -5,8 +5,6 @@ import NIOCore
 import SignalingProtocol
 
 private let processStart = ContinuousClock.now
-/// The close code of a socket another one reconnected in place of (4000-4999 are for applications).
-private let replacedCloseCode: UInt16 = 4000
 
 /// Runs one client's WebSocket: decodes each message, answers every request in order, writes the
 /// events the directory sends, enforces the connect timeout and the rate limit, and removes the
@@ -62,7 +60,7 @@ public struct ClientSessionHandler: Sendable {
                 _ = try await messages.next()
                 outbox.release()
             }
-            await Self.write(outbox, to: outbound)
+            await OutboxWriter(outbox, to: outbound).ended()
             firstMessage.cancel()
             return
         }
@@ -74,28 +72,26 @@ public struct ClientSessionHandler: Sendable {
                 violationsBeforeDisconnect: configuration.rateViolationsBeforeDisconnect),
             eventLoop: channel.eventLoop, connectDeadline: connectDeadline,
             timeout: closeUnconnected(outbox, on: channel.eventLoop, at: connectDeadline))
+        let writer = OutboxWriter(outbox, to: outbound)
         var inboundFailure: (any Error)?
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await Self.write(outbox, to: outbound) }
-            do {
-                for try await message in inbound.messages(maxSize: configuration.maximumMessageBytes) {
-                    outbox.release()
-                    let (leaving, after) = await receiveInItsOwnTask(message, socket: socket, outbox: outbox, logger: logger)
-                    socket = after
-                    if leaving { break }
-                }
-            } catch {
-                logger.debug("websocket ended", metadata: ["error": "\(error)"])
-                inboundFailure = error
+        do {
+            for try await message in inbound.messages(maxSize: configuration.maximumMessageBytes) {
+                outbox.release()
+                let (leaving, after) = await receiveInItsOwnTask(message, socket: socket, outbox: outbox, logger: logger)
+                socket = after
+                if leaving { break }
             }
-            socket.timeout.cancel()
-            outbox.release()
-            if let identity = socket.identity {
-                await directory.connectionLost(sessionId: identity.sessionId, connectionId: identity.connectionId, socket: outbox)
-            }
-            outbox.finish()
-            await group.waitForAll()
+        } catch {
+            logger.debug("websocket ended", metadata: ["error": "\(error)"])
+            inboundFailure = error
         }
+        socket.timeout.cancel()
+        outbox.release()
+        if let identity = socket.identity {
+            await directory.connectionLost(sessionId: identity.sessionId, connectionId: identity.connectionId, socket: outbox)
+        }
+        outbox.finish()
+        await writer.ended()
         if let inboundFailure { throw inboundFailure }
     }
 
@@ -196,32 +192,6 @@ public struct ClientSessionHandler: Sendable {
 
     private var rateLimitedError: SignalingError {
         SignalingError(.rateLimited, "more than \(configuration.messagesPerSecond) messages per second; slow down")
-    }
-
-    /// Writes messages until the outbox ends. When the server had a last word, closes the socket with
-    /// the code that matches it; otherwise leaves the close to the WebSocket layer, which answers the
-    /// client's close or closes with the code of what ended the connection.
-    private static func write(_ outbox: ClientOutbox, to outbound: WebSocketOutboundWriter) async {
-        var lastWord: SessionDisconnectedReason?
-        while let entries = await outbox.next() {
-            for entry in entries {
-                do {
-                    try await outbound.write(.text(entry.text))
-                } catch {
-                    return
-                }
-                outbox.wrote(entry)
-                lastWord = entry.lastWord ?? lastWord
-            }
-        }
-        switch lastWord {
-        case .serverShutdown: try? await outbound.close(.goingAway, reason: "server shutdown")
-        case .nodeDraining: try? await outbound.close(.goingAway, reason: "node draining")
-        case .rateLimitExceeded, .connectTimeout: try? await outbound.close(.policyViolation, reason: lastWord?.rawValue)
-        case .clientDisconnected, .forceDisconnected: try? await outbound.close(.normalClosure, reason: nil)
-        case .replaced: try? await outbound.close(.unknown(replacedCloseCode), reason: "replaced")
-        case nil: break
-        }
     }
 
     /// Answers one request. Returns true when the client is leaving.

@@ -19,7 +19,9 @@ extension SessionDirectory {
     }
 
     /// Sends the count, serialized once and without a `seq`, to every connection that hears no
-    /// connection events, if it changed since the last one sent.
+    /// connection events, if it changed since the last one sent. The sending (a wake of each
+    /// socket's writer: 15,000 of them in a broadcast) happens off the directory, so that joins and
+    /// other sessions' requests do not queue behind it.
     private func announceConnectionCount(in sessionId: String) {
         guard let session = sessions[sessionId] else { return }
         sessions[sessionId]?.connectionCountScheduled = false
@@ -27,8 +29,9 @@ extension SessionDirectory {
         guard count != session.announcedConnectionCount else { return }
         sessions[sessionId]?.announcedConnectionCount = count
         let text = String(decoding: ServerMessage.event(.connectionCountChanged(ConnectionCount(connectionCount: count))).encoded(), as: UTF8.self)
-        for connection in session.connections.values where !connection.receivesConnectionEvents {
-            connection.events.sendUnlogged(encodedEvent: text)
+        let recipients = session.connections.values.filter { !$0.receivesConnectionEvents }.map(\.events)
+        Task.detached {
+            for recipient in recipients { recipient.sendUnlogged(encodedEvent: text) }
         }
     }
 

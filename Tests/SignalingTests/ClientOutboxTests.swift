@@ -96,4 +96,28 @@ struct ClientOutboxTests {
         outbox.finish()
         #expect(await ended == nil)
     }
+
+    /// A writer that is not running is woken once, and only when there is something to take: a
+    /// held outbox's messages wake it at their release, and its end wakes it too.
+    @Test func aWriterIsWokenOnceWhenThereIsSomethingToTake() async throws {
+        let wakes = OverflowCount()
+        let outbox = ClientOutbox(holdsUntilReleased: true)
+        outbox.whenTakeable { wakes.value.withLock { $0 += 1 } }
+        #expect(outbox.take() == .none)
+        outbox.send(signal(1))
+        #expect(wakes.value.withLock { $0 } == 0, "held until the release")
+        outbox.release()
+        #expect(wakes.value.withLock { $0 } == 1)
+        outbox.send(signal(1))
+        #expect(wakes.value.withLock { $0 } == 1, "a wake is for one call only")
+        #expect(try #require(outbox.take())?.count == 2)
+        #expect(outbox.take() == .none)
+
+        outbox.whenTakeable { wakes.value.withLock { $0 += 1 } }
+        outbox.finish()
+        #expect(wakes.value.withLock { $0 } == 2, "the end wakes it")
+        #expect(outbox.take() == .some(nil))
+        outbox.whenTakeable { wakes.value.withLock { $0 += 1 } }
+        #expect(wakes.value.withLock { $0 } == 3, "something to take already: woken at once")
+    }
 }
