@@ -126,6 +126,9 @@ public struct BenchOptions: Codable, Sendable {
     public var churnRate: Double
     /// Archive: publishers in the session recorded individually to count the writer's drops.
     public var archiveStreams: Int
+    /// Broadcast: viewers who, once the crowd is in, also subscribe to the publisher's media and
+    /// decode it for `durationSeconds` (0: a signaling-only run).
+    public var mediaViewers = 0
     /// Webhooks: where the bench's receiver listens (port 0: a free one). A daemon given with
     /// `--server` must already send its webhooks to `http://<host>:<port>/webhooks`.
     public var receiverHost: String
@@ -314,6 +317,7 @@ public struct BenchOptions: Codable, Sendable {
         if scenario == .broadcast {
             if !(1...15_000).contains(clients) { return "--clients (viewers) must be within 1...15000 for broadcast" }
             if !(churnRate > 0 && churnRate <= 1000) { return "--churn-rate (joins a second) must be within (0, 1000] for broadcast" }
+            if !(0...100).contains(mediaViewers) { return "--media-viewers must be within 0...100" }
         }
         if scenario == .webhooks {
             if !(1...100).contains(sessions) { return "--sessions must be within 1...100" }

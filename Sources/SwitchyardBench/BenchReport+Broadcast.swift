@@ -30,6 +30,8 @@ extension BenchReport {
         public var moderatorLeavesHeard = 0
         /// From every viewer starting to leave at once to the moderator hearing the last leave.
         public var leaveSeconds = 0.0
+        /// Viewers that received and decoded the publisher's media (`--media-viewers`).
+        public var mediaViewers = 0
         /// A second crowd whose sockets dropped at once: how many, the daemon's reconnection grace,
         /// the leaves the moderator heard when the graces ended, from its first to its last, and the
         /// slowest answer to a signal in another session meanwhile.

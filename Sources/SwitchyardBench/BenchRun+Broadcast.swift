@@ -90,23 +90,51 @@ extension BenchRun {
         broadcast.viewersThatHeardJoins = viewers.filter { $0.connections.count > 2 }.count
         broadcast.moderatorJoinsHeard = heard.counts.created
 
+        if options.mediaViewers > 0 {
+            try await watchTheBroadcast(sessionId, publisher: publisher, into: &broadcast)
+        }
+
         say("all \(viewers.count) viewers leaving at once")
+        let leftBefore = heard.counts.destroyed
         let leaveStart = ContinuousClock.now
         await withTaskGroup(of: Void.self) { group in
             for viewer in viewers { group.addTask { await viewer.disconnect() } }
         }
         forget(viewers)
         let leaveDeadline = ContinuousClock.now + .seconds(30)
-        while heard.counts.destroyed < viewers.count, ContinuousClock.now < leaveDeadline {
+        while heard.counts.destroyed - leftBefore < viewers.count, ContinuousClock.now < leaveDeadline {
             try await Task.sleep(for: .milliseconds(10))
         }
         broadcast.leaveSeconds = Double((ContinuousClock.now - leaveStart) / .milliseconds(1)) / 1000
-        broadcast.moderatorLeavesHeard = heard.counts.destroyed
+        broadcast.moderatorLeavesHeard = heard.counts.destroyed - leftBefore
         try await measureGraceEnd(in: sessionId, heard: heard, moderator: moderator, into: &broadcast)
         forget(publisher)
         await publisher.disconnect()
         report.clients.subscribers = viewers.count
         report.broadcast = broadcast
+    }
+
+    /// With the crowd in, the publisher publishes (every viewer hears `streamCreated`) and
+    /// `mediaViewers` more viewers subscribe and decode its media for `durationSeconds`: the
+    /// report's frame, latency and freeze figures are theirs, and its CPU and memory lines are the
+    /// daemon's and the bench's over that window. They leave before the crowd does.
+    private func watchTheBroadcast(_ sessionId: String, publisher: Session, into broadcast: inout BenchReport.Broadcast) async throws {
+        say("publishing to the crowd; \(options.mediaViewers) viewers receiving and decoding it")
+        let stream = try await publisher.publish(PublisherSettings(name: "broadcast", media: media))
+        report.clients.publishers = 1
+        let watchers: [(TrackedSubscriber, Session)] = await concurrently(options.mediaViewers) { [self] index in
+            let session = try await connect(session: sessionId, role: .subscriber, suppressConnectionEvents: true)
+            let subscriber = try await session.subscribe(to: stream.streamId, settings: SubscriberSettings(decodes: true))
+            return (TrackedSubscriber(label: "m\(index + 1)", subscriber: subscriber, isImpaired: false), session)
+        }
+        broadcast.mediaViewers = watchers.count
+        try await Measurement(run: self, publishers: [stream], subscribers: watchers.map(\.0)).measure()
+        let sessions = watchers.map(\.1)
+        await withTaskGroup(of: Void.self) { group in
+            for session in sessions { group.addTask { await session.disconnect() } }
+        }
+        forget(sessions)
+        try await stream.unpublish()
     }
 
     /// A second crowd (at most 1,000) joins and loses its sockets at once, without a word, and does

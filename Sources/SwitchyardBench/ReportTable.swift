@@ -17,7 +17,8 @@ public enum ReportTable {
             ? "VP8 \(options.width)x\(options.height)@\(options.frameRate) \(options.videoBitrate / 1000) kbps + Opus \(options.audioBitrate / 1000) kbps"
             : "Opus \(options.audioBitrate / 1000) kbps")
         row("measured", number(report.measuredSeconds, " s"))
-        if ![.join, .cluster, .speakers, .webhooks, .chaos, .broadcast, .archive].contains(report.scenario) {
+        let broadcastCarriedMedia = (report.broadcast?.mediaViewers ?? 0) > 0
+        if ![.join, .cluster, .speakers, .webhooks, .chaos, .broadcast, .archive].contains(report.scenario) || broadcastCarriedMedia {
             let forwarding = report.forwarding
             row("forwarded packets/s", number(forwarding.packetsPerSecond, digits: 0))
             row("forwarded packets per server CPU-s", number(forwarding.packetsPerServerCPUSecond, digits: 0))

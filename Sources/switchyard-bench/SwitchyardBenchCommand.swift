@@ -134,6 +134,8 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var forwardLoudest: Int?
     @Option(help: "Archive: publishers in the session recorded individually, whose writer must drop nothing.")
     var archiveStreams: Int?
+    @Option(help: "Broadcast: viewers who, once the crowd is in, also receive and decode the publisher's media for --duration (0).")
+    var mediaViewers: Int?
     @Option(help: "Webhooks: 1 → N sessions churning at once.")
     var sessions: Int?
     @Option(help: "Webhooks: subscriber joins per second in each session (each subscriber is back every --clients / this seconds).")
@@ -253,6 +255,7 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         if let sessions { options.sessions = sessions }
         if let churnRate { options.churnRate = churnRate }
         if let archiveStreams { options.archiveStreams = archiveStreams }
+        if let mediaViewers { options.mediaViewers = mediaViewers }
         if let receiverHost { options.receiverHost = receiverHost }
         if let receiverPort { options.receiverPort = receiverPort }
         if let receiver {
