@@ -38,7 +38,8 @@ for index in 0 1 2; do
     port=$((7891 + index))
     first=$((44000 + 400 * index))
     cat > "$work/node-$index.json" <<JSON
-{"server": {"host": "$host", "port": $port},
+{"server": {"host": "$host", "port": $port, "http": {"maxConnections": 10000, "maxConnectionsPerAddress": 5000}},
+ "signaling": {"maxConnectionsPerSession": 5000, "messagesPerSecond": 200, "messageBurst": 400},
  "media": {"listenAddress": "$host", "workers": 1, "portRange": {"first": $first, "last": $((first + 399))}},
  "logging": {"level": "warning"},
  "cluster": {"databaseURL": "$database", "nodeId": "bench-$index", "heartbeatSeconds": 1, "nodeTimeoutSeconds": 3,
@@ -65,3 +66,10 @@ run_end=$(transactions)
 # The psql calls that read the counter count one transaction each.
 echo "database: $(( idle_end - idle_start - 1 )) transactions in 10 s with 3 idle nodes; $(( run_end - run_start - 1 )) during the run ($(( SECONDS - started )) s, 12 sessions placed and ended by default)" \
     | tee "$results/cluster-database.txt"
+# A broadcast on the cluster, through a node the cluster run left standing: 1,000 signaling-only
+# viewers on the session's node, and 30 viewers decoding the media, past the nodes' 10 subscribers
+# before cascading, so that most are served by the other node over a relay leg.
+echo
+echo "== switchyard-bench broadcast on the cluster (1,000 viewers; 30 decoding, cascading past 10)"
+"$bin/switchyard-bench" broadcast --server "ws://127.0.0.3:7892/v1/ws" --server-pid "${pids[1]}" --clients 1000 \
+    --media-viewers 30 --json "$results/broadcast-cluster.json"

@@ -30,8 +30,15 @@ extension BenchReport {
         public var moderatorLeavesHeard = 0
         /// From every viewer starting to leave at once to the moderator hearing the last leave.
         public var leaveSeconds = 0.0
-        /// Viewers that received and decoded the publisher's media (`--media-viewers`).
+        /// Viewers that received and decoded the publisher's media (`--media-viewers`), those of
+        /// them served by another node than the session's (a cluster's cascade), and the latency
+        /// of each kind over the measured window.
         public var mediaViewers = 0
+        public var cascadedMediaViewers = 0
+        public var directLatencyP50Ms: Double?
+        public var directLatencyP99Ms: Double?
+        public var cascadedLatencyP50Ms: Double?
+        public var cascadedLatencyP99Ms: Double?
         /// A second crowd whose sockets dropped at once: how many, the daemon's reconnection grace,
         /// the leaves the moderator heard when the graces ended, from its first to its last, and the
         /// slowest answer to a signal in another session meanwhile.

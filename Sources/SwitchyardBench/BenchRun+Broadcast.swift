@@ -117,7 +117,9 @@ extension BenchRun {
     /// With the crowd in, the publisher publishes (every viewer hears `streamCreated`) and
     /// `mediaViewers` more viewers subscribe and decode its media for `durationSeconds`: the
     /// report's frame, latency and freeze figures are theirs, and its CPU and memory lines are the
-    /// daemon's and the bench's over that window. They leave before the crowd does.
+    /// daemon's and the bench's over that window. In a cluster with cascading, those served by
+    /// another node than the session's (told by their media server's address) are counted, and the
+    /// latency of each kind over the window given apart. They leave before the crowd does.
     private func watchTheBroadcast(_ sessionId: String, publisher: Session, into broadcast: inout BenchReport.Broadcast) async throws {
         say("publishing to the crowd; \(options.mediaViewers) viewers receiving and decoding it")
         let stream = try await publisher.publish(PublisherSettings(name: "broadcast", media: media))
@@ -128,7 +130,18 @@ extension BenchRun {
             return (TrackedSubscriber(label: "m\(index + 1)", subscriber: subscriber, isImpaired: false), session)
         }
         broadcast.mediaViewers = watchers.count
-        try await Measurement(run: self, publishers: [stream], subscribers: watchers.map(\.0)).measure()
+        let originHost = URLComponents(string: publisher.serverURL)?.host ?? ""
+        let cascaded = watchers.map { !$0.0.subscriber.mediaServer.hasPrefix(originHost + ":") }
+        broadcast.cascadedMediaViewers = cascaded.filter { $0 }.count
+        let watched = try await Measurement(run: self, publishers: [stream], subscribers: watchers.map(\.0)).measure()
+        var direct = LatencyHistogram()
+        var relayed = LatencyHistogram()
+        for (snapshot, isCascaded) in zip(watched, cascaded) {
+            guard let latency = snapshot.latency else { continue }
+            if isCascaded { relayed.merge(latency) } else { direct.merge(latency) }
+        }
+        (broadcast.directLatencyP50Ms, broadcast.directLatencyP99Ms) = (direct.percentileMilliseconds(0.5), direct.percentileMilliseconds(0.99))
+        (broadcast.cascadedLatencyP50Ms, broadcast.cascadedLatencyP99Ms) = (relayed.percentileMilliseconds(0.5), relayed.percentileMilliseconds(0.99))
         let sessions = watchers.map(\.1)
         await withTaskGroup(of: Void.self) { group in
             for session in sessions { group.addTask { await session.disconnect() } }

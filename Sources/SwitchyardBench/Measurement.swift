@@ -12,7 +12,10 @@ struct Measurement {
     /// The publisher whose events a publisher-side fallback run times.
     var watchedPublisher: TrackedPublisher?
 
-    func measure() async throws {
+    /// Returns each subscriber's snapshot at the end of the window (its latency: the window's), for
+    /// a scenario that splits the figures further.
+    @discardableResult
+    func measure() async throws -> [SubscriberSnapshot] {
         let options = run.options
         run.say("warming up for \(options.warmupSeconds) s")
         try await Task.sleep(for: .seconds(options.warmupSeconds))
@@ -195,6 +198,7 @@ struct Measurement {
             report.soak = BenchReport.Soak(rssSamplesMB: soakSamples, rssGrowthMB: (soakSamples.last ?? 0) - (soakSamples.first ?? 0), errors: errors + UInt64(report.clients.connectFailures))
         }
         run.report = report
+        return final
     }
 
     private func framesSent() async -> UInt64 {

@@ -221,6 +221,13 @@ public enum ReportTable {
                 "events",
                 "moderator heard \(broadcast.moderatorJoinsHeard) joins and \(broadcast.moderatorLeavesHeard) leaves; "
                     + "\(broadcast.viewersWithTheRightCount) viewers with the right count, \(broadcast.viewersThatHeardJoins) told of other viewers")
+            if broadcast.mediaViewers > 0 {
+                row(
+                    "media viewers",
+                    "\(broadcast.mediaViewers), \(broadcast.cascadedMediaViewers) served by other nodes; latency p50 / p99 on the session's node "
+                        + "\(number(broadcast.directLatencyP50Ms, digits: 2)) / \(number(broadcast.directLatencyP99Ms, " ms", digits: 2)), cascaded "
+                        + "\(number(broadcast.cascadedLatencyP50Ms, digits: 2)) / \(number(broadcast.cascadedLatencyP99Ms, " ms", digits: 2))")
+            }
             row("all leaving at once", number(broadcast.leaveSeconds, " s", digits: 2))
             row(
                 "graces ending together",
