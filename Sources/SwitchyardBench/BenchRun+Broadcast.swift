@@ -32,28 +32,7 @@ extension BenchRun {
 
         say("\(options.clients) viewers joining at \(options.churnRate) a second")
         let joinStart = ContinuousClock.now
-        let spacing = 1 / options.churnRate
-        let (viewers, failures) = await withTaskGroup(of: Result<Session, any Error>.self) { group in
-            for index in 0..<options.clients {
-                group.addTask {
-                    try? await Task.sleep(until: joinStart + .seconds(Double(index) * spacing), clock: .continuous)
-                    do {
-                        return .success(try await self.connect(session: sessionId, role: .subscriber, suppressConnectionEvents: true))
-                    } catch {
-                        return .failure(error)
-                    }
-                }
-            }
-            var joined: [Session] = []
-            var failures: [String] = []
-            for await result in group {
-                switch result {
-                case .success(let viewer): joined.append(viewer)
-                case .failure(let error): failures.append("\(error)")
-                }
-            }
-            return (joined, failures)
-        }
+        let (viewers, failures) = await joinCrowd(options.clients, of: sessionId)
         report.errors += Array(Set(failures).prefix(3)).map { "viewer join: \($0)" }
         let joinSeconds = Double((ContinuousClock.now - joinStart) / .milliseconds(1)) / 1000
         broadcast.joined = viewers.count
@@ -107,11 +86,39 @@ extension BenchRun {
         }
         broadcast.leaveSeconds = Double((ContinuousClock.now - leaveStart) / .milliseconds(1)) / 1000
         broadcast.moderatorLeavesHeard = heard.counts.destroyed - leftBefore
-        try await measureGraceEnd(in: sessionId, heard: heard, moderator: moderator, into: &broadcast)
+        try await measureGraceEnd(in: sessionId, heard: heard, into: &broadcast)
         forget(publisher)
         await publisher.disconnect()
         report.clients.subscribers = viewers.count
         report.broadcast = broadcast
+    }
+
+    /// `count` signaling-only viewers of `sessionId`, each asking to suppress connection events,
+    /// joining at `churnRate` a second: those that joined, and why the others could not.
+    private func joinCrowd(_ count: Int, of sessionId: String) async -> (joined: [Session], failures: [String]) {
+        let start = ContinuousClock.now
+        let spacing = 1 / options.churnRate
+        return await withTaskGroup(of: Result<Session, any Error>.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    try? await Task.sleep(until: start + .seconds(Double(index) * spacing), clock: .continuous)
+                    do {
+                        return .success(try await self.connect(session: sessionId, role: .subscriber, suppressConnectionEvents: true))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            var joined: [Session] = []
+            var failures: [String] = []
+            for await result in group {
+                switch result {
+                case .success(let viewer): joined.append(viewer)
+                case .failure(let error): failures.append("\(error)")
+                }
+            }
+            return (joined, failures)
+        }
     }
 
     /// With the crowd in, the publisher publishes (every viewer hears `streamCreated`) and
@@ -155,24 +162,10 @@ extension BenchRun {
     /// end together. Times the teardown (the moderator's first to last `networkDisconnected` leave)
     /// while a client of another session sends a signal every 10 ms, whose slowest answer says
     /// whether the teardown held up other sessions' signaling.
-    private func measureGraceEnd(
-        in sessionId: String, heard: ModeratorTally, moderator: Session, into broadcast: inout BenchReport.Broadcast
-    ) async throws {
+    private func measureGraceEnd(in sessionId: String, heard: ModeratorTally, into broadcast: inout BenchReport.Broadcast) async throws {
         let crowd = min(options.clients, 1000)
         say("\(crowd) viewers losing their sockets at once, their graces ending together")
-        let spacing = 1 / options.churnRate
-        let start = ContinuousClock.now
-        let viewers = await withTaskGroup(of: Session?.self) { group in
-            for index in 0..<crowd {
-                group.addTask {
-                    try? await Task.sleep(until: start + .seconds(Double(index) * spacing), clock: .continuous)
-                    return try? await self.connect(session: sessionId, role: .subscriber, suppressConnectionEvents: true)
-                }
-            }
-            var joined: [Session] = []
-            for await viewer in group { if let viewer { joined.append(viewer) } }
-            return joined
-        }
+        let (viewers, _) = await joinCrowd(crowd, of: sessionId)
         let grace = viewers.first?.reconnectionGrace ?? .zero
         let probe = try await connect(session: "\(sessionPrefix)-probe", role: .publisher)
         let probing = Task {
