@@ -103,13 +103,6 @@ public struct ClientSessionHandler: Sendable {
         let eventLoop: any EventLoop
         let connectDeadline: NIODeadline
         var timeout: Scheduled<Void>
-
-        init(limiter: MessageRateLimiter, eventLoop: any EventLoop, connectDeadline: NIODeadline, timeout: Scheduled<Void>) {
-            self.limiter = limiter
-            self.eventLoop = eventLoop
-            self.connectDeadline = connectDeadline
-            self.timeout = timeout
-        }
     }
 
     /// Takes one message in a child task of its own. Swift's task allocator keeps the most a task's
