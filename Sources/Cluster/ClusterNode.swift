@@ -17,7 +17,7 @@ public actor ClusterNode: SessionPlacement, Service {
     /// The database, shared with what else of this node keeps its state there (the webhook outbox).
     nonisolated let client: PostgresClient
     private let clientRun: Task<Void, Never>
-    private let logger: Logger
+    let logger: Logger
     /// The node's load and the sessions it holds, read at each heartbeat.
     private var loadSource: (@Sendable () async -> (NodeLoadSample, [String]))?
     /// Runs after each heartbeat the database took.
@@ -48,6 +48,9 @@ public actor ClusterNode: SessionPlacement, Service {
     static let unclaimedPlacementLifetime: Duration = .seconds(30)
     /// A node dead for this many node timeouts is deleted with its placements.
     static let deadNodeRetention = 3
+    /// The settings of a session no node holds are kept this long after its last placement went,
+    /// for its clients to bring it back on another node with them.
+    static let unplacedSettingsRetention: Duration = .seconds(86_400)
 
     /// Connects to the database, migrates its schema and registers this node; throws when the
     /// database cannot be reached within `databaseTimeout` or the node id is taken.
@@ -155,7 +158,7 @@ public actor ClusterNode: SessionPlacement, Service {
     }
 
     /// Writes liveness and load, reconciles this node's placements with the sessions it holds, and
-    /// deletes nodes dead for long. A failure is logged and the next beat tries again: the node keeps
+    /// deletes nodes dead for long and settings no node has held for long. A failure is logged and the next beat tries again: the node keeps
     /// serving what it holds while the database is away. Returns whether the database took it.
     @discardableResult func heartbeat() async -> Bool {
         let now = ContinuousClock.now
@@ -202,6 +205,12 @@ public actor ClusterNode: SessionPlacement, Service {
                         INSERT INTO switchyard_sessions (session_id, node_id) SELECT unnest(\(hosted)::text[]), \(c.nodeId)
                         WHERE EXISTS (SELECT 1 FROM switchyard_nodes WHERE node_id = \(c.nodeId) AND instance = \(instance))
                         ON CONFLICT (session_id) DO NOTHING
+                        """, logger: logger)
+                    try await connection.query(
+                        """
+                        DELETE FROM switchyard_session_settings k
+                        WHERE k.unplaced_at < now() - make_interval(secs => \(Self.seconds(Self.unplacedSettingsRetention)))
+                            AND NOT EXISTS (SELECT 1 FROM switchyard_sessions s WHERE s.session_id = k.session_id)
                         """, logger: logger)
                     try await connection.query(
                         """
@@ -369,8 +378,13 @@ public actor ClusterNode: SessionPlacement, Service {
     public func sessionEnded(sessionId: String) async {
         let c = configuration
         do {
+            // Its kept settings go with the placement, unless another node holds the session now.
             _ = try await database("forgetting session \(sessionId)") { [client, logger] in
-                try await client.query("DELETE FROM switchyard_sessions WHERE session_id = \(sessionId) AND node_id = \(c.nodeId)", logger: logger)
+                try await client.query(
+                    """
+                    WITH ended AS (DELETE FROM switchyard_sessions WHERE session_id = \(sessionId) AND node_id = \(c.nodeId) RETURNING session_id)
+                    DELETE FROM switchyard_session_settings WHERE session_id IN (SELECT session_id FROM ended)
+                    """, logger: logger)
             }
         } catch {
             // The next heartbeat's reconciliation deletes it.
@@ -441,7 +455,7 @@ public actor ClusterNode: SessionPlacement, Service {
 
     /// Runs `work` against the database within `databaseTimeout`; a failure becomes `unavailable`,
     /// logged with its details.
-    private func database<T: Sendable>(_ what: String, _ work: @escaping @Sendable () async throws -> T) async throws(SignalingError) -> T {
+    func database<T: Sendable>(_ what: String, _ work: @escaping @Sendable () async throws -> T) async throws(SignalingError) -> T {
         do {
             return try await Self.bounded(configuration.databaseTimeout, work)
         } catch {

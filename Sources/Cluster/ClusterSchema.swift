@@ -73,6 +73,31 @@ enum ClusterSchema {
             "CREATE INDEX switchyard_archives_by_time ON switchyard_archives (created_at_ms DESC, archive_id DESC)",
             "CREATE INDEX switchyard_archives_by_session ON switchyard_archives (session_id)",
         ],
+        // The settings of sessions made or changed through REST (ClusterNode+SessionSettings),
+        // without a foreign key: they must outlive the placement, whose deletion (an ended node,
+        // a drain, a reconciliation) a trigger notes, however it was deleted.
+        [
+            """
+            CREATE TABLE switchyard_session_settings (
+                session_id text PRIMARY KEY,
+                settings text NOT NULL,
+                unplaced_at timestamptz
+            )
+            """,
+            "CREATE INDEX switchyard_session_settings_unplaced ON switchyard_session_settings (unplaced_at) WHERE unplaced_at IS NOT NULL",
+            """
+            CREATE FUNCTION switchyard_note_unplaced() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                UPDATE switchyard_session_settings SET unplaced_at = now() WHERE session_id = OLD.session_id;
+                RETURN NULL;
+            END
+            $$
+            """,
+            """
+            CREATE TRIGGER switchyard_sessions_unplaced AFTER DELETE ON switchyard_sessions
+            FOR EACH ROW EXECUTE FUNCTION switchyard_note_unplaced()
+            """,
+        ],
     ]
 
     static var currentVersion: Int { migrations.count }

@@ -14,20 +14,18 @@ public struct ClientSessionHandler: Sendable {
     let sockets: OpenSockets
     let tokens: TokenAuthority
     let configuration: SignalingConfiguration
-    let placement: (any SessionPlacement)?
     let wallClock: @Sendable () -> Date
     let monotonicClock: @Sendable () -> Duration
 
     init(
         directory: SessionDirectory, sockets: OpenSockets, tokens: TokenAuthority, configuration: SignalingConfiguration,
-        placement: (any SessionPlacement)? = nil, wallClock: @escaping @Sendable () -> Date = Date.init,
+        wallClock: @escaping @Sendable () -> Date = Date.init,
         monotonicClock: (@Sendable () -> Duration)? = nil
     ) {
         self.directory = directory
         self.sockets = sockets
         self.tokens = tokens
         self.configuration = configuration
-        self.placement = placement
         self.wallClock = wallClock
         self.monotonicClock = monotonicClock ?? { processStart.duration(to: .now) }
     }
@@ -306,9 +304,7 @@ public struct ClientSessionHandler: Sendable {
     /// `reconnect` to a session another node serves, naming that node's URL; a session this node
     /// already holds needs no database.
     private func requireHere(_ sessionId: String, placing: Bool) async throws(SignalingError) {
-        guard let placement, await !directory.hosts(sessionId) else { return }
-        let location = placing ? try await placement.place(sessionId: sessionId) : try await placement.locate(sessionId: sessionId)
-        if case .node(let node) = location {
+        if case .node(let node) = try await directory.location(of: sessionId, placing: placing) {
             throw SignalingError(
                 .sessionOnOtherNode, "session \(sessionId) is served by node \(node.nodeId); connect to \(node.signalingURL)",
                 location: node.signalingURL)

@@ -284,9 +284,9 @@ struct RESTRoutes: Sendable {
     /// (placing the session first when `placing`); nil when this node answers. A request another
     /// node forwarded is always answered here.
     private func answerElsewhere(_ request: Request, sessionId: String, body: Data, placing: Bool) async throws(SignalingError) -> ForwardedResponse? {
-        guard let placement, request.headers[Self.forwardedByField] == nil, await !directory.hosts(sessionId) else { return nil }
-        let location = placing ? try await placement.place(sessionId: sessionId) : try await placement.locate(sessionId: sessionId)
-        guard case .node(let node) = location else { return nil }
+        guard let placement, request.headers[Self.forwardedByField] == nil,
+            case .node(let node) = try await directory.location(of: sessionId, placing: placing)
+        else { return nil }
         return try await placement.forward(
             Self.forwarded(request, contentType: placing ? "application/json" : request.headers[.contentType], body: body), to: node)
     }

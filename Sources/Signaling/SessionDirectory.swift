@@ -109,21 +109,56 @@ public actor SessionDirectory {
                     + "which is chosen when a session is created")
         }
         if sessions[id] == nil {
-            guard sessions.count < limits.sessions else {
-                throw SignalingError(.limitReached, "this server already holds \(limits.sessions) sessions")
-            }
             var session = SessionState(id: id, createdThroughREST: true, applicationSignalIds: recentSignalIds())
             session.isEndToEndEncrypted = e2ee == true
             session.connectionEventsSuppressed = connectionEventsSuppressed == true
-            sessions[id] = session
-            report(.sessionCreated(SessionCreation(origin: .rest)), in: id)
+            try add(session, origin: .rest)
         }
         if let archiveMode { sessions[id]?.archivesAutomatically = archiveMode == .always }
         if let audio {
             sessions[id]?.audio = audio.forwardLoudest == nil ? nil : audio
             if let routerID = sessions[id]?.routerID { await applyAudioSettings(to: routerID, of: id) }
         }
+        if let placement, let settings = sessions[id]?.settings {
+            try await placement.keep(settings, ofSession: id)
+        }
         return id
+    }
+
+    /// Where `sessionId` lives in a cluster, placing it first when `placing`; nil on a single node
+    /// and for a session this node holds (no database needed). A session placed here that this node
+    /// does not hold yet is made with the settings the cluster kept for it, before any client or
+    /// request makes it with defaults.
+    public func location(of sessionId: String, placing: Bool) async throws(SignalingError) -> SessionLocation? {
+        guard let placement, sessions[sessionId] == nil else { return nil }
+        let location = placing ? try await placement.place(sessionId: sessionId) : try await placement.locate(sessionId: sessionId)
+        if placing, location == .here, let kept = try await placement.keptSettings(ofSession: sessionId) {
+            try restore(sessionId, kept)
+        }
+        return location
+    }
+
+    /// Makes `sessionId` with settings it had on another node, unless a request racing this one
+    /// made it meanwhile (with the same kept settings).
+    private func restore(_ sessionId: String, _ kept: SessionSettings) throws(SignalingError) {
+        guard sessions[sessionId] == nil else { return }
+        try requireOpen()
+        var session = SessionState(id: sessionId, createdThroughREST: kept.createdThroughREST, applicationSignalIds: recentSignalIds())
+        session.audio = kept.audio
+        session.isEndToEndEncrypted = kept.e2ee
+        session.connectionEventsSuppressed = kept.connectionEventsSuppressed
+        session.archivesAutomatically = kept.archiveMode == .always
+        try add(session, origin: .connect)
+        logger.info("session made again with its kept settings", metadata: ["session": "\(sessionId)"])
+    }
+
+    /// Adds a session this server does not hold yet, within its limit, and tells the webhooks.
+    private func add(_ session: SessionState, origin: SessionCreation.Origin) throws(SignalingError) {
+        guard sessions.count < limits.sessions else {
+            throw SignalingError(.limitReached, "this server already holds \(limits.sessions) sessions")
+        }
+        sessions[session.id] = session
+        report(.sessionCreated(SessionCreation(origin: origin)), in: session.id)
     }
 
     /// Whether this server holds `sessionId` now.
@@ -162,11 +197,7 @@ public actor SessionDirectory {
     ) throws(SignalingError) -> ConnectResult {
         try requireOpen()
         if sessions[grant.sessionId] == nil {
-            guard sessions.count < limits.sessions else {
-                throw SignalingError(.limitReached, "this server already holds \(limits.sessions) sessions")
-            }
-            sessions[grant.sessionId] = SessionState(id: grant.sessionId, createdThroughREST: false, applicationSignalIds: recentSignalIds())
-            report(.sessionCreated(SessionCreation(origin: .connect)), in: grant.sessionId)
+            try add(SessionState(id: grant.sessionId, createdThroughREST: false, applicationSignalIds: recentSignalIds()), origin: .connect)
         }
         guard sessions[grant.sessionId]!.connections.count < limits.connectionsPerSession else {
             throw SignalingError(.limitReached, "session \(grant.sessionId) already has \(limits.connectionsPerSession) connections")

@@ -82,8 +82,14 @@ public protocol SessionPlacement: Sendable {
     func place(sessionId: String) async throws(SignalingError) -> SessionLocation
     /// Where `sessionId` lives, without placing it; nil when no live node holds it.
     func locate(sessionId: String) async throws(SignalingError) -> SessionLocation?
-    /// The session ended on this node: its placement goes.
+    /// The session ended on this node: its placement and its kept settings go.
     func sessionEnded(sessionId: String) async
+    /// Keeps the settings of a session this node holds (made or changed through REST), for the
+    /// node that makes it again after it moved.
+    func keep(_ settings: SessionSettings, ofSession sessionId: String) async throws(SignalingError)
+    /// The settings kept for `sessionId`; nil when none were (it was made by a client's `connect`
+    /// and never changed through REST).
+    func keptSettings(ofSession sessionId: String) async throws(SignalingError) -> SessionSettings?
     /// Sends a REST request to the node that holds its session and returns that node's answer.
     func forward(_ request: ForwardedRequest, to node: ClusterNodeAddress) async throws(SignalingError) -> ForwardedResponse
     /// A live node's address by its id; nil when no live node has it.

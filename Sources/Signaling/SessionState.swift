@@ -142,6 +142,12 @@ struct SessionState {
     /// Whether an archive starts by itself with the session's first stream (`archiveMode` `always`).
     var archivesAutomatically = false
 
+    var settings: SessionSettings {
+        SessionSettings(
+            createdThroughREST: createdThroughREST, audio: audio, e2ee: isEndToEndEncrypted,
+            connectionEventsSuppressed: connectionEventsSuppressed, archiveMode: archivesAutomatically ? .always : .manual)
+    }
+
     /// Everything in the session, for the REST API and for a client that hears connection events.
     var snapshot: SessionSnapshot {
         snapshot(connections: connections.values.map(\.info))

@@ -31,10 +31,10 @@ public struct SignalingServer: Sendable {
         self.tokens = tokens
         self.configuration = configuration
         handler = ClientSessionHandler(
-            directory: directory, sockets: sockets, tokens: tokens, configuration: configuration, placement: placement, wallClock: wallClock)
+            directory: directory, sockets: sockets, tokens: tokens, configuration: configuration, wallClock: wallClock)
         rest = RESTRoutes(directory: directory, tokens: tokens, placement: placement, wallClock: wallClock)
         whip = WHIPWHEPRoutes(
-            directory: directory, tokens: tokens, placement: placement, turn: configuration.turn.map(TURNCredentialMinter.init), wallClock: wallClock)
+            directory: directory, tokens: tokens, turn: configuration.turn.map(TURNCredentialMinter.init), wallClock: wallClock)
     }
 
     /// Registers the REST API, WHIP and WHEP, and an answer for a plain GET of the WebSocket path.

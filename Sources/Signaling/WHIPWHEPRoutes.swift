@@ -23,7 +23,6 @@ struct WHIPWHEPRoutes: Sendable {
 
     let directory: SessionDirectory
     let tokens: TokenAuthority
-    let placement: (any SessionPlacement)?
     let turn: TURNCredentialMinter?
     let wallClock: @Sendable () -> Date
 
@@ -147,10 +146,9 @@ struct WHIPWHEPRoutes: Sendable {
     /// In a cluster, a 307 to the same path on the node that serves the session (RFC 9725 section
     /// 4.5: WHIP clients follow redirects), placing the session first when `placing`; nil when it is here.
     private func redirect(_ request: Request, sessionId: String, placing: Bool) async throws(WHIPWHEPFailure) -> Response? {
-        guard let placement, await !directory.hosts(sessionId) else { return nil }
         let location: SessionLocation?
         do throws(SignalingError) {
-            location = placing ? try await placement.place(sessionId: sessionId) : try await placement.locate(sessionId: sessionId)
+            location = try await directory.location(of: sessionId, placing: placing)
         } catch {
             throw WHIPWHEPFailure(error)
         }

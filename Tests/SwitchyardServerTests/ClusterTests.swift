@@ -224,7 +224,7 @@ import Testing
         let cluster = try await ClusterFixture.start(nodes: 3)
         let loop = try MediaLoop()
         let (a, b) = (cluster.nodes[0], cluster.nodes[1])
-        #expect(try await a.http("POST", "/v1/sessions", token: try await a.restToken(), body: #"{"sessionId":"drained"}"#).status == 201)
+        #expect(try await a.http("POST", "/v1/sessions", token: try await a.restToken(), body: #"{"sessionId":"drained","connectionEventsSuppressed":true}"#).status == 201)
         // The clients come in through node B (as through a load balancer) and are sent to A.
         let (alice, bob, publisher) = try await meeting("drained", entry: b, loop: loop)
         #expect(alice.serverURL == a.webSocketURL)
@@ -234,6 +234,7 @@ import Testing
         let (moved, media) = try await moveAndReceiveAgain(alice, bob, publisher, since: drainStarted)
         let newHolder = try cluster.holder(of: "drained")
         #expect(newHolder == "node-b" || newHolder == "node-c")
+        #expect(try await snapshot(of: "drained", at: newHolder == "node-b" ? b : cluster.nodes[2])?.connectionEventsSuppressed == true)
         try await stopping.value
         #expect(try cluster.database.query("SELECT count(*) FROM switchyard_nodes WHERE node_id = 'node-a'") == ["0"])
         #expect(try cluster.database.query("SELECT count(*) FROM switchyard_sessions WHERE node_id = 'node-a'") == ["0"])
@@ -280,7 +281,7 @@ import Testing
         defer { k.stop() }
         let rest = try await a.restToken()
         #expect(await eventually(.seconds(20)) { (try? await DaemonHarness.http(
-                "POST", url: k.baseURL + "/v1/sessions", token: rest, body: #"{"sessionId":"survivor"}"#, contentType: "application/json"))?.status == 201 })
+                "POST", url: k.baseURL + "/v1/sessions", token: rest, body: #"{"sessionId":"survivor","connectionEventsSuppressed":true}"#, contentType: "application/json"))?.status == 201 })
         #expect(try cluster.holder(of: "survivor") == "node-k")
         let (alice, bob, publisher) = try await meeting("survivor", entry: a, loop: loop)
         #expect(alice.serverURL == k.webSocketURL)
@@ -295,6 +296,7 @@ import Testing
         let (moved, media) = try await moveAndReceiveAgain(alice, bob, publisher, since: killedAt)
         let newHolder = try cluster.holder(of: "survivor")
         #expect(newHolder == "node-a" || newHolder == "node-b")
+        #expect(try await snapshot(of: "survivor", at: newHolder == "node-a" ? a : cluster.nodes[1])?.connectionEventsSuppressed == true)
         let overview = try await cluster.overview()
         #expect(overview.nodes.first { $0.nodeId == "node-k" }.map { !$0.live } ?? true)
         print("cluster failover: kill -9 to both clients on \(newHolder ?? "?") \(moved), media again after \(media) (node timeout 3 s)")
