@@ -32,23 +32,27 @@ pg_port=55439
     -o "-p $pg_port -k $work/pg -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null)
 database="postgres://switchyard@127.0.0.1:$pg_port/postgres?sslmode=disable"
 
-servers=()
-for index in 0 1 2; do
-    host="127.0.0.$((index + 2))"
-    port=$((7891 + index))
-    first=$((44000 + 400 * index))
+# 15,000 broadcast viewers need 15,000 descriptors in the bench and in the session's node.
+viewers=15000
+ulimit -n 20000 2>/dev/null || viewers=1000
+start_node() {
+    local index=$1 host="127.0.0.$(($1 + 2))" port=$((7891 + $1)) first=$((44000 + 400 * $1))
     cat > "$work/node-$index.json" <<JSON
-{"server": {"host": "$host", "port": $port, "http": {"maxConnections": 10000, "maxConnectionsPerAddress": 5000}},
- "signaling": {"maxConnectionsPerSession": 5000, "messagesPerSecond": 200, "messageBurst": 400},
+{"server": {"host": "$host", "port": $port, "http": {"maxConnections": 20000, "maxConnectionsPerAddress": 20000}},
+ "signaling": {"maxConnectionsPerSession": 16000, "messagesPerSecond": 200, "messageBurst": 400},
  "media": {"listenAddress": "$host", "workers": 1, "portRange": {"first": $first, "last": $((first + 399))}},
  "logging": {"level": "warning"},
  "cluster": {"databaseURL": "$database", "nodeId": "bench-$index", "heartbeatSeconds": 1, "nodeTimeoutSeconds": 3,
              "subscribersBeforeCascading": 10}}
 JSON
     "$bin/switchyard" --config "$work/node-$index.json" 2>>"$work/node-$index.log" &
-    pids+=($!)
-    servers+=(--server "ws://$host:$port/v1/ws")
+    pids[$index]=$!
     for _ in $(seq 100); do (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null && break; sleep 0.1; done
+}
+servers=()
+for index in 0 1 2; do
+    start_node "$index"
+    servers+=(--server "ws://127.0.0.$((index + 2)):$((7891 + index))/v1/ws")
 done
 
 transactions() {
@@ -66,10 +70,13 @@ run_end=$(transactions)
 # The psql calls that read the counter count one transaction each.
 echo "database: $(( idle_end - idle_start - 1 )) transactions in 10 s with 3 idle nodes; $(( run_end - run_start - 1 )) during the run ($(( SECONDS - started )) s, 12 sessions placed and ended by default)" \
     | tee "$results/cluster-database.txt"
-# A broadcast on the cluster, through a node the cluster run left standing: 1,000 signaling-only
-# viewers on the session's node, and 30 viewers decoding the media, past the nodes' 10 subscribers
-# before cascading, so that most are served by the other node over a relay leg.
+# A broadcast on the three nodes (the killed one started again): $viewers signaling-only viewers
+# and two simulcast publishers on the session's node, and 30 viewers decoding both publishers,
+# past the nodes' 10 subscribers before cascading, so that most are served by the other nodes over
+# relay legs.
+start_node 0
+sleep 2
 echo
-echo "== switchyard-bench broadcast on the cluster (1,000 viewers; 30 decoding, cascading past 10)"
-"$bin/switchyard-bench" broadcast --server "ws://127.0.0.3:7892/v1/ws" --server-pid "${pids[1]}" --clients 1000 \
-    --media-viewers 30 --json "$results/broadcast-cluster.json"
+echo "== switchyard-bench broadcast on the cluster ($viewers viewers at 500/s; 2 publishers; 30 decoding, cascading past 10)"
+"$bin/switchyard-bench" broadcast --server "ws://127.0.0.3:7892/v1/ws" --server-pid "${pids[1]}" --clients "$viewers" \
+    --churn-rate 500 --publishers 2 --media-viewers 30 --json "$results/broadcast-cluster.json"

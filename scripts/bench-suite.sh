@@ -43,10 +43,10 @@ run webhooks-silent webhooks --receiver silent --duration 30
 run archive archive
 # 15,000 viewers need 15,000 descriptors in the bench and in the daemon it starts.
 if ulimit -n 20000 2>/dev/null; then
-    run broadcast broadcast --clients 15000 --churn-rate 500 --media-viewers 10
+    run broadcast broadcast --clients 15000 --churn-rate 500 --publishers 2 --media-viewers 10
 else
     echo "(broadcast at 1,000 viewers: ulimit -n 20000 was refused, and 15,000 need it)"
-    run broadcast broadcast --clients 1000 --media-viewers 10
+    run broadcast broadcast --clients 1000 --publishers 2 --media-viewers 10
 fi
 "$(dirname "$0")/bench-cluster.sh" "$bin" "$results"
 # As root, with the cap fault (a subscriber's downlink capped at 100 kbps by the kernel, in the

@@ -129,6 +129,9 @@ public struct BenchOptions: Codable, Sendable {
     /// Broadcast: viewers who, once the crowd is in, also subscribe to the publisher's media and
     /// decode it for `durationSeconds` (0: a signaling-only run).
     public var mediaViewers = 0
+    /// Broadcast: publishers in the session, each sending audio and simulcast video (three layers)
+    /// to the media viewers.
+    public var broadcastPublishers = 1
     /// Webhooks: where the bench's receiver listens (port 0: a free one). A daemon given with
     /// `--server` must already send its webhooks to `http://<host>:<port>/webhooks`.
     public var receiverHost: String
@@ -156,8 +159,8 @@ public struct BenchOptions: Codable, Sendable {
         warmupSeconds = 2
         videoBitrate = scenario == .audioOnly ? 0 : scenario == .bandwidth || scenario == .simulcast ? 1_000_000 : 500_000
         audioBitrate = 32_000
-        width = scenario == .simulcast ? 1280 : 640
-        height = scenario == .simulcast ? 720 : 360
+        width = scenario == .simulcast ? 1280 : scenario == .broadcast ? 1024 : 640
+        height = scenario == .simulcast ? 720 : scenario == .broadcast ? 576 : 360
         frameRate = 30
         decoders = 1
         impairedSubscribers = scenario == .fallback ? 2 : scenario == .bandwidth || scenario == .simulcast ? 1 : scenario == .red ? 4 : 0
@@ -318,6 +321,10 @@ public struct BenchOptions: Codable, Sendable {
             if !(1...15_000).contains(clients) { return "--clients (viewers) must be within 1...15000 for broadcast" }
             if !(churnRate > 0 && churnRate <= 1000) { return "--churn-rate (joins a second) must be within (0, 1000] for broadcast" }
             if !(0...100).contains(mediaViewers) { return "--media-viewers must be within 0...100" }
+            if !(1...10).contains(broadcastPublishers) { return "--publishers must be within 1...10 for broadcast" }
+            if mediaViewers > 0, videoBitrate == 0 || width < 1024 || height < 64 {
+                return "broadcast publishes simulcast video of at least 1024x64: its lowest layer, a quarter of the picture, must be at least 256x16 for the encoder"
+            }
         }
         if scenario == .webhooks {
             if !(1...100).contains(sessions) { return "--sessions must be within 1...100" }
@@ -367,7 +374,7 @@ public struct BenchOptions: Codable, Sendable {
     var mediaSettings: MediaSettings {
         MediaSettings(
             videoBitrate: sendsVideo ? videoBitrate : 0, audioBitrate: audioBitrate, width: width, height: height,
-            frameRate: frameRate, lowerLayers: scenario == .simulcast || simulcast ? simulcastLowerLayers : [])
+            frameRate: frameRate, lowerLayers: scenario == .simulcast || scenario == .broadcast || simulcast ? simulcastLowerLayers : [])
     }
 
     /// Whether publishers send video: not in the audio-only scenarios, nor in webhooks (whose

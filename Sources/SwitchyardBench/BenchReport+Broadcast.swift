@@ -4,6 +4,9 @@ extension BenchReport {
     public struct Broadcast: Codable, Sendable {
         public var viewers: Int
         public var joinsPerSecond: Double
+        /// Publishers in the session, each sending audio and three simulcast layers to the media
+        /// viewers once the crowd is in.
+        public var publishers = 1
         public var joined = 0
         public var joinFailures = 0
         /// From sending `connect` to its reply, over the viewers that joined.

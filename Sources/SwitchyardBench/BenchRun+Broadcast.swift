@@ -4,7 +4,7 @@ import SwitchyardClient
 import Synchronization
 
 extension BenchRun {
-    /// One session created with connection events suppressed; a publisher and a moderator join,
+    /// One session created with connection events suppressed; its publishers and a moderator join,
     /// then `clients` signaling-only viewers (WebSocket clients that never publish or subscribe)
     /// join at `churnRate` a second, and once every count has settled, all leave at once. Each
     /// join is timed from sending `connect` to its reply; the daemon's memory is read before and
@@ -13,20 +13,22 @@ extension BenchRun {
     func runBroadcast() async throws {
         let sessionId = "\(sessionPrefix)-broadcast"
         try await createSession(#"{"sessionId":"\#(sessionId)","connectionEventsSuppressed":true}"#)
-        let publisher = try await connect(session: sessionId, role: .publisher)
+        var publishers: [Session] = []
+        for _ in 0..<options.broadcastPublishers { publishers.append(try await connect(session: sessionId, role: .publisher)) }
         let moderator = try await connect(session: sessionId, role: .moderator)
         let heard = ModeratorTally()
         let listening = Task {
             for await event in moderator.events {
                 switch event {
                 case .connectionCreated: heard.created()
-                case .connectionDestroyed(let left): heard.destroyed(atGraceEnd: left.reason == .networkDisconnected)
+                case .connectionDestroyed(_, let reason): heard.destroyed(atGraceEnd: reason == .networkDisconnected)
                 default: continue
                 }
             }
         }
         defer { listening.cancel() }
         var broadcast = BenchReport.Broadcast(viewers: options.clients, joinsPerSecond: options.churnRate)
+        broadcast.publishers = publishers.count
         let benchBefore = ProcessUsageSample.current(at: MonotonicClock.now())
         let daemonBefore = serverPID.flatMap { ProcessUsageSample.read(pid: $0, at: MonotonicClock.now()) }
 
@@ -44,7 +46,7 @@ extension BenchRun {
         broadcast.joinSeconds = joinSeconds
 
         // Counts go out at most once a second: two seconds let the last one arrive.
-        let everyone = viewers.count + 2
+        let everyone = viewers.count + publishers.count + 1
         let settleDeadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < settleDeadline, viewers.contains(where: { $0.connectionCount != everyone }) || heard.counts.created < viewers.count {
             try await Task.sleep(for: .milliseconds(200))
@@ -65,12 +67,12 @@ extension BenchRun {
             report.server = ProcessUsageSample.usage(from: daemonBefore, to: daemonAfter, peakMB: daemonAfter.rssMB)
         }
         broadcast.viewersWithTheRightCount = viewers.filter { $0.connectionCount == everyone }.count
-        // A viewer's picture holds itself and the publisher; any other connection came by an event it should not have had.
-        broadcast.viewersThatHeardJoins = viewers.filter { $0.connections.count > 2 }.count
+        // A viewer's picture holds itself and the publishers; any other connection came by an event it should not have had.
+        broadcast.viewersThatHeardJoins = viewers.filter { $0.connections.count > 1 + publishers.count }.count
         broadcast.moderatorJoinsHeard = heard.counts.created
 
         if options.mediaViewers > 0 {
-            try await watchTheBroadcast(sessionId, publisher: publisher, into: &broadcast)
+            try await watchTheBroadcast(sessionId, publishers: publishers, into: &broadcast)
         }
 
         say("all \(viewers.count) viewers leaving at once")
@@ -87,8 +89,8 @@ extension BenchRun {
         broadcast.leaveSeconds = Double((ContinuousClock.now - leaveStart) / .milliseconds(1)) / 1000
         broadcast.moderatorLeavesHeard = heard.counts.destroyed - leftBefore
         try await measureGraceEnd(in: sessionId, heard: heard, into: &broadcast)
-        forget(publisher)
-        await publisher.disconnect()
+        forget(publishers)
+        for publisher in publishers { await publisher.disconnect() }
         report.clients.subscribers = viewers.count
         report.broadcast = broadcast
     }
@@ -121,26 +123,37 @@ extension BenchRun {
         }
     }
 
-    /// With the crowd in, the publisher publishes (every viewer hears `streamCreated`) and
-    /// `mediaViewers` more viewers subscribe and decode its media for `durationSeconds`: the
+    /// With the crowd in, each publisher publishes audio and three simulcast layers (every viewer
+    /// hears `streamCreated`) and `mediaViewers` more viewers subscribe to every stream and decode
+    /// it for `durationSeconds`, on the layer the router gives them: the
     /// report's frame, latency and freeze figures are theirs, and its CPU and memory lines are the
     /// daemon's and the bench's over that window. In a cluster with cascading, those served by
     /// another node than the session's (told by their media server's address) are counted, and the
     /// latency of each kind over the window given apart. They leave before the crowd does.
-    private func watchTheBroadcast(_ sessionId: String, publisher: Session, into broadcast: inout BenchReport.Broadcast) async throws {
-        say("publishing to the crowd; \(options.mediaViewers) viewers receiving and decoding it")
-        let stream = try await publisher.publish(PublisherSettings(name: "broadcast", media: media))
-        report.clients.publishers = 1
-        let watchers: [(TrackedSubscriber, Session)] = await concurrently(options.mediaViewers) { [self] index in
+    private func watchTheBroadcast(_ sessionId: String, publishers: [Session], into broadcast: inout BenchReport.Broadcast) async throws {
+        say("\(publishers.count) publishing simulcast to the crowd; \(options.mediaViewers) viewers receiving and decoding it")
+        var published: [Publisher] = []
+        for (index, publisher) in publishers.enumerated() {
+            published.append(try await publisher.publish(PublisherSettings(name: "broadcast-\(index + 1)", media: media)))
+        }
+        let streams = published
+        report.clients.publishers = streams.count
+        let watchers: [([TrackedSubscriber], Session)] = await concurrently(options.mediaViewers) { [self] index in
             let session = try await connect(session: sessionId, role: .subscriber, suppressConnectionEvents: true)
-            let subscriber = try await session.subscribe(to: stream.streamId, settings: SubscriberSettings(decodes: true))
-            return (TrackedSubscriber(label: "m\(index + 1)", subscriber: subscriber, isImpaired: false), session)
+            var tracked: [TrackedSubscriber] = []
+            for (streamIndex, stream) in streams.enumerated() {
+                let subscriber = try await session.subscribe(to: stream.streamId, settings: SubscriberSettings(decodes: true))
+                tracked.append(TrackedSubscriber(label: "m\(index + 1)-p\(streamIndex + 1)", subscriber: subscriber, isImpaired: false))
+            }
+            return (tracked, session)
         }
         broadcast.mediaViewers = watchers.count
-        let originHost = URLComponents(string: publisher.serverURL)?.host ?? ""
-        let cascaded = watchers.map { !$0.0.subscriber.mediaServer.hasPrefix(originHost + ":") }
-        broadcast.cascadedMediaViewers = cascaded.filter { $0 }.count
-        let watched = try await Measurement(run: self, publishers: [stream], subscribers: watchers.map(\.0)).measure()
+        let originHost = URLComponents(string: publishers[0].serverURL)?.host ?? ""
+        let subscriptions = watchers.flatMap(\.0)
+        let servedElsewhere = { (tracked: TrackedSubscriber) in !tracked.subscriber.mediaServer.hasPrefix(originHost + ":") }
+        let cascaded = subscriptions.map(servedElsewhere)
+        broadcast.cascadedMediaViewers = watchers.filter { $0.0.contains(where: servedElsewhere) }.count
+        let watched = try await Measurement(run: self, publishers: streams, subscribers: subscriptions).measure()
         var direct = LatencyHistogram()
         var relayed = LatencyHistogram()
         for (snapshot, isCascaded) in zip(watched, cascaded) {
@@ -154,7 +167,7 @@ extension BenchRun {
             for session in sessions { group.addTask { await session.disconnect() } }
         }
         forget(sessions)
-        try await stream.unpublish()
+        for stream in streams { try await stream.unpublish() }
     }
 
     /// A second crowd (at most 1,000) joins and loses its sockets at once, without a word, and does

@@ -224,7 +224,8 @@ public enum ReportTable {
             if broadcast.mediaViewers > 0 {
                 row(
                     "media viewers",
-                    "\(broadcast.mediaViewers), \(broadcast.cascadedMediaViewers) served by other nodes; latency p50 / p99 on the session's node "
+                    "\(broadcast.mediaViewers) watching \(broadcast.publishers) simulcast publisher\(broadcast.publishers == 1 ? "" : "s"), "
+                        + "\(broadcast.cascadedMediaViewers) served by other nodes; latency p50 / p99 on the session's node "
                         + "\(number(broadcast.directLatencyP50Ms, digits: 2)) / \(number(broadcast.directLatencyP99Ms, " ms", digits: 2)), cascaded "
                         + "\(number(broadcast.cascadedLatencyP50Ms, digits: 2)) / \(number(broadcast.cascadedLatencyP99Ms, " ms", digits: 2))")
             }

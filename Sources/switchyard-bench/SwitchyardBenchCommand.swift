@@ -136,6 +136,8 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
     var archiveStreams: Int?
     @Option(help: "Broadcast: viewers who, once the crowd is in, also receive and decode the publisher's media for --duration (0).")
     var mediaViewers: Int?
+    @Option(help: "Broadcast: publishers (1-10, default 1), each sending audio and three simulcast layers once the crowd is in.")
+    var publishers: Int?
     @Option(help: "Webhooks: 1 → N sessions churning at once.")
     var sessions: Int?
     @Option(help: "Webhooks: subscriber joins per second in each session (each subscriber is back every --clients / this seconds).")
@@ -256,6 +258,7 @@ struct SwitchyardBenchCommand: AsyncParsableCommand {
         if let churnRate { options.churnRate = churnRate }
         if let archiveStreams { options.archiveStreams = archiveStreams }
         if let mediaViewers { options.mediaViewers = mediaViewers }
+        if let publishers { options.broadcastPublishers = publishers }
         if let receiverHost { options.receiverHost = receiverHost }
         if let receiverPort { options.receiverPort = receiverPort }
         if let receiver {

@@ -310,7 +310,10 @@ import Testing
 
     @Test func aBroadcastCrowdJoinsHearsOnlyTheCountAndLeaves() throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build first: swift build --build-tests")
-        let outcome = try run(["broadcast", "--clients", "60", "--churn-rate", "120", "--media-viewers", "2", "--duration", "2", "--warmup", "0.5"])
+        let outcome = try run([
+            "broadcast", "--clients", "60", "--churn-rate", "120", "--publishers", "2", "--media-viewers", "2", "--duration", "2", "--warmup", "0.5",
+            "--width", "1024", "--height", "64",
+        ])
         #expect(outcome.status == 0, "\(outcome.errors)")
         expectDocumentedFields(outcome.report, scenario: "broadcast")
         #expect(value(outcome.report, "broadcast.joined") as? Int == 60)
@@ -319,9 +322,12 @@ import Testing
         #expect(value(outcome.report, "broadcast.viewersWithTheRightCount") as? Int == 60)
         #expect(value(outcome.report, "broadcast.viewersThatHeardJoins") as? Int == 0)
         #expect((value(outcome.report, "broadcast.memoryPerConnectionKiB") as? Double).map { $0 > 0 } == true)
-        // Two viewers also decoded the broadcast's video (2 s of 30 fps; a debug build decodes slower).
+        // Two viewers also decoded both publishers' simulcast video (2 s of 30 fps each; a debug build decodes slower).
+        #expect(value(outcome.report, "broadcast.publishers") as? Int == 2)
+        #expect(value(outcome.report, "clients.publishers") as? Int == 2)
         #expect(value(outcome.report, "broadcast.mediaViewers") as? Int == 2)
-        #expect((value(outcome.report, "video.framesDecoded") as? Int ?? 0) > 30)
+        #expect((value(outcome.report, "video.framesDecoded") as? Int ?? 0) > 60)
+        #expect(value(outcome.report, "video.decodeErrors") as? Int == 0)
         // The second crowd's sockets dropped; the moderator heard each leave when the 3 s graces ended.
         #expect(value(outcome.report, "broadcast.graceViewers") as? Int == 60)
         #expect(value(outcome.report, "broadcast.graceLeavesHeard") as? Int == 60)
@@ -405,6 +411,7 @@ import Testing
         (["teleport"], "unknown scenario \"teleport\""),
         (["broadcast", "--clients", "20000"], "--clients (viewers) must be within 1...15000 for broadcast"),
         (["broadcast", "--media-viewers", "101"], "--media-viewers must be within 0...100"),
+        (["broadcast", "--publishers", "11"], "--publishers must be within 1...10 for broadcast"),
         (["fallback", "--schedule", "3:loss=0.3"], "schedule step \"3:loss=0.3\" is not <seconds>s:<impairment>"),
         (["fanout", "--srtp-profile", "NULL"], "--srtp-profile NULL is not one of"),
         (["fallback", "--publisher-schedule", "1s:loss=0.3", "--impaired", "1"], "--publisher-schedule measures the publisher side"),
