@@ -40,6 +40,7 @@ public struct ClientSessionHandler: Sendable {
     /// message over the size limit, a protocol violation, invalid UTF-8), so the WebSocket layer
     /// closes with the code that names it (1009, 1002, 1007) rather than a normal closure.
     public func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, logger: Logger) async throws {
+        try await WebSocketKeepalive.install(on: channel, every: configuration.pingInterval)
         let outbox = ClientOutbox(
             limits: configuration.backlog, holdsUntilReleased: true,
             onOverflow: {

@@ -91,11 +91,9 @@ public struct SignalingServer: Sendable {
     /// Client WebSockets open now, connected to a session or not.
     public var openWebSockets: Int { sockets.count }
 
-    /// WebSocket settings: the frame limit, keep-alive pings, and text that must be valid UTF-8
-    /// (RFC 6455 section 8.1: invalid text fails the connection with 1007).
+    /// WebSocket settings: the frame limit and text that must be valid UTF-8 (RFC 6455 section 8.1:
+    /// invalid text fails the connection with 1007). Keep-alive pings are `WebSocketKeepalive`'s.
     public var webSocketConfiguration: WebSocketServerConfiguration {
-        WebSocketServerConfiguration(
-            maxFrameSize: configuration.maximumMessageBytes, autoPing: .enabled(timePeriod: configuration.pingInterval),
-            validateUTF8: true)
+        WebSocketServerConfiguration(maxFrameSize: configuration.maximumMessageBytes, autoPing: .disabled, validateUTF8: true)
     }
 }
