@@ -53,24 +53,11 @@ public struct ClientSessionHandler: Sendable {
         let releaseUnheard = channel.eventLoop.scheduleTask(in: TimeAmount(Self.firstWordWait)) { outbox.release() }
         defer { releaseUnheard.cancel() }
         guard let socketID = sockets.add(outbox) else {
-            // Opened during a shutdown: the outbox holds the shutdown's word, and the close after it.
-            let firstMessage = Task {
-                var messages = inbound.messages(maxSize: configuration.maximumMessageBytes).makeAsyncIterator()
-                _ = try await messages.next()
-                outbox.release()
-            }
-            await OutboxWriter(outbox, to: outbound).ended()
-            firstMessage.cancel()
+            await answerDuringShutdown(inbound: inbound, outbound: outbound, outbox: outbox)
             return
         }
         defer { sockets.remove(socketID) }
-        let connectDeadline = NIODeadline.now() + TimeAmount(configuration.connectTimeout)
-        var socket = SocketState(
-            limiter: MessageRateLimiter(
-                rate: configuration.messagesPerSecond, burst: configuration.messageBurst,
-                violationsBeforeDisconnect: configuration.rateViolationsBeforeDisconnect),
-            eventLoop: channel.eventLoop, connectDeadline: connectDeadline,
-            timeout: closeUnconnected(outbox, on: channel.eventLoop, at: connectDeadline))
+        var socket = newSocketState(outbox, on: channel.eventLoop)
         let writer = OutboxWriter(outbox, to: outbound)
         var inboundFailure: (any Error)?
         do {
@@ -81,9 +68,42 @@ public struct ClientSessionHandler: Sendable {
                 if leaving { break }
             }
         } catch {
-            logger.debug("websocket ended", metadata: ["error": "\(error)"])
             inboundFailure = error
         }
+        await close(socket, outbox: outbox, writer: writer, failure: inboundFailure, logger: logger)
+        if let inboundFailure { throw inboundFailure }
+    }
+
+    // The connection's task keeps the largest frame it ever held for its whole life (see
+    // `receiveInItsOwnTask`), so what runs only before or after the reading loop is apart from it.
+
+    /// A socket opened during a shutdown: the outbox holds the shutdown's word, and the close after it.
+    @inline(never)
+    private func answerDuringShutdown(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, outbox: ClientOutbox) async {
+        let firstMessage = Task {
+            var messages = inbound.messages(maxSize: configuration.maximumMessageBytes).makeAsyncIterator()
+            _ = try await messages.next()
+            outbox.release()
+        }
+        await OutboxWriter(outbox, to: outbound).ended()
+        firstMessage.cancel()
+    }
+
+    private func newSocketState(_ outbox: ClientOutbox, on eventLoop: any EventLoop) -> SocketState {
+        let connectDeadline = NIODeadline.now() + TimeAmount(configuration.connectTimeout)
+        return SocketState(
+            limiter: MessageRateLimiter(
+                rate: configuration.messagesPerSecond, burst: configuration.messageBurst,
+                violationsBeforeDisconnect: configuration.rateViolationsBeforeDisconnect),
+            eventLoop: eventLoop, connectDeadline: connectDeadline,
+            timeout: closeUnconnected(outbox, on: eventLoop, at: connectDeadline))
+    }
+
+    /// The socket's reading ended: its connection (if any) loses it, and what the outbox still
+    /// holds goes out before the socket closes.
+    @inline(never)
+    private func close(_ socket: SocketState, outbox: ClientOutbox, writer: OutboxWriter, failure: (any Error)?, logger: Logger) async {
+        if let failure { logger.debug("websocket ended", metadata: ["error": "\(failure)"]) }
         socket.timeout.cancel()
         outbox.release()
         if let identity = socket.identity {
@@ -91,7 +111,6 @@ public struct ClientSessionHandler: Sendable {
         }
         outbox.finish()
         await writer.ended()
-        if let inboundFailure { throw inboundFailure }
     }
 
     /// What one socket's reading loop carries from message to message.
@@ -108,8 +127,10 @@ public struct ClientSessionHandler: Sendable {
     /// async frames ever held until the task ends, and a request's frames are large (a decoded
     /// request, a case per method): taken in the connection's long-lived task, they stayed for the
     /// connection's whole life, most of what a signaling-only connection cost (docs/capacity.md). A
-    /// child task gives them back once the message is answered. Returns whether the socket stops
-    /// reading, and the socket's state as the message left it.
+    /// child task gives them back once the message is answered. Not inlined, so that the task group
+    /// is not part of the reading loop's frame either. Returns whether the socket stops reading,
+    /// and the socket's state as the message left it.
+    @inline(never)
     private func receiveInItsOwnTask(
         _ message: WebSocketMessage, socket: SocketState, outbox: ClientOutbox, logger: Logger
     ) async -> (leaving: Bool, socket: SocketState) {
