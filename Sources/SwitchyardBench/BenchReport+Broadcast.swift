@@ -31,7 +31,10 @@ extension BenchReport {
         /// The moderator must hear every join and every leave.
         public var moderatorJoinsHeard = 0
         public var moderatorLeavesHeard = 0
-        /// From every viewer starting to leave at once to the moderator hearing the last leave.
+        /// In a crowd of more than 1,000, 1,000 of them leave at once first: from their start to the
+        /// moderator hearing the last of their leaves (nil for a smaller crowd, which leaves whole).
+        public var thousandLeavingSeconds: Double?
+        /// From every viewer still there starting to leave at once to the moderator hearing the last leave.
         public var leaveSeconds = 0.0
         /// Viewers that received and decoded the publisher's media (`--media-viewers`), those of
         /// them served by another node than the session's (a cluster's cascade), and the latency

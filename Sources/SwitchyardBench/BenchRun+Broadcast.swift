@@ -75,24 +75,37 @@ extension BenchRun {
             try await watchTheBroadcast(sessionId, publishers: publishers, into: &broadcast)
         }
 
-        say("all \(viewers.count) viewers leaving at once")
         let leftBefore = heard.counts.destroyed
-        let leaveStart = ContinuousClock.now
-        await withTaskGroup(of: Void.self) { group in
-            for viewer in viewers { group.addTask { await viewer.disconnect() } }
+        var staying = viewers
+        if viewers.count > 1000 {
+            say("1000 of the \(viewers.count) viewers leaving at once")
+            broadcast.thousandLeavingSeconds = try await leaveAtOnce(Array(staying.prefix(1000)), heard: heard)
+            staying.removeFirst(1000)
         }
-        forget(viewers)
-        let leaveDeadline = ContinuousClock.now + .seconds(30)
-        while heard.counts.destroyed - leftBefore < viewers.count, ContinuousClock.now < leaveDeadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        broadcast.leaveSeconds = Double((ContinuousClock.now - leaveStart) / .milliseconds(1)) / 1000
+        say("\(staying.count == viewers.count ? "all" : "the other") \(staying.count) viewers leaving at once")
+        broadcast.leaveSeconds = try await leaveAtOnce(staying, heard: heard)
         broadcast.moderatorLeavesHeard = heard.counts.destroyed - leftBefore
         try await measureGraceEnd(in: sessionId, heard: heard, into: &broadcast)
         forget(publishers)
         for publisher in publishers { await publisher.disconnect() }
         report.clients.subscribers = viewers.count
         report.broadcast = broadcast
+    }
+
+    /// `leavers` all leave at once: the time from their start to the moderator hearing the last of
+    /// their leaves (at most 30 s).
+    private func leaveAtOnce(_ leavers: [Session], heard: ModeratorTally) async throws -> Double {
+        let heardBefore = heard.counts.destroyed
+        let start = ContinuousClock.now
+        await withTaskGroup(of: Void.self) { group in
+            for viewer in leavers { group.addTask { await viewer.disconnect() } }
+        }
+        forget(leavers)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while heard.counts.destroyed - heardBefore < leavers.count, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return Double((ContinuousClock.now - start) / .milliseconds(1)) / 1000
     }
 
     /// `count` signaling-only viewers of `sessionId`, each asking to suppress connection events,

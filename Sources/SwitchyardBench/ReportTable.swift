@@ -229,7 +229,10 @@ public enum ReportTable {
                         + "\(number(broadcast.directLatencyP50Ms, digits: 2)) / \(number(broadcast.directLatencyP99Ms, " ms", digits: 2)), cascaded "
                         + "\(number(broadcast.cascadedLatencyP50Ms, digits: 2)) / \(number(broadcast.cascadedLatencyP99Ms, " ms", digits: 2))")
             }
-            row("all leaving at once", number(broadcast.leaveSeconds, " s", digits: 2))
+            if let thousandLeaving = broadcast.thousandLeavingSeconds {
+                row("1,000 of them leaving at once", number(thousandLeaving, " s", digits: 2))
+            }
+            row(broadcast.thousandLeavingSeconds == nil ? "all leaving at once" : "the rest leaving at once", number(broadcast.leaveSeconds, " s", digits: 2))
             row(
                 "graces ending together",
                 "\(broadcast.graceLeavesHeard) of \(broadcast.graceViewers) leaves heard after a \(number(broadcast.graceSeconds, " s", digits: 0)) grace, first → last "
