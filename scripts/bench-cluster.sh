@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The cluster scenario of switchyard-bench (docs/benchmark.md): a private PostgreSQL and three nodes
 # on 127.0.0.2-4 (each announcing its own media address; ten subscribers of a session each before
-# cascading), a 1 → 30 room, `switchyard-bench cluster` through all three, then kill -9 of the first node.
+# cascading), a 1 → 30 room, `switchyard-bench cluster` through all three, then kill -9 of the first node;
+# then, the first node started again, `switchyard-bench broadcast` of up to 15,000 viewers on the three.
 # Usage: scripts/bench-cluster.sh <directory with switchyard and switchyard-bench> [results directory] [bench options...]
 set -euo pipefail
 
