@@ -204,6 +204,10 @@ public actor CascadingMediaControl: MediaControl, Service {
         try await local.closeProducer(producer)
     }
 
+    public func admissionRefusal(forSubscriberOf router: RouterID, consuming producers: [ProducerID]) async -> MediaControlError? {
+        await local.admissionRefusal(forSubscriberOf: router, consuming: producers)
+    }
+
     public func consume(
         transport: TransportID, producer: ProducerID, pauseReasons: Set<ConsumerPauseReason>, preference: VideoLayerPreference,
         payloadTypes: ReceiverPayloadTypes?
@@ -299,11 +303,16 @@ public actor CascadingMediaControl: MediaControl, Service {
     }
 
     /// The edge a new subscriber of `router` goes to, or nil to serve it here: below
-    /// `subscribersBeforeCascading` it stays; past it, an edge already relaying this router's tracks
-    /// takes as many again before a new one starts; with every edge full, the least filled.
+    /// `subscribersBeforeCascading` it stays, unless this node's media worker would refuse it for
+    /// want of forwarding capacity; past it, an edge already relaying this router's tracks takes as
+    /// many again before a new one starts; with every edge full, the least filled.
     private func edge(forSubscriberOf router: RouterID, consuming producers: [ProducerID]) async -> ClusterNodeAddress? {
         let here = (localSubscriberTransports[router]?.count ?? 0) + (subscriberTransportsUnderWay[router] ?? 0)
-        guard let limit = subscribersBeforeCascading, !producers.isEmpty, here >= limit else { return nil }
+        guard let limit = subscribersBeforeCascading, !producers.isEmpty else { return nil }
+        if here < limit {
+            guard let refusal = await local.admissionRefusal(forSubscriberOf: router, consuming: producers) else { return nil }
+            logger.info("cascading a subscriber this node has no forwarding capacity for", metadata: ["router": "\(router)", "refusal": "\(refusal)"])
+        }
         let candidates: [ClusterNodeAddress]
         do {
             let live = try await cluster.liveNodes()

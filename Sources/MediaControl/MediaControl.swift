@@ -49,6 +49,10 @@ public protocol MediaControl: Sendable {
         transport: TransportID, producer: ProducerID, pauseReasons: Set<ConsumerPauseReason>, preference: VideoLayerPreference,
         payloadTypes: ReceiverPayloadTypes?
     ) async throws(MediaControlError) -> ConsumerParameters
+    /// Why a new subscriber of `router` receiving `producers` would be refused here for want of
+    /// forwarding capacity (`overloaded`), asked before its transport is made; nil when it would be
+    /// admitted. In a cluster, such a subscriber goes to another node instead.
+    func admissionRefusal(forSubscriberOf router: RouterID, consuming producers: [ProducerID]) async -> MediaControlError?
     /// Changes which layers of a simulcast producer the consumer may receive; ignored for one encoding.
     func setLayerPreference(_ consumer: ConsumerID, _ preference: VideoLayerPreference) async throws(MediaControlError)
     func closeConsumer(_ consumer: ConsumerID) async throws(MediaControlError)

@@ -400,6 +400,18 @@ public final class MediaPlane: MediaControl {
         return try outcome.get()
     }
 
+    public func admissionRefusal(forSubscriberOf routerID: RouterID, consuming producers: [ProducerID]) async -> MediaControlError? {
+        guard let index = registry.withLock({ placeTransport(of: routerID, toConsume: producers, in: $0) }) else { return nil }
+        let worker = workers[index]
+        return await onThread(of: worker) {
+            // The producers, or their copies, as this worker has them; one it has not seen yet adds
+            // nothing it can measure.
+            let router = worker.routers[routerID]
+            let found = producers.compactMap { router?.producers[$0] ?? router?.relayedProducers[$0] }
+            return worker.admissionRefusal(adding: found.map(\.packetRateOfBusiestEncoding).max() ?? 0)
+        }
+    }
+
     /// The worker a new transport goes to: its router's home, unless one of the producers it is made
     /// to receive has an audience past `spreadThreshold`; then the worker with the fewest consumers
     /// (home on a tie), so one big room's fan-out spreads over every core.

@@ -61,10 +61,14 @@ extension Worker {
     /// that sheds still admits (the newest subscriber is the first whose video a further step turns
     /// off): its backlog may be a crowd's joins, which refusing them would only prolong.
     func admissionRefusal(forConsumerOf producer: Producer, on transport: Transport) -> MediaControlError? {
+        transport.isRelayLeg ? nil : admissionRefusal(adding: producer.packetRateOfBusiestEncoding)
+    }
+
+    /// Why a subscriber adding `added` packets per second is refused here, or nil to admit it.
+    func admissionRefusal(adding added: Double) -> MediaControlError? {
         let shedding = configuration.overloadShedding
         let budget = Double(shedding.forwardingBudget)
-        let added = producer.packetRateOfBusiestEncoding
-        guard shedding.enabled, !transport.isRelayLeg, budget > 0, forwardedPacketsPerSecond + added > budget else { return nil }
+        guard shedding.enabled, budget > 0, forwardedPacketsPerSecond + added > budget else { return nil }
         return .overloaded(
             worker: index,
             reason: "it forwards \(Int(forwardedPacketsPerSecond)) packets/s and this subscriber would add \(Int(added)), past its budget of \(shedding.forwardingBudget) (media.overload.forwardingBudget)")

@@ -268,11 +268,38 @@ extension ClusterTests {
         await cluster.stop()
     }
 
-    /// The value of the gauge `name` on the node's `/metrics`.
+    /// Cascading by capacity, not only by count: far below its share of subscribers, a node whose
+    /// media worker forwards most of its budget sends the next subscriber to another node, where a
+    /// node alone would refuse it with `limitReached`.
+    @Test func aNodeAtItsForwardingBudgetSendsTheNextSubscriberToAnotherNodeInsteadOfRefusingIt() async throws {
+        let cluster = try await ClusterFixture.start(nodes: 2) { configuration in
+            configuration.cluster?.subscribersBeforeCascading = 100
+            // One subscriber of the test's stream (about 68 packets/s: 50 of audio, 15-20 of video)
+            // fits; two do not.
+            configuration.media.overloadShedding.enabled = true
+            configuration.media.overloadShedding.forwardingBudget = 70
+        }
+        let (origin, edge) = (cluster.nodes[0], cluster.nodes[1])
+        let loop = try MediaLoop()
+        let host = try await join(origin.webSocketURL, "budget", .publisher, token: origin, loop: loop)
+        let publisher = try await host.publish(PublisherSettings(name: "camera", media: Self.media))
+        let joinAtOrigin = { try await self.join(origin.webSocketURL, "budget", .subscriber, token: origin, loop: loop) }
+        let first = try await receivingSubscribers(of: publisher, count: 1, joining: joinAtOrigin)
+        #expect(origin.configuration.media.portRange.contains(mediaPort(first[0]) ?? 0), "the first subscriber fits the origin's budget")
+        #expect(try await eventually(.seconds(10)) {
+            (try await metric("switchyard_media_worker_forwarded_packets_per_second", at: origin) ?? 0) >= 60
+        }, "the origin's worker never forwarded most of its budget")
+        let next = try await receivingSubscribers(of: publisher, count: 1, joining: joinAtOrigin)
+        #expect(edge.configuration.media.portRange.contains(mediaPort(next[0]) ?? 0), "served from \(next[0].mediaServer)")
+        await cluster.stop()
+    }
+
+    /// The value of the gauge `name` on the node's `/metrics`: the largest, when it has labels
+    /// (one per media worker).
     private func metric(_ name: String, at node: DaemonHarness) async throws -> Double? {
         let (_, body) = try await node.http("GET", "/metrics", token: nil)
-        let line = String(decoding: body, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(name + "{") }
-        return line?.split(separator: " ").last.flatMap { Double($0) }
+        let lines = String(decoding: body, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix(name + "{") }
+        return lines.compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.max()
     }
 
     @Test func aCascadingRequestWithoutTokenOrSenseIsRefusedAndNamesWhy() async throws {
