@@ -305,11 +305,12 @@ public actor CascadingMediaControl: MediaControl, Service {
     /// The edge a new subscriber of `router` goes to, or nil to serve it here: below
     /// `subscribersBeforeCascading` it stays, unless this node's media worker would refuse it for
     /// want of forwarding capacity; past it, an edge already relaying this router's tracks takes as
-    /// many again before a new one starts; with every edge full, the least filled.
+    /// many again before a new one starts; with every edge full, the least filled. The asking
+    /// request's own transport is already counted as under way here.
     private func edge(forSubscriberOf router: RouterID, consuming producers: [ProducerID]) async -> ClusterNodeAddress? {
-        let here = (localSubscriberTransports[router]?.count ?? 0) + (subscriberTransportsUnderWay[router] ?? 0)
+        let othersHere = (localSubscriberTransports[router]?.count ?? 0) + (subscriberTransportsUnderWay[router] ?? 0) - 1
         guard let limit = subscribersBeforeCascading, !producers.isEmpty else { return nil }
-        if here < limit {
+        if othersHere < limit {
             guard let refusal = await local.admissionRefusal(forSubscriberOf: router, consuming: producers) else { return nil }
             logger.info("cascading a subscriber this node has no forwarding capacity for", metadata: ["router": "\(router)", "refusal": "\(refusal)"])
         }
@@ -329,14 +330,22 @@ public actor CascadingMediaControl: MediaControl, Service {
             ?? candidates.min { served[$0.nodeId] ?? 0 < served[$1.nodeId] ?? 0 }
     }
 
-    /// A transport on an edge when the router's subscribers here are past their share (plain with
-    /// `plain`'s keying, else WebRTC), or here with `createHere`: an edge that cannot make it leaves
-    /// the subscriber here. One made here to receive counts toward the router's subscribers from the
-    /// start, so a crowd subscribing at once cascades as one arriving in turn would.
+    /// A transport on an edge when the router's subscribers here are past their share or this node
+    /// has no forwarding capacity for it (plain with `plain`'s keying, else WebRTC), or here with
+    /// `createHere`: an edge that cannot make it leaves the subscriber here. A transport to receive
+    /// counts toward the router's subscribers here from the moment it is asked for, through every
+    /// wait of the choice (the media plane's admission, the database), so a crowd subscribing at
+    /// once cascades as one arriving in turn would.
     private func subscriberTransport<Parameters: CascadedTransportParameters>(
         router: RouterID, toConsume: [ProducerID], plain: PlainTransportOptions?,
         _ createHere: @Sendable () async throws(MediaControlError) -> Parameters
     ) async throws(MediaControlError) -> Parameters {
+        guard !toConsume.isEmpty else { return try await createHere() }
+        subscriberTransportsUnderWay[router, default: 0] += 1
+        defer {
+            let left = subscriberTransportsUnderWay[router, default: 1] - 1
+            subscriberTransportsUnderWay[router] = left == 0 ? nil : left
+        }
         if let edge = await edge(forSubscriberOf: router, consuming: toConsume) {
             do throws(MediaControlError) {
                 let reply = try await call(.openTransport(origin: cluster.address, router: router, producers: toConsume, plain: plain), on: edge)
@@ -346,12 +355,6 @@ public actor CascadingMediaControl: MediaControl, Service {
             } catch {
                 logger.warning("cascading failed; serving the subscriber here", metadata: ["edge": "\(edge.nodeId)", "error": "\(error)"])
             }
-        }
-        guard !toConsume.isEmpty else { return try await createHere() }
-        subscriberTransportsUnderWay[router, default: 0] += 1
-        defer {
-            let left = subscriberTransportsUnderWay[router, default: 1] - 1
-            subscriberTransportsUnderWay[router] = left == 0 ? nil : left
         }
         let parameters = try await createHere()
         localSubscriberTransports[router, default: []].insert(parameters.transportID)
