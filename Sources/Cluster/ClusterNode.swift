@@ -158,8 +158,9 @@ public actor ClusterNode: SessionPlacement, Service {
     }
 
     /// Writes liveness and load, reconciles this node's placements with the sessions it holds, and
-    /// deletes nodes dead for long and settings no node has held for long. A failure is logged and the next beat tries again: the node keeps
-    /// serving what it holds while the database is away. Returns whether the database took it.
+    /// deletes nodes dead for long and the settings of sessions no node has held for long. A failure
+    /// is logged and the next beat tries again: the node keeps serving what it holds while the
+    /// database is away. Returns whether the database took it.
     @discardableResult func heartbeat() async -> Bool {
         let now = ContinuousClock.now
         let (current, hosted) = await loadSource?() ?? (NodeLoadSample(sessions: 0, connections: 0, streams: 0, subscribers: 0, packetsForwarded: 0, cpuSeconds: 0), [])

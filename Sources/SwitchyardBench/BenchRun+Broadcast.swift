@@ -6,7 +6,8 @@ import Synchronization
 extension BenchRun {
     /// One session created with connection events suppressed; its publishers and a moderator join,
     /// then `clients` signaling-only viewers (WebSocket clients that never publish or subscribe)
-    /// join at `churnRate` a second, and once every count has settled, all leave at once. Each
+    /// join at `churnRate` a second, and once every count has settled, leave at once (a crowd of
+    /// more than 1,000 in two waves: 1,000, then the rest). Each
     /// join is timed from sending `connect` to its reply; the daemon's memory is read before and
     /// after the crowd; the moderator must hear every join and leave, each viewer none, and every
     /// viewer's count must reach the crowd's size.
@@ -138,9 +139,9 @@ extension BenchRun {
 
     /// With the crowd in, each publisher publishes audio and three simulcast layers (every viewer
     /// hears `streamCreated`) and `mediaViewers` more viewers subscribe to every stream and decode
-    /// it for `durationSeconds`, on the layer the router gives them: the
-    /// report's frame, latency and freeze figures are theirs, and its CPU and memory lines are the
-    /// daemon's and the bench's over that window. In a cluster with cascading, those served by
+    /// it for `durationSeconds`, on the layer the router gives them: the report's frame, latency and
+    /// freeze figures are theirs, and its CPU and memory lines are the daemon's and the bench's over
+    /// that window. In a cluster with cascading, those served by
     /// another node than the session's (told by their media server's address) are counted, and the
     /// latency of each kind over the window given apart. They leave before the crowd does.
     private func watchTheBroadcast(_ sessionId: String, publishers: [Session], into broadcast: inout BenchReport.Broadcast) async throws {
